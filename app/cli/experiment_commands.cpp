@@ -1,0 +1,162 @@
+#include "app/cli/experiment_commands.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/cli/command_support.hpp"
+#include "app/cli/progress_line.hpp"
+#include "core/config/config_json.hpp"
+#include "core/config/experiment.hpp"
+#include "core/engine/experiment_job.hpp"
+#include "core/memory/input_error.hpp"
+#include "core/runs/run_dir.hpp"
+
+namespace proteus::cli {
+namespace {
+
+struct ExperimentOptions {
+  std::string config;
+  std::string resume;
+  std::string runs_dir;
+  std::string device;
+  int threads = -1;
+  int steps = 0;
+  std::vector<std::string> sets;  // "path=value" overrides
+  bool no_eval = false;
+  bool dry_run = false;
+};
+
+constexpr const char* config_help = R"(CONFIG is a JSON run config (experiments/*.json): fields not given take their defaults, unknown
+keys are refused. It may name a "parent" config to start from, "variants" (runs trained one after
+another, e.g. the baseline E = 1 and Proteus E = 16 on the same data and seed) and, for `sweep`,
+a "sweep" grid ({"model.mixer.E": [1, 2, 4], "seed": [1, 2]}). Each run writes a directory under
+runs_dir: config.json, metrics.jsonl (streamed), status.json, checkpoint.safetensors and the
+evaluation results (per_position.csv, niah.csv, occupancy.json, ...).
+Ctrl-C cancels cleanly: the run keeps a checkpoint and `proteus train --resume RUN` continues it.
+Exit status: 0 done; 1 a run failed; 2 bad config or usage; 130 cancelled.)";
+
+// --set model.mixer.E=16 --set data.batch=4: the value is JSON when it parses as JSON, else a string.
+nlohmann::json with_overrides(nlohmann::json j, const ExperimentOptions& o) {
+  for (const auto& s : o.sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--set", "expected PATH=VALUE, got '" + s + "'");
+    const auto path = s.substr(0, eq), text = s.substr(eq + 1);
+    nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+    if (value.is_discarded()) value = text;
+    j = config::apply_override(std::move(j), path, value);
+  }
+  if (!o.runs_dir.empty()) j["runs_dir"] = o.runs_dir;
+  if (!o.device.empty()) j["device"] = o.device;
+  if (o.threads >= 0) j["threads"] = o.threads;
+  if (o.steps > 0) j["train"]["steps"] = o.steps;
+  return j;
+}
+
+void add_common_options(CLI::App* c, ExperimentOptions& o) {
+  c->add_option("--set", o.sets, "override a config field, e.g. --set model.mixer.E=16 (repeatable)")
+      ->option_text("PATH=VALUE");
+  c->add_option("--runs-dir", o.runs_dir, "where run directories go (config: runs_dir)")->option_text("DIR");
+  c->add_option("--device", o.device, "cpu or cuda (falls back to the CPU with a message)")->option_text("DEVICE");
+  c->add_option("--threads", o.threads, "CPU threads, 0 = all cores")->option_text("N");
+  c->add_option("--steps", o.steps, "training steps, overriding the config (for a quick try)")->option_text("N");
+  c->add_flag("--no-eval", o.no_eval, "skip the evaluations after training");
+  c->add_flag("--dry-run", o.dry_run, "validate and list the runs without training");
+}
+
+int run_job(const std::string& program, const std::vector<config::RunConfig>& runs, const ExperimentOptions& o) {
+  if (o.dry_run) {
+    for (const auto& r : runs)
+      std::cout << r.name << ": " << r.model.mixer.type << " " << r.model.mixer.rule << " E=" << r.model.mixer.E
+                << " seed=" << r.seed << " steps=" << r.train.steps << "\n";
+    return exit_ok;
+  }
+  auto job = engine::start_training(runs, !o.no_eval);
+  std::shared_ptr<const engine::Snapshot> s;
+  try {
+    s = watch_job(job);
+  } catch (const std::exception& e) {
+    fail(program, e.what(), exit_failure);
+  }
+  return s ? job_status(*s) : exit_failure;
+}
+
+std::vector<config::RunConfig> load_runs(const std::string& program, const ExperimentOptions& o, bool sweep) {
+  try {
+    auto j = with_overrides(config::load_experiment_json(o.config), o);
+    return sweep ? config::expand_sweep(j) : config::expand_variants(j);
+  } catch (const InputError& e) {
+    fail(program, e.what(), exit_bad_input);
+  } catch (const std::exception& e) {
+    fail(program, e.what(), exit_bad_input);
+  }
+}
+
+void finish(int status) {
+  if (status != exit_ok) throw CLI::RuntimeError(status);
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto o = std::make_shared<ExperimentOptions>();
+  auto* c = app.add_subcommand("train", "Train the runs of a config (its variants, one after another), then evaluate them");
+  c->add_option("config", o->config, "run config (JSON)")->option_text("CONFIG");
+  c->add_option("--resume", o->resume, "continue a cancelled or crashed run from its checkpoint")->option_text("RUN");
+  add_common_options(c, *o);
+  c->footer(config_help);
+  c->callback([o] {
+    const std::string program = "proteus train";
+    if (!o->resume.empty()) {
+      if (!o->config.empty()) fail(program, "give either CONFIG or --resume RUN, not both", exit_bad_input);
+      if (!std::filesystem::exists(std::filesystem::path(o->resume) / runs::kConfigFile))
+        fail(program, o->resume + ": not a run directory (no config.json)", exit_bad_input);
+      auto job = engine::start_resume(o->resume, !o->no_eval);
+      std::shared_ptr<const engine::Snapshot> s;
+      try {
+        s = watch_job(job);
+      } catch (const std::exception& e) {
+        fail(program, e.what(), exit_failure);
+      }
+      finish(s ? job_status(*s) : exit_failure);
+      return;
+    }
+    if (o->config.empty()) fail(program, "CONFIG: required (or --resume RUN)", exit_bad_input);
+    finish(run_job(program, load_runs(program, *o, false), *o));
+  });
+}
+
+void add_sweep_command(CLI::App& app) {
+  auto o = std::make_shared<ExperimentOptions>();
+  auto* c = app.add_subcommand("sweep", "Train a grid of runs: the config's \"sweep\" fields crossed with its variants");
+  c->add_option("config", o->config, "run config with a \"sweep\" grid (JSON)")->required()->option_text("CONFIG");
+  add_common_options(c, *o);
+  c->footer(config_help);
+  c->callback([o] { finish(run_job("proteus sweep", load_runs("proteus sweep", *o, true), *o)); });
+}
+
+void add_eval_command(CLI::App& app) {
+  auto dirs = std::make_shared<std::vector<std::string>>();
+  auto* c = app.add_subcommand("eval", "Evaluate saved runs again: per-position loss, NIAH, MQAR, block occupancy");
+  c->add_option("runs", *dirs, "run directories")->required()->option_text("RUN...");
+  c->footer("Uses each run's checkpoint.safetensors and the eval section of its config.json (edit it to\n"
+            "evaluate at other lengths or depths); writes the result files into the run directory.");
+  c->callback([dirs] {
+    const std::string program = "proteus eval";
+    for (const auto& d : *dirs)
+      if (!std::filesystem::exists(std::filesystem::path(d) / runs::kConfigFile))
+        fail(program, d + ": not a run directory (no config.json)", exit_bad_input);
+    auto job = engine::start_evaluation(*dirs);
+    std::shared_ptr<const engine::Snapshot> s;
+    try {
+      s = watch_job(job);
+    } catch (const std::exception& e) {
+      fail(program, e.what(), exit_failure);
+    }
+    finish(s ? job_status(*s) : exit_failure);
+  });
+}
+
+}  // namespace proteus::cli

@@ -1,0 +1,47 @@
+// The `proteus` command: a thin dispatcher. Each subcommand registers itself from its own file
+// (add_<name>_command) and runs in its CLI11 callback; main parses and turns errors into statuses.
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "app/cli/command_support.hpp"
+#include "app/cli/experiment_commands.hpp"
+#include "app/cli/memory_op_command.hpp"
+
+namespace {
+
+// Help and version go to stdout with status 0; a subcommand's own failure has printed its line
+// already; any other parse error is a usage error: one line on stderr and exit_bad_input.
+int exit_status(const CLI::App& app, const CLI::ParseError& e) {
+  const std::string kind = e.get_name();
+  if (kind == "CallForHelp" || kind == "CallForAllHelp" || kind == "CallForVersion" || kind == "RuntimeError")
+    return app.exit(e);
+  std::string program = "proteus";
+  const auto selected = app.get_subcommands();
+  if (!selected.empty()) program += " " + selected.front()->get_name();
+  // CLI11 says "--in is required"; the report names the field first, like every other error line.
+  std::string message = e.what();
+  const std::string required = " is required";
+  if (message.starts_with("-") && message.ends_with(required))
+    message = message.substr(0, message.size() - required.size()) + ": required";
+  proteus::cli::print_error(program, message + " (see '" + program + " --help')");
+  return proteus::cli::exit_bad_input;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Proteus Lab: gated memory rules, their schedules and the models around them.", "proteus"};
+  app.require_subcommand(1);
+  app.footer("Run 'proteus <command> --help' for a command's options; README.md has the full guide.");
+  proteus::cli::add_train_command(app);
+  proteus::cli::add_eval_command(app);
+  proteus::cli::add_sweep_command(app);
+  proteus::cli::add_memory_op_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return exit_status(app, e);
+  }
+  return proteus::cli::exit_ok;
+}

@@ -1,0 +1,82 @@
+#include "app/cli/memory_op_command.hpp"
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "app/cli/command_support.hpp"
+#include "app/cli/json_file.hpp"
+#include "core/memory/memory_op.hpp"
+
+namespace proteus::cli {
+namespace {
+
+constexpr const char* program = "proteus memory-op";
+
+constexpr const char* fields_help = R"(IN.json is one object (unknown keys are refused):
+  rule      "linear" | "delta" | "comba" | "titans" | "swla"              (required)
+  q, k      T rows of d_k numbers                                          (required)
+  v         T rows of d_v numbers                                          (required)
+  beta      T write strengths in [0, 2]            (required; swla ignores it)
+  a         T retentions in (0, 1]                 (default 1: no decay)
+  p         T rows of d_k numbers                  (comba only; required there)
+  eta       T momentum factors in [0, 1)           (titans only; default 0)
+  gamma     T rows of c window weights             (swla only; required there)
+  S0        d_k rows of d_v numbers                (initial state; default 0)
+  dO        T rows of d_v numbers                  (upstream gradient of o)
+  dS        d_k rows of d_v numbers                (upstream gradient of the final S)
+  E         blocks, an integer in [1, d_k*d_v]     (default 1: the ungated rule)
+  N         schedule horizon, an integer >= 1      (default T)
+  schedule  {"type": "uniform"} (default), {"type": "geometric"}, {"type": "power", "p": 2},
+            or {"type": "custom", "unlock": [1, u_2, ..., u_E]} (non-decreasing)
+  comment   free text, ignored
+OUT.json: rule, D, E, N, schedule (with its unlock positions), active_blocks and
+active_elements per token, o (T rows of d_v), S (the final state) and, when dO or dS is
+given (a missing one counts as zero), grad: dL/d of every input, shaped like it, for
+L = sum_t <dO_t, o_t> + <dS, S_T>.
+Exit status: 0 done; 2 bad input or usage (one line on stderr naming the field, and
+OUT.json is not written); 1 OUT.json could not be written.
+Examples: assets/examples/*.json. The full description: README.md, "proteus memory-op".
+)";
+
+struct MemoryOpOptions {
+  std::string in;
+  std::string out;
+};
+
+void run(const MemoryOpOptions& options) {
+  nlohmann::json result;
+  memory::MemoryOpRequest request;
+  try {
+    request = memory::parse_memory_op(read_json_file(options.in));
+    result = memory::run_memory_op(request);
+  } catch (const InputError& e) {
+    fail(program, e.what(), exit_bad_input);
+  } catch (const std::exception& e) {
+    fail(program, std::string("internal error: ") + e.what(), exit_failure);
+  }
+  try {
+    write_json_file(options.out, result);
+  } catch (const std::exception& e) {
+    fail(program, e.what(), exit_failure);
+  }
+  std::cout << program << ": rule " << memory::rule_name(request.rule) << ", T = " << request.T
+            << ", d_k = " << request.d_k << ", d_v = " << request.d_v << ", E = " << request.E << ": wrote "
+            << options.out << (request.wants_grads() ? " with grad" : "") << '\n';
+}
+
+}  // namespace
+
+void add_memory_op_command(CLI::App& app) {
+  auto options = std::make_shared<MemoryOpOptions>();
+  CLI::App* command = app.add_subcommand(
+      "memory-op", "Run one head of one gated memory rule in float64 on the CPU reference (SPEC section 4)");
+  command->add_option("--in", options->in, "the op's inputs (JSON, fields below)")->required()->option_text("IN.json");
+  command->add_option("--out", options->out, "where to write the outputs (JSON)")->required()->option_text("OUT.json");
+  command->footer(fields_help);
+  command->callback([options] { run(*options); });
+}
+
+}  // namespace proteus::cli

@@ -1,0 +1,148 @@
+// The op list: every computation the model does, as a forward and a backward over explicit
+// buffers the backend owns (llm.c's layer contract, ggml's backend interface). The CPU backend
+// (cpu_backend.hpp, Eigen) implements it in float for work and double for checks; the CUDA
+// backend (kernels/) implements Backend<float> and registers itself when built.
+// Conventions:
+//  - Buffers are device pointers of the backend (host memory on the CPU), row-major; shapes
+//    are noted as (B, T, C) etc. N is a count of rows (usually B*T).
+//  - Parameter gradients accumulate (+=); activation gradients overwrite (=), as in llm.c.
+//  - Weights are stored (out, in) like PyTorch's nn.Linear, so safetensors maps one to one.
+//  - The forward names what it saves for the backward (rmsnorm's rstd, attention's probs).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/memory/gated_rule.hpp"
+
+namespace proteus::backend {
+
+using memory::Rule;
+using memory::Schedule;
+
+// The memory mixer's gated rule over a batch of heads; shapes share (B, T, H).
+template <class F>
+struct MemoryRuleArgs {
+  Rule rule = Rule::delta;
+  const Schedule* schedule = nullptr;  // over D = d_k * d_v
+  int B = 0, T = 0, H = 0, d_k = 0, d_v = 0, window = 0;
+  const F* q = nullptr;      // (B, T, H, d_k)
+  const F* k = nullptr;      // (B, T, H, d_k)
+  const F* v = nullptr;      // (B, T, H, d_v)
+  const F* beta = nullptr;   // (B, T, H)            null for swla
+  const F* a = nullptr;      // (B, T, H)            null = no decay
+  const F* p = nullptr;      // (B, T, H, d_k)       comba
+  const F* eta = nullptr;    // (B, T, H)            titans
+  const F* gamma = nullptr;  // (B, T, H, window)    swla
+};
+
+template <class F>
+struct MemoryRuleGrads {
+  F* q = nullptr;      // (B, T, H, d_k)  all overwritten; null for inputs the rule lacks
+  F* k = nullptr;
+  F* v = nullptr;
+  F* beta = nullptr;
+  F* a = nullptr;
+  F* p = nullptr;
+  F* eta = nullptr;
+  F* gamma = nullptr;
+};
+
+// Opaque per-call state a forward leaves for its backward (the rule's tapes, say).
+struct OpState {
+  virtual ~OpState() = default;
+};
+
+template <class T>
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;  // "cpu", "cuda"
+
+  // ---- memory ----
+  virtual T* alloc(size_t n) = 0;  // zeroed
+  virtual void free(T* p) = 0;
+  virtual void upload(T* dst, const T* host, size_t n) = 0;
+  virtual void download(T* host, const T* src, size_t n) = 0;
+  virtual void fill(T* dst, T value, size_t n) = 0;
+  virtual void copy(T* dst, const T* src, size_t n) = 0;
+  virtual void synchronize() {}
+
+  // ---- embedding: out (N, C) = wte[tokens]; tokens (N) host ints in [0, V) ----
+  virtual void embedding_forward(T* out, const int32_t* tokens, const T* wte, int N, int C) = 0;
+  virtual void embedding_backward(T* dwte, const T* dout, const int32_t* tokens, int N, int C) = 0;
+
+  // ---- rmsnorm: out = in * rstd * w, rstd (N) = 1/sqrt(mean(in^2) + eps) ----
+  virtual void rmsnorm_forward(T* out, T* rstd, const T* in, const T* w, int N, int C, T eps) = 0;
+  virtual void rmsnorm_backward(T* din, T* dw, const T* dout, const T* in, const T* w, const T* rstd, int N,
+                                int C) = 0;
+
+  // ---- matmul: out (N, OC) = in (N, IC) @ w (OC, IC)^T ----
+  virtual void matmul_forward(T* out, const T* in, const T* w, int N, int IC, int OC) = 0;
+  // din may be null (the input needs no gradient); dw accumulates.
+  virtual void matmul_backward(T* din, T* dw, const T* dout, const T* in, const T* w, int N, int IC, int OC) = 0;
+
+  // ---- short causal depthwise convolution + SiLU over time, per channel ----
+  // pre (B, T, Ch) = sum_j w[c, j] * in[b, t - (K-1) + j, c] (zero before t = 0); out = silu(pre).
+  virtual void conv_silu_forward(T* out, T* pre, const T* in, const T* w, int B, int Tn, int Ch, int K) = 0;
+  virtual void conv_silu_backward(T* din, T* dw, const T* dout, const T* in, const T* w, const T* pre, int B,
+                                  int Tn, int Ch, int K) = 0;
+
+  // ---- L2 normalisation of each row of width d: out = in / sqrt(sum in^2 + eps) ----
+  virtual void l2norm_forward(T* out, T* rnorm, const T* in, int N, int d, T eps) = 0;
+  virtual void l2norm_backward(T* din, const T* dout, const T* out, const T* rnorm, int N, int d) = 0;
+
+  // ---- elementwise gates ----
+  virtual void sigmoid_forward(T* out, const T* in, size_t n) = 0;
+  virtual void sigmoid_backward(T* din, const T* dout, const T* out, size_t n) = 0;
+  // Retention a (N, H) = exp(-exp(A_log[h]) * softplus(in + dt_bias[h])); dA_log, ddt_bias accumulate.
+  virtual void decay_forward(T* a, const T* in, const T* A_log, const T* dt_bias, int N, int H) = 0;
+  virtual void decay_backward(T* din, T* dA_log, T* ddt_bias, const T* da, const T* a, const T* in,
+                              const T* A_log, const T* dt_bias, int N, int H) = 0;
+
+  // ---- swiglu: out (N, F) = silu(gate) * up ----
+  virtual void swiglu_forward(T* out, const T* gate, const T* up, size_t n) = 0;
+  virtual void swiglu_backward(T* dgate, T* dup, const T* dout, const T* gate, const T* up, size_t n) = 0;
+
+  // ---- out = x + y (residuals); axpy: y += alpha * x ----
+  virtual void add(T* out, const T* x, const T* y, size_t n) = 0;
+  virtual void axpy(T* y, T alpha, const T* x, size_t n) = 0;
+  virtual void scale(T* x, T alpha, size_t n) = 0;
+
+  // ---- softmax cross-entropy over V classes ----
+  // losses (N) = -log softmax(logits)[target] * weight (weight (N), 0 skips a row); probs (N, V) saved.
+  virtual void xent_forward(T* losses, T* probs, const T* logits, const int32_t* targets, const T* weight, int N,
+                            int V) = 0;
+  // dlogits (N, V) = (probs - onehot) * weight * dloss_scale
+  virtual void xent_backward(T* dlogits, const T* probs, const int32_t* targets, const T* weight, T dloss_scale,
+                             int N, int V) = 0;
+
+  // ---- causal softmax attention, per head; q, k, v, out: (B, T, H, d); probs (B, H, T, T) saved ----
+  virtual void attention_forward(T* out, T* probs, const T* q, const T* k, const T* v, int B, int Tn, int H,
+                                 int d) = 0;
+  virtual void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* probs, const T* q, const T* k,
+                                  const T* v, int B, int Tn, int H, int d) = 0;
+
+  // ---- the gated memory rule over (B, H) heads; o (B, T, H, d_v) ----
+  virtual std::unique_ptr<OpState> memory_rule_forward(T* o, const MemoryRuleArgs<T>& args) = 0;
+  virtual void memory_rule_backward(const MemoryRuleGrads<T>& grads, const T* dO, const MemoryRuleArgs<T>& args,
+                                    const OpState& state) = 0;
+  // Norm of each of n_blocks contiguous element ranges of every state S_t (block occupancy):
+  // out (B, H, T, n_blocks), read from the forward's state.
+  virtual void memory_block_norms(T* out, const MemoryRuleArgs<T>& args, const OpState& state, int n_blocks) = 0;
+
+  // ---- reductions to the host ----
+  virtual double sum(const T* x, size_t n) = 0;
+  virtual double sum_squares(const T* x, size_t n) = 0;
+
+  // ---- AdamW over a flat parameter vector (decoupled weight decay, bias-corrected at `step`,
+  // 1-based). update_mask (n) is the parameter schedule: where it is 0 the parameter, its
+  // gradient's effect and both moments are left exactly as they were; null = all active.
+  // decay_mask (n): 1 where weight decay applies (matrices), 0 for gains; null = everywhere.
+  virtual void adamw_update(T* params, const T* grads, T* m, T* v, const T* update_mask, const T* decay_mask,
+                            size_t n, T lr, T beta1, T beta2, T eps, T weight_decay, int step) = 0;
+};
+
+}  // namespace proteus::backend

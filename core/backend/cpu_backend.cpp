@@ -1,0 +1,744 @@
+// The CPU backend's ops. Matrix products go to Eigen's GEMM over row-major maps, split into
+// pieces whose shapes depend only on the problem; everything else is a loop over rows under
+// OpenMP. Reductions across rows run in a fixed order (per column, rows ascending, in double),
+// so a result has the same bits whatever the thread count.
+// Eigen's own threading is off in this file: it picks its k-blocking by thread count, which
+// would make the sums' order (and the bits) depend on the threads.
+#define EIGEN_DONT_PARALLELIZE
+#include "core/backend/cpu_backend.hpp"
+
+#include <omp.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <vector>
+
+#include "core/memory/input_error.hpp"
+
+namespace proteus::backend {
+namespace {
+
+template <class T>
+using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using MapMat = Eigen::Map<RowMat<T>>;
+template <class T>
+using CMapMat = Eigen::Map<const RowMat<T>>;
+template <class T>
+using StridedMat = Eigen::Map<RowMat<T>, 0, Eigen::OuterStride<>>;
+template <class T>
+using CStridedMat = Eigen::Map<const RowMat<T>, 0, Eigen::OuterStride<>>;
+
+constexpr size_t kElementPiece = 1 << 14;  // elementwise ops: pieces of this many elements
+constexpr int kColumnPiece = 64;           // column reductions: pieces of this many columns
+constexpr int kMaxGemmPieces = 16;         // a GEMM is cut into at most this many pieces
+constexpr double kMinGemmPieceFlops = 1 << 21;
+
+// Runs body(i) for i in [0, count) on `threads` threads; the first exception is rethrown here
+// (an exception must not leave an OpenMP region).
+template <class Body>
+void parallel_for(int64_t count, int threads, Body&& body) {
+  if (count <= 0) return;
+  std::exception_ptr error;
+#pragma omp parallel for schedule(static) num_threads(threads) if (count > 1 && threads > 1)
+  for (int64_t i = 0; i < count; ++i) {
+    try {
+      body(i);
+    } catch (...) {
+#pragma omp critical(proteus_cpu_backend_error)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+// Elementwise ops: body(begin, end) over fixed pieces of n.
+template <class Body>
+void parallel_elements(size_t n, int threads, Body&& body) {
+  const int64_t pieces = static_cast<int64_t>((n + kElementPiece - 1) / kElementPiece);
+  parallel_for(pieces, threads, [&](int64_t i) {
+    const size_t begin = static_cast<size_t>(i) * kElementPiece;
+    body(begin, std::min(n, begin + kElementPiece));
+  });
+}
+
+// Column reductions: body(c0, c1) over fixed pieces of C columns.
+template <class Body>
+void parallel_columns(int C, int threads, Body&& body) {
+  const int pieces = (C + kColumnPiece - 1) / kColumnPiece;
+  parallel_for(pieces, threads, [&](int64_t i) {
+    const int c0 = static_cast<int>(i) * kColumnPiece;
+    body(c0, std::min(C, c0 + kColumnPiece));
+  });
+}
+
+// A split of `rows` into equal pieces (the last shorter) sized by the problem, never by threads.
+struct Split {
+  int per = 0;    // rows per piece
+  int count = 0;  // pieces
+};
+
+Split split_rows(int rows, double flops_per_row) {
+  if (rows <= 0) return {};
+  const int by_count = (rows + kMaxGemmPieces - 1) / kMaxGemmPieces;
+  const int by_work = static_cast<int>(std::min<double>(rows, std::ceil(kMinGemmPieceFlops / std::max(flops_per_row, 1.0))));
+  int per = std::max(by_count, by_work);
+  per = std::min(rows, (per + 7) / 8 * 8);  // whole register tiles, same as Eigen's nr
+  return {per, (rows + per - 1) / per};
+}
+
+template <class T>
+T sigmoid(T x) {
+  if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
+  const T e = std::exp(x);
+  return e / (T(1) + e);
+}
+
+// log(1 + e^x), exact-enough past 20 where e^x would dwarf the 1.
+template <class T>
+T softplus(T x) {
+  return x > T(20) ? x : std::log1p(std::exp(x));
+}
+
+template <class T>
+T softplus_grad(T x) {
+  return x > T(20) ? T(0) : sigmoid(x);
+}
+
+// silu'(x) = s (1 + x (1 - s)) with s = sigmoid(x).
+template <class T>
+T silu_grad(T x) {
+  const T s = sigmoid(x);
+  return s * (T(1) + x * (T(1) - s));
+}
+
+// ---- the memory rule's per-head state ----
+
+template <class T>
+struct CpuRuleState final : OpState {
+  Rule rule = Rule::delta;
+  int B = 0, Tn = 0, H = 0, d_k = 0, d_v = 0, window = 0;
+  struct Head {
+    std::vector<T> q, k, v, beta, a, p, eta, gamma;  // this head's rows, contiguous: (T, width)
+    memory::RuleTape<T> tape;
+  };
+  std::vector<Head> heads;  // (B, H)
+
+  memory::RuleInputs<T> inputs(const Head& hd) const {
+    auto ptr = [](const std::vector<T>& x) { return x.empty() ? nullptr : x.data(); };
+    memory::RuleInputs<T> in;
+    in.T = Tn;
+    in.d_k = d_k;
+    in.d_v = d_v;
+    in.window = window;
+    in.q = ptr(hd.q);
+    in.k = ptr(hd.k);
+    in.v = ptr(hd.v);
+    in.beta = ptr(hd.beta);
+    in.a = ptr(hd.a);
+    in.p = ptr(hd.p);
+    in.eta = ptr(hd.eta);
+    in.gamma = ptr(hd.gamma);
+    return in;
+  }
+};
+
+// Head (b, h)'s strided rows of a (B, T, H, width) tensor, gathered into (T, width).
+template <class T>
+void gather_head(std::vector<T>& dst, const T* src, int b, int h, int Tn, int H, int width) {
+  dst.clear();
+  if (!src) return;
+  dst.resize(static_cast<size_t>(Tn) * width);
+  for (int t = 0; t < Tn; ++t) {
+    const T* row = src + ((static_cast<size_t>(b) * Tn + t) * H + h) * width;
+    std::copy(row, row + width, dst.data() + static_cast<size_t>(t) * width);
+  }
+}
+
+template <class T>
+void scatter_head(T* dst, const T* src, int b, int h, int Tn, int H, int width) {
+  if (!dst) return;
+  for (int t = 0; t < Tn; ++t)
+    std::copy(src + static_cast<size_t>(t) * width, src + static_cast<size_t>(t + 1) * width,
+              dst + ((static_cast<size_t>(b) * Tn + t) * H + h) * width);
+}
+
+template <class T>
+void check_rule_args(const MemoryRuleArgs<T>& args) {
+  if (!args.schedule) throw InputError("schedule", "required");
+  if (args.B < 0 || args.T < 0 || args.H < 0) throw InputError("B", "batch, tokens and heads must be >= 0");
+  if (args.d_k < 1 || args.d_v < 1) throw InputError("d_k", "key and value widths must be >= 1");
+  if (memory::rule_uses_gamma(args.rule) && args.window < 1) throw InputError("window", "swla needs a window >= 1");
+}
+
+template <class T>
+const CpuRuleState<T>& rule_state(const OpState& state, const MemoryRuleArgs<T>& args) {
+  const auto* s = dynamic_cast<const CpuRuleState<T>*>(&state);
+  if (!s) throw InputError("state", "does not come from this backend's memory_rule_forward");
+  if (s->rule != args.rule || s->B != args.B || s->Tn != args.T || s->H != args.H || s->d_k != args.d_k ||
+      s->d_v != args.d_v)
+    throw InputError("state", "comes from a forward of another rule or other shapes");
+  return *s;
+}
+
+}  // namespace
+
+template <class T>
+CpuBackend<T>::CpuBackend(int threads) : threads_(threads > 0 ? threads : std::max(1, omp_get_num_procs())) {}
+
+// ---- memory ----
+
+template <class T>
+T* CpuBackend<T>::alloc(size_t n) {
+  const size_t bytes = (std::max<size_t>(n, 1) * sizeof(T) + 63) / 64 * 64;  // aligned_alloc wants a multiple
+  void* p = std::aligned_alloc(64, bytes);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, bytes);
+  return static_cast<T*>(p);
+}
+
+template <class T>
+void CpuBackend<T>::free(T* p) {
+  std::free(p);
+}
+
+template <class T>
+void CpuBackend<T>::upload(T* dst, const T* host, size_t n) {
+  if (n) std::memcpy(dst, host, n * sizeof(T));
+}
+
+template <class T>
+void CpuBackend<T>::download(T* host, const T* src, size_t n) {
+  if (n) std::memcpy(host, src, n * sizeof(T));
+}
+
+template <class T>
+void CpuBackend<T>::fill(T* dst, T value, size_t n) {
+  parallel_elements(n, threads_, [&](size_t i0, size_t i1) { std::fill(dst + i0, dst + i1, value); });
+}
+
+template <class T>
+void CpuBackend<T>::copy(T* dst, const T* src, size_t n) {
+  if (n) std::memmove(dst, src, n * sizeof(T));
+}
+
+// ---- embedding ----
+
+template <class T>
+void CpuBackend<T>::embedding_forward(T* out, const int32_t* tokens, const T* wte, int N, int C) {
+  parallel_for(N, threads_, [&](int64_t n) {
+    const T* row = wte + static_cast<size_t>(tokens[n]) * C;
+    std::copy(row, row + C, out + static_cast<size_t>(n) * C);
+  });
+}
+
+template <class T>
+void CpuBackend<T>::embedding_backward(T* dwte, const T* dout, const int32_t* tokens, int N, int C) {
+  // Rows sharing a token add in row order: split by columns, never by rows.
+  parallel_columns(C, threads_, [&](int c0, int c1) {
+    for (int n = 0; n < N; ++n) {
+      T* dst = dwte + static_cast<size_t>(tokens[n]) * C;
+      const T* src = dout + static_cast<size_t>(n) * C;
+      for (int c = c0; c < c1; ++c) dst[c] = src[c];
+    }
+  });
+}
+
+// ---- rmsnorm ----
+
+template <class T>
+void CpuBackend<T>::rmsnorm_forward(T* out, T* rstd, const T* in, const T* w, int N, int C, T eps) {
+  parallel_for(N, threads_, [&](int64_t n) {
+    const T* x = in + static_cast<size_t>(n) * C;
+    T* y = out + static_cast<size_t>(n) * C;
+    double ss = 0;
+    for (int c = 0; c < C; ++c) ss += static_cast<double>(x[c]) * x[c];
+    const T r = static_cast<T>(1.0 / std::sqrt(ss / C + static_cast<double>(eps)));
+    rstd[n] = r;
+    for (int c = 0; c < C; ++c) y[c] = x[c] * r * w[c];
+  });
+}
+
+template <class T>
+void CpuBackend<T>::rmsnorm_backward(T* din, T* dw, const T* dout, const T* in, const T* w, const T* rstd, int N,
+                                     int C) {
+  if (din) {
+    // dx = r w g - x r^3 (sum_c g w x) / C
+    parallel_for(N, threads_, [&](int64_t n) {
+      const size_t off = static_cast<size_t>(n) * C;
+      const T* x = in + off;
+      const T* g = dout + off;
+      double dot = 0;
+      for (int c = 0; c < C; ++c) dot += static_cast<double>(g[c]) * w[c] * x[c];
+      const double r = rstd[n];
+      const T coef = static_cast<T>(r * r * dot / C);
+      for (int c = 0; c < C; ++c) din[off + c] = rstd[n] * (w[c] * g[c]) - x[c] * coef;
+    });
+  }
+  if (dw) {
+    parallel_columns(C, threads_, [&](int c0, int c1) {
+      std::vector<double> acc(c1 - c0, 0.0);
+      for (int n = 0; n < N; ++n) {
+        const size_t off = static_cast<size_t>(n) * C;
+        for (int c = c0; c < c1; ++c) acc[c - c0] += static_cast<double>(dout[off + c]) * in[off + c] * rstd[n];
+      }
+      for (int c = c0; c < c1; ++c) dw[c] += static_cast<T>(acc[c - c0]);
+    });
+  }
+}
+
+// ---- matmul ----
+
+template <class T>
+void CpuBackend<T>::matmul_forward(T* out, const T* in, const T* w, int N, int IC, int OC) {
+  const CMapMat<T> W(w, OC, IC);
+  const Split s = split_rows(N, 2.0 * IC * OC);
+  parallel_for(s.count, threads_, [&](int64_t i) {
+    const int r0 = static_cast<int>(i) * s.per, rows = std::min(s.per, N - r0);
+    const CMapMat<T> X(in + static_cast<size_t>(r0) * IC, rows, IC);
+    MapMat<T> Y(out + static_cast<size_t>(r0) * OC, rows, OC);
+    Y.noalias() = X * W.transpose();  // (rows, OC)
+  });
+}
+
+template <class T>
+void CpuBackend<T>::matmul_backward(T* din, T* dw, const T* dout, const T* in, const T* w, int N, int IC, int OC) {
+  if (din) {
+    const CMapMat<T> W(w, OC, IC);
+    const Split s = split_rows(N, 2.0 * IC * OC);
+    parallel_for(s.count, threads_, [&](int64_t i) {
+      const int r0 = static_cast<int>(i) * s.per, rows = std::min(s.per, N - r0);
+      const CMapMat<T> DY(dout + static_cast<size_t>(r0) * OC, rows, OC);
+      MapMat<T> DX(din + static_cast<size_t>(r0) * IC, rows, IC);
+      DX.noalias() = DY * W;  // (rows, IC)
+    });
+  }
+  if (dw) {
+    // Split over dw's rows: each piece sums over all N rows itself, so the order is fixed.
+    const CMapMat<T> X(in, N, IC);
+    const Split s = split_rows(OC, 2.0 * N * IC);
+    parallel_for(s.count, threads_, [&](int64_t i) {
+      const int o0 = static_cast<int>(i) * s.per, rows = std::min(s.per, OC - o0);
+      const CStridedMat<T> DY(dout + o0, N, rows, Eigen::OuterStride<>(OC));
+      MapMat<T> DW(dw + static_cast<size_t>(o0) * IC, rows, IC);
+      DW.noalias() = DY.transpose() * X;  // (rows, IC)
+    });
+  }
+}
+
+// ---- causal depthwise convolution + SiLU ----
+
+template <class T>
+void CpuBackend<T>::conv_silu_forward(T* out, T* pre, const T* in, const T* w, int B, int Tn, int Ch, int K) {
+  parallel_for(static_cast<int64_t>(B) * Tn, threads_, [&](int64_t row) {
+    const int t = static_cast<int>(row % Tn);
+    const size_t off = static_cast<size_t>(row) * Ch;
+    for (int c = 0; c < Ch; ++c) {
+      T acc = T(0);
+      for (int j = std::max(0, K - 1 - t); j < K; ++j)  // taps before t = 0 read zeros
+        acc += w[static_cast<size_t>(c) * K + j] * in[off - static_cast<size_t>(K - 1 - j) * Ch + c];
+      pre[off + c] = acc;
+      out[off + c] = acc * sigmoid(acc);
+    }
+  });
+}
+
+template <class T>
+void CpuBackend<T>::conv_silu_backward(T* din, T* dw, const T* dout, const T* in, const T* w, const T* pre, int B,
+                                       int Tn, int Ch, int K) {
+  const size_t n = static_cast<size_t>(B) * Tn * Ch;
+  std::vector<T> dpre(n);  // (B, T, Ch)
+  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) dpre[i] = dout[i] * silu_grad(pre[i]);
+  });
+  if (din) {
+    // in[t] feeds pre[t + K-1-j] through tap j.
+    parallel_for(static_cast<int64_t>(B) * Tn, threads_, [&](int64_t row) {
+      const int t = static_cast<int>(row % Tn);
+      const size_t off = static_cast<size_t>(row) * Ch;
+      for (int c = 0; c < Ch; ++c) {
+        T acc = T(0);
+        for (int j = std::max(0, K - Tn + t + 1); j < K; ++j)
+          acc += w[static_cast<size_t>(c) * K + j] * dpre[off + static_cast<size_t>(K - 1 - j) * Ch + c];
+        din[off + c] = acc;
+      }
+    });
+  }
+  if (dw) {
+    parallel_columns(Ch, threads_, [&](int c0, int c1) {
+      std::vector<double> acc(static_cast<size_t>(c1 - c0) * K, 0.0);
+      for (int b = 0; b < B; ++b)
+        for (int t = 0; t < Tn; ++t) {
+          const size_t off = (static_cast<size_t>(b) * Tn + t) * Ch;
+          for (int j = std::max(0, K - 1 - t); j < K; ++j) {
+            const size_t src = off - static_cast<size_t>(K - 1 - j) * Ch;
+            for (int c = c0; c < c1; ++c)
+              acc[static_cast<size_t>(c - c0) * K + j] += static_cast<double>(dpre[off + c]) * in[src + c];
+          }
+        }
+      for (int c = c0; c < c1; ++c)
+        for (int j = 0; j < K; ++j)
+          dw[static_cast<size_t>(c) * K + j] += static_cast<T>(acc[static_cast<size_t>(c - c0) * K + j]);
+    });
+  }
+}
+
+// ---- L2 normalisation ----
+
+template <class T>
+void CpuBackend<T>::l2norm_forward(T* out, T* rnorm, const T* in, int N, int d, T eps) {
+  parallel_for(N, threads_, [&](int64_t n) {
+    const size_t off = static_cast<size_t>(n) * d;
+    double ss = 0;
+    for (int i = 0; i < d; ++i) ss += static_cast<double>(in[off + i]) * in[off + i];
+    const T r = static_cast<T>(1.0 / std::sqrt(ss + static_cast<double>(eps)));
+    rnorm[n] = r;
+    for (int i = 0; i < d; ++i) out[off + i] = in[off + i] * r;
+  });
+}
+
+template <class T>
+void CpuBackend<T>::l2norm_backward(T* din, const T* dout, const T* out, const T* rnorm, int N, int d) {
+  // dx = r (g - y (g . y))
+  parallel_for(N, threads_, [&](int64_t n) {
+    const size_t off = static_cast<size_t>(n) * d;
+    double dot = 0;
+    for (int i = 0; i < d; ++i) dot += static_cast<double>(dout[off + i]) * out[off + i];
+    const T gy = static_cast<T>(dot);
+    for (int i = 0; i < d; ++i) din[off + i] = rnorm[n] * (dout[off + i] - out[off + i] * gy * T(2));
+  });
+}
+
+// ---- elementwise gates ----
+
+template <class T>
+void CpuBackend<T>::sigmoid_forward(T* out, const T* in, size_t n) {
+  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) out[i] = sigmoid(in[i]);
+  });
+}
+
+template <class T>
+void CpuBackend<T>::sigmoid_backward(T* din, const T* dout, const T* out, size_t n) {
+  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) din[i] = dout[i] * out[i] * (T(1) - out[i]);
+  });
+}
+
+template <class T>
+void CpuBackend<T>::decay_forward(T* a, const T* in, const T* A_log, const T* dt_bias, int N, int H) {
+  parallel_for(N, threads_, [&](int64_t n) {
+    for (int h = 0; h < H; ++h) {
+      const size_t i = static_cast<size_t>(n) * H + h;
+      a[i] = std::exp(-std::exp(A_log[h]) * softplus(in[i] + dt_bias[h]));
+    }
+  });
+}
+
+template <class T>
+void CpuBackend<T>::decay_backward(T* din, T* dA_log, T* ddt_bias, const T* da, const T* a, const T* in,
+                                   const T* A_log, const T* dt_bias, int N, int H) {
+  // a = exp(-A sp(z)), A = exp(A_log), z = in + dt_bias: da/dz = -a A sp'(z), da/dA_log = -a A sp(z).
+  std::vector<T> dz(static_cast<size_t>(N) * H);  // (N, H)
+  parallel_for(N, threads_, [&](int64_t n) {
+    for (int h = 0; h < H; ++h) {
+      const size_t i = static_cast<size_t>(n) * H + h;
+      dz[i] = -da[i] * a[i] * std::exp(A_log[h]) * softplus_grad(in[i] + dt_bias[h]);
+    }
+  });
+  if (din) std::copy(dz.begin(), dz.end(), din);
+  for (int h = 0; h < H; ++h) {
+    const T A = std::exp(A_log[h]);
+    double sum_dz = 0, sum_dA = 0;
+    for (int n = 0; n < N; ++n) {
+      const size_t i = static_cast<size_t>(n) * H + h;
+      sum_dz += dz[i];
+      sum_dA += -static_cast<double>(da[i]) * a[i] * A * softplus(in[i] + dt_bias[h]);
+    }
+    if (ddt_bias) ddt_bias[h] += static_cast<T>(sum_dz);
+    if (dA_log) dA_log[h] += static_cast<T>(sum_dA);
+  }
+}
+
+// ---- swiglu ----
+
+template <class T>
+void CpuBackend<T>::swiglu_forward(T* out, const T* gate, const T* up, size_t n) {
+  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) out[i] = gate[i] * sigmoid(gate[i]) * up[i];
+  });
+}
+
+template <class T>
+void CpuBackend<T>::swiglu_backward(T* dgate, T* dup, const T* dout, const T* gate, const T* up, size_t n) {
+  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) {
+      const T g = gate[i];
+      dgate[i] = dout[i] * up[i] * silu_grad(g);
+      dup[i] = dout[i] * sigmoid(g);
+    }
+  });
+}
+
+// ---- residuals ----
+
+template <class T>
+void CpuBackend<T>::add(T* out, const T* x, const T* y, size_t n) {
+  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) out[i] = x[i] + y[i];
+  });
+}
+
+template <class T>
+void CpuBackend<T>::axpy(T* y, T alpha, const T* x, size_t n) {
+  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) y[i] += alpha * x[i];
+  });
+}
+
+template <class T>
+void CpuBackend<T>::scale(T* x, T alpha, size_t n) {
+  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) x[i] *= alpha;
+  });
+}
+
+// ---- softmax cross-entropy ----
+
+template <class T>
+void CpuBackend<T>::xent_forward(T* losses, T* probs, const T* logits, const int32_t* targets, const T* weight,
+                                 int N, int V) {
+  parallel_for(N, threads_, [&](int64_t n) {
+    const T* l = logits + static_cast<size_t>(n) * V;
+    T* p = probs + static_cast<size_t>(n) * V;
+    const T mx = *std::max_element(l, l + V);
+    double se = 0;
+    for (int v = 0; v < V; ++v) se += p[v] = std::exp(l[v] - mx);
+    const T inv = static_cast<T>(1.0 / se);
+    for (int v = 0; v < V; ++v) p[v] *= inv;
+    const T wt = weight ? weight[n] : T(1);
+    // -log softmax[target] = log(sum e^(l - mx)) - (l[target] - mx); a weight-0 row never reads its target.
+    losses[n] = wt == T(0) ? T(0) : static_cast<T>((std::log(se) - (l[targets[n]] - mx)) * wt);
+  });
+}
+
+template <class T>
+void CpuBackend<T>::xent_backward(T* dlogits, const T* probs, const int32_t* targets, const T* weight,
+                                  T dloss_scale, int N, int V) {
+  parallel_for(N, threads_, [&](int64_t n) {
+    const T* p = probs + static_cast<size_t>(n) * V;
+    T* d = dlogits + static_cast<size_t>(n) * V;
+    const T wt = weight ? weight[n] : T(1);
+    if (wt == T(0)) {
+      std::fill(d, d + V, T(0));
+    }
+    const T s = wt * dloss_scale;
+    for (int v = 0; v < V; ++v) d[v] = p[v] * s;
+    d[targets[n]] = (p[targets[n]] - T(1)) * s;
+  });
+}
+
+// ---- causal softmax attention ----
+
+template <class T>
+void CpuBackend<T>::attention_forward(T* out, T* probs, const T* q, const T* k, const T* v, int B, int Tn, int H,
+                                      int d) {
+  const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
+  const Eigen::OuterStride<> stride(static_cast<Eigen::Index>(H) * d);
+  parallel_for(static_cast<int64_t>(B) * H, threads_, [&](int64_t bh) {
+    const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
+    const size_t off = static_cast<size_t>(b) * Tn * H * d + static_cast<size_t>(h) * d;
+    const CStridedMat<T> Q(q + off, Tn, d, stride), K(k + off, Tn, d, stride), Vm(v + off, Tn, d, stride);
+    MapMat<T> P(probs + static_cast<size_t>(bh) * Tn * Tn, Tn, Tn);  // (T, T)
+    P.noalias() = Q * K.transpose();
+    for (int i = 0; i < Tn; ++i) {
+      T* row = P.data() + static_cast<size_t>(i) * Tn;
+      T mx = row[0] * scale;
+      for (int j = 1; j <= i; ++j) mx = std::max(mx, row[j] * scale);
+      double se = 0;
+      for (int j = 0; j <= i; ++j) se += row[j] = std::exp(row[j] * scale - mx);
+      const T inv = static_cast<T>(1.0 / se);
+      for (int j = 0; j <= i; ++j) row[j] *= inv;
+      std::fill(row + i + 1, row + Tn, T(0));  // the future is masked
+    }
+    StridedMat<T> O(out + off, Tn, d, stride);
+    O.noalias() = P * Vm;
+  });
+}
+
+template <class T>
+void CpuBackend<T>::attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* probs, const T* q, const T* k,
+                                       const T* v, int B, int Tn, int H, int d) {
+  const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
+  const Eigen::OuterStride<> stride(static_cast<Eigen::Index>(H) * d);
+  parallel_for(static_cast<int64_t>(B) * H, threads_, [&](int64_t bh) {
+    const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
+    const size_t off = static_cast<size_t>(b) * Tn * H * d + static_cast<size_t>(h) * d;
+    const CStridedMat<T> Q(q + off, Tn, d, stride), K(k + off, Tn, d, stride), Vm(v + off, Tn, d, stride);
+    const CStridedMat<T> dO(dout + off, Tn, d, stride);
+    const CMapMat<T> P(probs + static_cast<size_t>(bh) * Tn * Tn, Tn, Tn);
+    RowMat<T> dS = dO * Vm.transpose();  // dP, then dS in place: (T, T)
+    for (int i = 0; i < Tn; ++i) {
+      const T* p = P.data() + static_cast<size_t>(i) * Tn;
+      T* ds = dS.data() + static_cast<size_t>(i) * Tn;
+      double dot = 0;
+      for (int j = 0; j <= i; ++j) dot += static_cast<double>(p[j]) * ds[j];
+      const T pd = static_cast<T>(dot);
+      for (int j = 0; j <= i; ++j) ds[j] = p[j] * (ds[j] - pd);
+      std::fill(ds + i + 1, ds + Tn, T(0));
+    }
+    StridedMat<T> dQ(dq + off, Tn, d, stride), dK(dk + off, Tn, d, stride), dV(dv + off, Tn, d, stride);
+    dQ.noalias() = dS * K;
+    dK.noalias() = dS.transpose() * Q;
+    dV.noalias() = P.transpose() * dO;
+  });
+}
+
+// ---- the gated memory rule ----
+
+template <class T>
+std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRuleArgs<T>& args) {
+  check_rule_args(args);
+  auto state = std::make_unique<CpuRuleState<T>>();
+  state->rule = args.rule;
+  state->B = args.B;
+  state->Tn = args.T;
+  state->H = args.H;
+  state->d_k = args.d_k;
+  state->d_v = args.d_v;
+  state->window = memory::rule_uses_gamma(args.rule) ? args.window : 0;
+  state->heads.resize(static_cast<size_t>(args.B) * args.H);
+  const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
+  parallel_for(static_cast<int64_t>(args.B) * H, threads_, [&](int64_t bh) {
+    const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
+    auto& hd = state->heads[bh];
+    gather_head(hd.q, args.q, b, h, Tn, H, d_k);
+    gather_head(hd.k, args.k, b, h, Tn, H, d_k);
+    gather_head(hd.v, args.v, b, h, Tn, H, d_v);
+    gather_head(hd.beta, memory::rule_uses_beta(args.rule) ? args.beta : nullptr, b, h, Tn, H, 1);
+    gather_head(hd.a, args.a, b, (h + 1) % H, Tn, H, 1);
+    gather_head(hd.p, memory::rule_uses_p(args.rule) ? args.p : nullptr, b, h, Tn, H, d_k);
+    gather_head(hd.eta, memory::rule_uses_eta(args.rule) ? args.eta : nullptr, b, h, Tn, H, 1);
+    gather_head(hd.gamma, memory::rule_uses_gamma(args.rule) ? args.gamma : nullptr, b, h, Tn, H, state->window);
+    std::vector<T> oh(static_cast<size_t>(Tn) * d_v);  // (T, d_v)
+    memory::gated_rule_forward<T>(args.rule, *args.schedule, state->inputs(hd), oh.data(), nullptr, &hd.tape);
+    scatter_head(o, oh.data(), b, h, Tn, H, d_v);
+  });
+  return state;
+}
+
+template <class T>
+void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const T* dO, const MemoryRuleArgs<T>& args,
+                                         const OpState& state) {
+  check_rule_args(args);
+  const CpuRuleState<T>& st = rule_state(state, args);
+  const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v, c = st.window;
+  const size_t nk = static_cast<size_t>(Tn) * d_k, nv = static_cast<size_t>(Tn) * d_v;
+  parallel_for(static_cast<int64_t>(args.B) * H, threads_, [&](int64_t bh) {
+    const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
+    const auto& hd = st.heads[bh];
+    std::vector<T> dOh;
+    gather_head(dOh, dO, b, h, Tn, H, d_v);
+    // This head's gradients, contiguous: q, k, p (T, d_k); v (T, d_v); beta, a, eta (T); gamma (T, c).
+    std::vector<T> gq(nk), gk(nk), gv(nv), gbeta(Tn), ga(Tn), gp(nk), geta(Tn), ggamma(static_cast<size_t>(Tn) * c);
+    memory::RuleGrads<T> g;
+    g.q = gq.data();
+    g.k = gk.data();
+    g.v = gv.data();
+    g.beta = gbeta.data();
+    g.a = ga.data();
+    g.p = gp.data();
+    g.eta = geta.data();
+    g.gamma = ggamma.data();
+    memory::gated_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.tape, dOh.empty() ? nullptr : dOh.data(),
+                                   nullptr, g);
+    scatter_head(grads.q, gq.data(), b, h, Tn, H, d_k);
+    scatter_head(grads.k, gk.data(), b, h, Tn, H, d_k);
+    scatter_head(grads.v, gv.data(), b, h, Tn, H, d_v);
+    if (memory::rule_uses_beta(args.rule)) scatter_head(grads.beta, gbeta.data(), b, h, Tn, H, 1);
+    scatter_head(grads.a, ga.data(), b, h, Tn, H, 1);
+    if (memory::rule_uses_p(args.rule)) scatter_head(grads.p, gp.data(), b, h, Tn, H, d_k);
+    if (memory::rule_uses_eta(args.rule)) scatter_head(grads.eta, geta.data(), b, h, Tn, H, 1);
+    if (memory::rule_uses_gamma(args.rule)) scatter_head(grads.gamma, ggamma.data(), b, h, Tn, H, c);
+  });
+}
+
+template <class T>
+void CpuBackend<T>::memory_block_norms(T* out, const MemoryRuleArgs<T>& args, const OpState& state, int n_blocks) {
+  const CpuRuleState<T>& st = rule_state(state, args);
+  const int64_t D = static_cast<int64_t>(args.d_k) * args.d_v;
+  if (n_blocks < 1 || n_blocks > D)
+    throw InputError("n_blocks", "must be in [1, " + std::to_string(D) + "], got " + std::to_string(n_blocks));
+  const int64_t size = D / n_blocks;
+  const int Tn = args.T;
+  parallel_for(static_cast<int64_t>(args.B) * args.H, threads_, [&](int64_t bh) {
+    const auto& S = st.heads[bh].tape.S;  // (T+1, d_k, d_v), S_0 first
+    for (int t = 0; t < Tn; ++t) {
+      const T* St = S.data() + static_cast<size_t>(t + 1) * D;
+      T* dst = out + (static_cast<size_t>(bh) * Tn + t) * n_blocks;
+      for (int blk = 0; blk < n_blocks; ++blk) {
+        const int64_t e0 = blk * size, e1 = e0 + size;  // the last absorbs the rest
+        double ss = 0;
+        for (int64_t e = e0; e < e1; ++e) ss += static_cast<double>(St[e]) * St[e];
+        dst[blk] = static_cast<T>(std::sqrt(ss));
+      }
+    }
+  });
+}
+
+// ---- reductions ----
+
+template <class T>
+double CpuBackend<T>::sum(const T* x, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += x[i];
+  return s;
+}
+
+template <class T>
+double CpuBackend<T>::sum_squares(const T* x, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += static_cast<double>(x[i]) * x[i];
+  return s;
+}
+
+// ---- AdamW ----
+
+template <class T>
+void CpuBackend<T>::adamw_update(T* params, const T* grads, T* m, T* v, const T* update_mask, const T* decay_mask,
+                                 size_t n, T lr, T beta1, T beta2, T eps, T weight_decay, int step) {
+  if (step < 1) throw InputError("step", "AdamW steps are 1-based, got " + std::to_string(step));
+  const T bc1 = static_cast<T>(1.0 - std::pow(static_cast<double>(beta1), step));
+  const T bc2 = static_cast<T>(1.0 - std::pow(static_cast<double>(beta2), step));
+  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) {
+      if (update_mask && update_mask[i] == T(0)) {}  // locked: every bit stays
+      const T g = grads[i];
+      m[i] = beta1 * m[i] + (T(1) - beta1) * g;
+      v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
+      const T m_hat = m[i] / bc1, v_hat = v[i] / bc2;
+      const T wd = decay_mask ? weight_decay * decay_mask[i] : weight_decay;
+      params[i] -= lr * (m_hat / (std::sqrt(v_hat) + eps) + wd * params[i]);
+    }
+  });
+}
+
+template <class T>
+std::unique_ptr<Backend<T>> make_cpu_backend(int threads) {
+  auto be = std::make_unique<CpuBackend<T>>(threads);
+  omp_set_num_threads(be->threads());
+  Eigen::setNbThreads(be->threads());
+  return be;
+}
+
+template class CpuBackend<float>;
+template class CpuBackend<double>;
+template std::unique_ptr<Backend<float>> make_cpu_backend<float>(int);
+template std::unique_ptr<Backend<double>> make_cpu_backend<double>(int);
+
+}  // namespace proteus::backend

@@ -1,0 +1,29 @@
+// Which backend a run gets. The CPU backend is always there; others (CUDA, from kernels/)
+// register a factory at start-up when they are built. Asking for a missing or unusable device
+// falls back to the CPU and says so plainly, instead of failing the run.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend/backend.hpp"
+
+namespace proteus::backend {
+
+// Returns null when the device cannot be used here (no GPU, no driver), with the reason.
+using BackendFactory = std::function<std::unique_ptr<Backend<float>>(int threads, std::string* why_not)>;
+
+void register_backend(const std::string& name, BackendFactory factory);
+std::vector<std::string> registered_backends();  // "cpu" first
+
+struct BackendChoice {
+  std::unique_ptr<Backend<float>> backend;
+  std::string device;   // what the run actually got
+  std::string message;  // non-empty when the request could not be honoured
+};
+
+// device: "cpu" | "cuda" | any registered name. threads: CPU threads, 0 = all cores.
+BackendChoice make_backend(const std::string& device, int threads);
+
+}  // namespace proteus::backend

@@ -1,0 +1,20 @@
+// Derived config values: the defaults that depend on other fields (config.hpp says which), resolved
+// in one place so the model, the trainer and the JSON writer agree on them.
+#include "core/config/config.hpp"
+
+namespace proteus::config {
+
+int resolved_d_hidden(const ModelConfig& m) {
+  if (m.d_hidden > 0) return m.d_hidden;
+  // ceil(8/3 d_model / 32) * 32 in integers: ceil(8 d_model / 96) * 32, no rounding surprises.
+  const int64_t units = (8 * static_cast<int64_t>(m.d_model) + 95) / 96;
+  return static_cast<int>(units * 32);
+}
+
+int resolved_mixer_horizon(const RunConfig& c) { return c.model.mixer.N > 0 ? c.model.mixer.N : c.data.seq_len; }
+
+int resolved_param_horizon(const RunConfig& c) {
+  return c.model.param_schedule.N > 0 ? c.model.param_schedule.N : c.train.steps;
+}
+
+}  // namespace proteus::config

@@ -1,0 +1,143 @@
+// The run configuration as plain structs: every default lives here, in one place. The JSON
+// reader and writer (config_json.hpp) validate against these and name the field path of any
+// error ("model.mixer.E: must be in [1, 1024], got 0"). Nothing here includes JSON, so the
+// model and the trainer take these structs without knowing the file format.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/memory/schedule.hpp"
+
+namespace proteus::config {
+
+struct MixerConfig {
+  std::string type = "memory";  // memory | attention (the Transformer reference)
+  std::string rule = "delta";   // linear | delta | comba | titans | swla
+  int heads = 2;
+  int d_head = 32;              // d_k = d_v per head; the state has D = d_head^2 elements
+  int conv = 4;                 // short causal depthwise convolution width; 0 = none
+  bool decay = true;            // data-dependent retention a_t (Gated DeltaNet etc.); false: a = 1
+  int window = 2;               // swla window c
+  int E = 1;                    // memory blocks; 1 = the baseline
+  int N = 0;                    // schedule horizon in positions; 0 = data.seq_len
+  memory::ScheduleSpec schedule;
+};
+
+// The paper's Hope-style extension: MLP hidden units in E blocks, unlocked over training steps.
+struct ParamScheduleConfig {
+  bool enabled = false;
+  int E = 4;
+  int N = 0;  // horizon in training steps; 0 = train.steps
+  memory::ScheduleSpec schedule;
+};
+
+struct ModelConfig {
+  int vocab = 256;    // bytes
+  int d_model = 128;
+  int layers = 2;
+  int d_hidden = 0;   // SwiGLU hidden width; 0 = 8/3 d_model rounded up to a multiple of 32
+  double norm_eps = 1e-5;
+  double init_std = 0.02;
+  MixerConfig mixer;
+  ParamScheduleConfig param_schedule;
+};
+
+struct TextConfig {
+  std::string path = "assets/corpus/brown";  // a text file or a folder of them (one document per file)
+  double holdout = 0.05;                     // fraction of documents held out for validation
+};
+
+struct NiahConfig {
+  std::vector<std::string> tasks = {"s-niah-1"};  // s-niah-1..3, mk-niah-1..3, mv-niah, mq-niah
+  std::string question = "short";                 // short | ruler (same wording in training and eval)
+};
+
+struct MqarConfig {
+  int vocab = 8192;   // must exceed the sequence length
+  int pairs = 8;
+  double alpha = 0.01;  // power-law exponent of the query gaps
+};
+
+struct MixItem {
+  std::string task = "text";  // text | niah | mqar
+  double weight = 1.0;
+};
+
+struct DataConfig {
+  int seq_len = 256;
+  int batch = 8;
+  TextConfig text;
+  std::vector<MixItem> mix = {MixItem{}};
+  NiahConfig niah;
+  MqarConfig mqar;
+};
+
+struct TrainConfig {
+  int steps = 300;
+  double lr = 3e-3;
+  double min_lr = 3e-4;      // cosine decays to this
+  int warmup = 30;           // linear warm-up steps
+  double weight_decay = 0.1;
+  double beta1 = 0.9;
+  double beta2 = 0.95;
+  double eps = 1e-8;
+  double grad_clip = 1.0;    // global norm; 0 = off
+  int log_every = 10;
+  int eval_every = 100;      // held-out bits per byte
+  int val_batches = 4;
+  int checkpoint_every = 100;
+};
+
+struct PerPositionEvalConfig {
+  bool enabled = true;
+  int seq_len = 0;    // 0 = 2 x data.seq_len (past the training length)
+  int sequences = 16;
+  int buckets = 24;   // log-spaced position buckets
+};
+
+struct NiahEvalConfig {
+  bool enabled = true;
+  std::vector<std::string> tasks;  // empty = data.niah.tasks
+  std::vector<int> lengths;        // empty = half, one and two times data.seq_len
+  int depths = 5;                  // evenly spread over RULER's 40 depths
+  int samples = 4;                 // per (depth, length) cell
+  int max_new_bytes = 48;          // greedy decoding budget; stops at a newline
+};
+
+struct MqarEvalConfig {
+  bool enabled = false;
+  int samples = 64;
+};
+
+struct OccupancyEvalConfig {
+  bool enabled = true;
+  int blocks = 16;   // display partition of each head's state (independent of E)
+  int seq_len = 0;   // 0 = data.seq_len
+};
+
+struct EvalConfig {
+  PerPositionEvalConfig per_position;
+  NiahEvalConfig niah;
+  MqarEvalConfig mqar;
+  OccupancyEvalConfig occupancy;
+};
+
+struct RunConfig {
+  std::string name = "run";
+  uint64_t seed = 1;
+  std::string device = "cpu";  // cpu | cuda (falls back to cpu with a message when no GPU)
+  int threads = 0;             // CPU threads; 0 = all cores
+  std::string runs_dir = "runs";
+  ModelConfig model;
+  DataConfig data;
+  TrainConfig train;
+  EvalConfig eval;
+};
+
+// Derived values with their defaults resolved (d_hidden, horizons, eval lengths).
+int resolved_d_hidden(const ModelConfig& m);
+int resolved_mixer_horizon(const RunConfig& c);
+int resolved_param_horizon(const RunConfig& c);
+
+}  // namespace proteus::config

@@ -1,0 +1,591 @@
+// The config schema, walked once: visit() names every field of RunConfig in order, and the JSON
+// writer, the checked reader and the list of paths are three visitors over it, so a field added
+// to config.hpp and to visit() is written, read, typo-checked and overridable at once.
+#include "core/config/config_json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include "core/memory/schedule.hpp"
+
+namespace proteus::config {
+namespace {
+
+using nlohmann::json;
+
+// ---- The schema --------------------------------------------------------------------------------
+
+template <class V>
+void visit_schedule(V& v, memory::ScheduleSpec& s) {
+  v.field("type", s.type);
+  v.field("power", s.power);
+  v.field("unlock", s.unlock);
+}
+
+template <class V>
+void visit_model(V& v, ModelConfig& m) {
+  v.field("vocab", m.vocab);
+  v.field("d_model", m.d_model);
+  v.field("layers", m.layers);
+  v.field("d_hidden", m.d_hidden);
+  v.field("norm_eps", m.norm_eps);
+  v.field("init_std", m.init_std);
+  v.object("mixer", [&] {
+    MixerConfig& x = m.mixer;
+    v.field("type", x.type);
+    v.field("rule", x.rule);
+    v.field("heads", x.heads);
+    v.field("d_head", x.d_head);
+    v.field("conv", x.conv);
+    v.field("decay", x.decay);
+    v.field("window", x.window);
+    v.field("E", x.E);
+    v.field("N", x.N);
+    v.object("schedule", [&] { visit_schedule(v, x.schedule); });
+  });
+  v.object("param_schedule", [&] {
+    ParamScheduleConfig& p = m.param_schedule;
+    v.field("enabled", p.enabled);
+    v.field("E", p.E);
+    v.field("N", p.N);
+    v.object("schedule", [&] { visit_schedule(v, p.schedule); });
+  });
+}
+
+template <class V>
+void visit_data(V& v, DataConfig& d) {
+  v.field("seq_len", d.seq_len);
+  v.field("batch", d.batch);
+  v.object("text", [&] {
+    v.field("path", d.text.path);
+    v.field("holdout", d.text.holdout);
+  });
+  v.list("mix", d.mix, [&](MixItem& item) {
+    v.field("task", item.task);
+    v.field("weight", item.weight);
+  });
+  v.object("niah", [&] {
+    v.field("tasks", d.niah.tasks);
+    v.field("question", d.niah.question);
+  });
+  v.object("mqar", [&] {
+    v.field("vocab", d.mqar.vocab);
+    v.field("pairs", d.mqar.pairs);
+    v.field("alpha", d.mqar.alpha);
+  });
+}
+
+template <class V>
+void visit_train(V& v, TrainConfig& t) {
+  v.field("steps", t.steps);
+  v.field("lr", t.lr);
+  v.field("min_lr", t.min_lr);
+  v.field("warmup", t.warmup);
+  v.field("weight_decay", t.weight_decay);
+  v.field("beta1", t.beta1);
+  v.field("beta2", t.beta2);
+  v.field("eps", t.eps);
+  v.field("grad_clip", t.grad_clip);
+  v.field("log_every", t.log_every);
+  v.field("eval_every", t.eval_every);
+  v.field("val_batches", t.val_batches);
+  v.field("checkpoint_every", t.checkpoint_every);
+}
+
+template <class V>
+void visit_eval(V& v, EvalConfig& e) {
+  v.object("per_position", [&] {
+    v.field("enabled", e.per_position.enabled);
+    v.field("seq_len", e.per_position.seq_len);
+    v.field("sequences", e.per_position.sequences);
+    v.field("buckets", e.per_position.buckets);
+  });
+  v.object("niah", [&] {
+    v.field("enabled", e.niah.enabled);
+    v.field("tasks", e.niah.tasks);
+    v.field("lengths", e.niah.lengths);
+    v.field("depths", e.niah.depths);
+    v.field("samples", e.niah.samples);
+    v.field("max_new_bytes", e.niah.max_new_bytes);
+  });
+  v.object("mqar", [&] {
+    v.field("enabled", e.mqar.enabled);
+    v.field("samples", e.mqar.samples);
+  });
+  v.object("occupancy", [&] {
+    v.field("enabled", e.occupancy.enabled);
+    v.field("blocks", e.occupancy.blocks);
+    v.field("seq_len", e.occupancy.seq_len);
+  });
+}
+
+template <class V>
+void visit(V& v, RunConfig& c) {
+  v.field("name", c.name);
+  v.field("seed", c.seed);
+  v.field("device", c.device);
+  v.field("threads", c.threads);
+  v.field("runs_dir", c.runs_dir);
+  v.object("model", [&] { visit_model(v, c.model); });
+  v.object("data", [&] { visit_data(v, c.data); });
+  v.object("train", [&] { visit_train(v, c.train); });
+  v.object("eval", [&] { visit_eval(v, c.eval); });
+}
+
+// ---- Writing -----------------------------------------------------------------------------------
+
+class Writer {
+ public:
+  explicit Writer(json& root) : cur_(&root) {}
+
+  template <class T>
+  void field(const char* key, T& value) { (*cur_)[key] = value; }
+
+  template <class F>
+  void object(const char* key, F&& body) {
+    (*cur_)[key] = json::object();
+    json* saved = cur_;
+    cur_ = &(*cur_)[key];
+    body();
+    cur_ = saved;
+  }
+
+  template <class Item, class F>
+  void list(const char* key, std::vector<Item>& items, F&& body) {
+    json array = json::array();
+    json* saved = cur_;
+    for (Item& item : items) {
+      json element = json::object();
+      cur_ = &element;
+      body(item);
+      array.push_back(std::move(element));
+    }
+    cur_ = saved;
+    (*cur_)[key] = std::move(array);
+  }
+
+ private:
+  json* cur_;
+};
+
+// ---- Reading -----------------------------------------------------------------------------------
+
+std::string format_number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return json(x).dump();  // the shortest text that reads back as the same double
+}
+
+std::string indexed(const std::string& field, size_t i) { return field + "[" + std::to_string(i) + "]"; }
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+int64_t read_int64(const json& j, const std::string& field) {
+  if (j.is_number_unsigned()) {
+    const auto u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      throw InputError(field, "is too large, got " + j.dump());
+    return static_cast<int64_t>(u);
+  }
+  if (j.is_number_integer()) return j.get<int64_t>();
+  // 4.0 is accepted: Python's json.dump of a float writes integers that way.
+  if (j.is_number_float()) {
+    const double x = j.get<double>();
+    if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) <= 9007199254740992.0) return static_cast<int64_t>(x);
+  }
+  throw InputError(field, "expected an integer, got " + describe_json(j));
+}
+
+void read_value(const json& j, const std::string& field, std::string& out) {
+  if (!j.is_string()) throw InputError(field, "expected a string, got " + describe_json(j));
+  out = j.get<std::string>();
+}
+
+void read_value(const json& j, const std::string& field, bool& out) {
+  if (!j.is_boolean()) throw InputError(field, "expected true or false, got " + describe_json(j));
+  out = j.get<bool>();
+}
+
+void read_value(const json& j, const std::string& field, double& out) {
+  if (!j.is_number()) throw InputError(field, "expected a number, got " + describe_json(j));
+  out = j.get<double>();
+  if (!std::isfinite(out)) throw InputError(field, "must be a finite number, got " + format_number(out));
+}
+
+void read_value(const json& j, const std::string& field, int& out) {
+  const int64_t x = read_int64(j, field);
+  if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
+    throw InputError(field, "is out of range, got " + std::to_string(x));
+  out = static_cast<int>(x);
+}
+
+void read_value(const json& j, const std::string& field, int64_t& out) { out = read_int64(j, field); }
+
+void read_value(const json& j, const std::string& field, uint64_t& out) {
+  if (j.is_number_unsigned()) {
+    out = j.get<uint64_t>();
+    return;
+  }
+  const int64_t x = read_int64(j, field);
+  if (x < 0) throw InputError(field, "expected a non-negative integer, got " + std::to_string(x));
+  out = static_cast<uint64_t>(x);
+}
+
+template <class T>
+void read_value(const json& j, const std::string& field, std::vector<T>& out) {
+  if (!j.is_array()) throw InputError(field, "expected an array, got " + describe_json(j));
+  std::vector<T> values(j.size());
+  for (size_t i = 0; i < j.size(); ++i) read_value(j[i], indexed(field, i), values[i]);
+  out = std::move(values);
+}
+
+std::string unknown_key_reason(const std::string& key, const std::vector<std::string>& known) {
+  const std::string best = closest_name(key, known);
+  if (!best.empty()) return "unknown key (did you mean " + best + "?)";
+  return "unknown key (expected one of " + join(known) + ")";
+}
+
+// Reads the fields visit() names from the current object; anything else there is refused.
+class Reader {
+ public:
+  explicit Reader(const json& root) : cur_(&root) {}
+
+  template <class T>
+  void field(const char* key, T& value) {
+    keys_.emplace_back(key);
+    if (const auto it = cur_->find(key); it != cur_->end()) read_value(*it, at(key), value);
+  }
+
+  template <class F>
+  void object(const char* key, F&& body) {
+    keys_.emplace_back(key);
+    const auto it = cur_->find(key);
+    if (it == cur_->end()) return;
+    if (!it->is_object()) throw InputError(at(key), "expected an object, got " + describe_json(*it));
+    enter(*it, at(key), body);
+  }
+
+  template <class Item, class F>
+  void list(const char* key, std::vector<Item>& items, F&& body) {
+    keys_.emplace_back(key);
+    const auto it = cur_->find(key);
+    if (it == cur_->end()) return;
+    const std::string path = at(key);
+    if (!it->is_array()) throw InputError(path, "expected an array of objects, got " + describe_json(*it));
+    std::vector<Item> read;
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json& element = (*it)[i];
+      if (!element.is_object()) throw InputError(indexed(path, i), "expected an object, got " + describe_json(element));
+      Item item{};  // fields the element leaves out keep the struct's defaults
+      enter(element, indexed(path, i), [&] { body(item); });
+      read.push_back(std::move(item));
+    }
+    items = std::move(read);
+  }
+
+  // The root object: same as a nested one, plus the keys the root may hold but the schema does not.
+  template <class F>
+  void root(F&& body) {
+    body();
+    check_keys();
+  }
+
+ private:
+  std::string at(const char* key) const { return path_.empty() ? std::string(key) : path_ + "." + key; }
+
+  template <class F>
+  void enter(const json& object, const std::string& path, F&& body) {
+    const json* saved_cur = cur_;
+    std::string saved_path = std::move(path_);
+    std::vector<std::string> saved_keys = std::move(keys_);
+    cur_ = &object;
+    path_ = path;
+    keys_.clear();
+    body();
+    check_keys();
+    cur_ = saved_cur;
+    path_ = std::move(saved_path);
+    keys_ = std::move(saved_keys);
+  }
+
+  void check_keys() const {
+    for (const auto& [key, value] : cur_->items()) {
+      if (std::find(keys_.begin(), keys_.end(), key) != keys_.end()) continue;
+      if (path_.empty()) {
+        if (key == "comment") {
+          const bool text = value.is_string() ||
+                            (value.is_array() && std::all_of(value.begin(), value.end(),
+                                                             [](const json& line) { return line.is_string(); }));
+          if (!text) throw InputError("comment", "expected a string or an array of strings, got " + describe_json(value));
+          continue;
+        }
+        if (key == "parent" || key == "variants" || key == "sweep")
+          throw InputError(key, "belongs to an experiment file: load it with the experiment loader, which "
+                                "expands it into runs");
+      }
+      throw InputError(path_.empty() ? key : path_ + "." + key, unknown_key_reason(key, keys_));
+    }
+  }
+
+  const json* cur_;
+  std::string path_;
+  std::vector<std::string> keys_;
+};
+
+// ---- Listing paths -----------------------------------------------------------------------------
+
+class PathLister {
+ public:
+  explicit PathLister(std::vector<std::string>& out) : out_(out) {}
+
+  template <class T>
+  void field(const char* key, T&) { out_.push_back(at(key)); }
+
+  template <class F>
+  void object(const char* key, F&& body) {
+    const std::string saved = prefix_;
+    prefix_ = at(key);
+    body();
+    prefix_ = saved;
+  }
+
+  template <class Item, class F>
+  void list(const char* key, std::vector<Item>&, F&&) { out_.push_back(at(key)); }
+
+ private:
+  std::string at(const char* key) const { return prefix_.empty() ? std::string(key) : prefix_ + "." + key; }
+  std::vector<std::string>& out_;
+  std::string prefix_;
+};
+
+// ---- Validation --------------------------------------------------------------------------------
+
+std::string quoted(const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); }
+
+void at_least(const std::string& field, int64_t value, int64_t lo) {
+  if (value < lo) throw InputError(field, "must be >= " + std::to_string(lo) + ", got " + std::to_string(value));
+}
+
+void in_int_range(const std::string& field, int64_t value, int64_t lo, int64_t hi, const std::string& hi_text) {
+  if (value < lo || value > hi)
+    throw InputError(field, "must be in [" + std::to_string(lo) + ", " + hi_text + "], got " + std::to_string(value));
+}
+
+void positive(const std::string& field, double value) {
+  if (!(value > 0.0)) throw InputError(field, "must be > 0, got " + format_number(value));
+}
+
+void non_negative(const std::string& field, double value) {
+  if (!(value >= 0.0)) throw InputError(field, "must be >= 0, got " + format_number(value));
+}
+
+// [lo, hi) for the Adam betas, (lo, hi) for the holdout fraction.
+void in_unit_range(const std::string& field, double value, bool lo_open, const std::string& range) {
+  const bool below = lo_open ? !(value > 0.0) : !(value >= 0.0);
+  if (below || !(value < 1.0)) throw InputError(field, "must be in " + range + ", got " + format_number(value));
+}
+
+void one_of(const std::string& field, const std::string& value, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
+  std::string reason = "unknown value " + quoted(value);
+  const std::string best = closest_name(value, allowed);
+  if (!best.empty()) reason += " (did you mean " + best + "?)";
+  throw InputError(field, reason + "; expected one of " + join(allowed));
+}
+
+const std::vector<std::string>& niah_task_names() {
+  static const std::vector<std::string> names = {"s-niah-1",  "s-niah-2",  "s-niah-3", "mk-niah-1",
+                                                 "mk-niah-2", "mk-niah-3", "mv-niah",  "mq-niah"};
+  return names;
+}
+
+void check_name(const std::string& field, const std::string& name) {
+  // The name becomes a directory under runs_dir, so it must be one plain path component.
+  const bool control = std::any_of(name.begin(), name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20; });
+  if (name.empty() || name.front() == '.' || name.find('/') != std::string::npos ||
+      name.find('\\') != std::string::npos || control || name.size() > 200)
+    throw InputError(field, "must be a plain directory name (1 to 200 characters, no '/', '\\' or control "
+                            "characters, not starting with '.'), got " + quoted(name));
+}
+
+void check_schedule(const std::string& field, const memory::ScheduleSpec& spec, int64_t D, int64_t E, int64_t N) {
+  one_of(field + ".type", spec.type, memory::schedule_types());
+  try {
+    memory::Schedule::make(spec, D, E, N);
+  } catch (const InputError& e) {
+    throw e.under(field);
+  }
+}
+
+}  // namespace
+
+std::string closest_name(const std::string& name, const std::vector<std::string>& names) {
+  // Levenshtein distance, one row at a time.
+  const auto distance = [](std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string best;
+  size_t best_distance = 3;  // farther than two edits is not a typo of that name
+  for (const auto& candidate : names) {
+    const size_t d = distance(name, candidate);
+    // A one-letter name is within two edits of every short name; only suggest real near-misses.
+    if (d < best_distance && d < std::max(name.size(), candidate.size())) best_distance = d, best = candidate;
+  }
+  return best;
+}
+
+std::string describe_json(const json& j) {
+  if (j.is_number_float()) return format_number(j.get<double>());
+  if (j.is_number() || j.is_boolean() || j.is_null()) return j.dump();
+  if (j.is_string()) {
+    std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (text.size() > 40) text = text.substr(0, 36) + "...\"";
+    return text;
+  }
+  if (j.is_array()) return j.empty() ? "[]" : "an array";
+  return "an object";
+}
+
+RunConfig resolve(const RunConfig& c) {
+  RunConfig r = c;
+  const int L = c.data.seq_len;
+  r.model.d_hidden = resolved_d_hidden(c.model);
+  r.model.mixer.N = resolved_mixer_horizon(c);
+  r.model.param_schedule.N = resolved_param_horizon(c);
+  if (r.eval.per_position.seq_len == 0) r.eval.per_position.seq_len = 2 * L;
+  if (r.eval.niah.tasks.empty()) r.eval.niah.tasks = c.data.niah.tasks;
+  if (r.eval.niah.lengths.empty()) r.eval.niah.lengths = {std::max(1, L / 2), L, 2 * L};
+  if (r.eval.occupancy.seq_len == 0) r.eval.occupancy.seq_len = L;
+  return r;
+}
+
+json to_json(const RunConfig& c, JsonForm form) {
+  RunConfig copy = form == JsonForm::resolved ? resolve(c) : c;
+  json out = json::object();
+  Writer writer(out);
+  visit(writer, copy);
+  return out;
+}
+
+RunConfig parse_run_config(const json& j) {
+  if (!j.is_object()) throw InputError("config", "expected a JSON object, got " + describe_json(j));
+  RunConfig c;
+  Reader reader(j);
+  reader.root([&] { visit(reader, c); });
+  validate(c);
+  return c;
+}
+
+std::vector<std::string> config_paths() {
+  std::vector<std::string> paths;
+  RunConfig c;
+  PathLister lister(paths);
+  visit(lister, c);
+  return paths;
+}
+
+void validate(const RunConfig& c) {
+  check_name("name", c.name);
+  one_of("device", c.device, {"cpu", "cuda"});
+  at_least("threads", c.threads, 0);
+  if (c.runs_dir.empty()) throw InputError("runs_dir", "must name a directory, got \"\"");
+
+  // Model sizes first: the schedules below are built from them.
+  const ModelConfig& m = c.model;
+  at_least("model.vocab", m.vocab, 2);
+  at_least("model.d_model", m.d_model, 1);
+  at_least("model.layers", m.layers, 1);
+  at_least("model.d_hidden", m.d_hidden, 0);
+  positive("model.norm_eps", m.norm_eps);
+  positive("model.init_std", m.init_std);
+  const MixerConfig& x = m.mixer;
+  one_of("model.mixer.type", x.type, {"memory", "attention"});
+  one_of("model.mixer.rule", x.rule, {"linear", "delta", "comba", "titans", "swla"});
+  at_least("model.mixer.heads", x.heads, 1);
+  at_least("model.mixer.d_head", x.d_head, 1);
+  at_least("model.mixer.conv", x.conv, 0);
+  at_least("model.mixer.window", x.window, 1);
+  const int64_t D = static_cast<int64_t>(x.d_head) * x.d_head;
+  in_int_range("model.mixer.E", x.E, 1, D, "D = d_head^2 = " + std::to_string(D));
+  at_least("model.mixer.N", x.N, 0);
+  const ParamScheduleConfig& p = m.param_schedule;
+  const int64_t F = resolved_d_hidden(m);
+  in_int_range("model.param_schedule.E", p.E, 1, F, "d_hidden = " + std::to_string(F));
+  at_least("model.param_schedule.N", p.N, 0);
+
+  const DataConfig& d = c.data;
+  at_least("data.seq_len", d.seq_len, 8);
+  at_least("data.batch", d.batch, 1);
+  if (d.text.path.empty()) throw InputError("data.text.path", "must name a text file or a folder, got \"\"");
+  in_unit_range("data.text.holdout", d.text.holdout, true, "(0, 1)");
+  if (d.mix.empty()) throw InputError("data.mix", "must hold at least one task, e.g. [{\"task\": \"text\"}]");
+  double total_weight = 0.0;
+  for (size_t i = 0; i < d.mix.size(); ++i) {
+    one_of(indexed("data.mix", i) + ".task", d.mix[i].task, {"text", "niah", "mqar"});
+    non_negative(indexed("data.mix", i) + ".weight", d.mix[i].weight);
+    total_weight += d.mix[i].weight;
+  }
+  if (!(total_weight > 0.0)) throw InputError("data.mix", "needs at least one task with weight > 0");
+  if (d.niah.tasks.empty())
+    throw InputError("data.niah.tasks", "must hold at least one task (" + join(niah_task_names()) + ")");
+  for (size_t i = 0; i < d.niah.tasks.size(); ++i) one_of(indexed("data.niah.tasks", i), d.niah.tasks[i], niah_task_names());
+  one_of("data.niah.question", d.niah.question, {"short", "ruler"});
+  if (d.mqar.vocab <= d.seq_len)
+    throw InputError("data.mqar.vocab", "must exceed data.seq_len = " + std::to_string(d.seq_len) + ", got " +
+                                            std::to_string(d.mqar.vocab));
+  at_least("data.mqar.pairs", d.mqar.pairs, 1);
+  positive("data.mqar.alpha", d.mqar.alpha);
+
+  const TrainConfig& t = c.train;
+  at_least("train.steps", t.steps, 1);
+  positive("train.lr", t.lr);
+  if (!(t.min_lr >= 0.0 && t.min_lr <= t.lr))
+    throw InputError("train.min_lr", "must be in [0, lr = " + format_number(t.lr) + "], got " + format_number(t.min_lr));
+  at_least("train.warmup", t.warmup, 0);
+  non_negative("train.weight_decay", t.weight_decay);
+  in_unit_range("train.beta1", t.beta1, false, "[0, 1)");
+  in_unit_range("train.beta2", t.beta2, false, "[0, 1)");
+  positive("train.eps", t.eps);
+  non_negative("train.grad_clip", t.grad_clip);
+  at_least("train.log_every", t.log_every, 1);
+  at_least("train.eval_every", t.eval_every, 1);
+  at_least("train.val_batches", t.val_batches, 1);
+  at_least("train.checkpoint_every", t.checkpoint_every, 1);
+
+  const EvalConfig& e = c.eval;
+  at_least("eval.per_position.seq_len", e.per_position.seq_len, 0);
+  at_least("eval.per_position.sequences", e.per_position.sequences, 1);
+  at_least("eval.per_position.buckets", e.per_position.buckets, 1);
+  for (size_t i = 0; i < e.niah.tasks.size(); ++i) one_of(indexed("eval.niah.tasks", i), e.niah.tasks[i], niah_task_names());
+  for (size_t i = 0; i < e.niah.lengths.size(); ++i) at_least(indexed("eval.niah.lengths", i), e.niah.lengths[i], 1);
+  in_int_range("eval.niah.depths", e.niah.depths, 1, 40, "40");  // RULER's 40 depth points
+  at_least("eval.niah.samples", e.niah.samples, 1);
+  at_least("eval.niah.max_new_bytes", e.niah.max_new_bytes, 1);
+  at_least("eval.mqar.samples", e.mqar.samples, 1);
+  at_least("eval.occupancy.blocks", e.occupancy.blocks, 1);
+  at_least("eval.occupancy.seq_len", e.occupancy.seq_len, 0);
+
+  // Last, once the horizons they default to (data.seq_len, train.steps) are known to be valid.
+  check_schedule("model.mixer.schedule", x.schedule, D, x.E, resolved_mixer_horizon(c));
+  check_schedule("model.param_schedule.schedule", p.schedule, F, p.E, resolved_param_horizon(c));
+}
+
+}  // namespace proteus::config

@@ -1,0 +1,51 @@
+// Experiment files: a run config (config_json.hpp) that may also hold three keys.
+//   "parent": "base.json"       a file (relative to this one) loaded first; this file's fields
+//                               override it recursively (JSON merge patch, RFC 7386: objects merge,
+//                               other values replace, null resets a field to its default). Chains
+//                               are followed; a cycle is an error.
+//   "variants": [{"name": "baseline", "set": {"model.mixer.E": 1}}, ...]
+//                               one run per variant: the base config with those dotted-path
+//                               overrides, named "<base name>-<variant name>".
+//   "sweep": {"model.mixer.E": [1, 2, 4], "seed": [1, 2]}
+//                               a grid: the cartesian product of the lists (paths in sorted order,
+//                               the first varying slowest), crossed with the variants; names gain
+//                               "-E1-seed2" (last path component, then the value).
+// Errors are InputErrors naming where to look: "experiments/x.json: cannot open",
+// "experiments/x.json:12:3: parse error: ...", "variants[1].set.model.mixer.F: unknown key".
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/config.hpp"
+#include "core/config/config_json.hpp"
+
+namespace proteus::config {
+
+// A JSON file's value. Errors name the file ("x.json: cannot open") and, for bad JSON, the line and
+// column of the first bad byte ("x.json:12:3: parse error: ...").
+nlohmann::json read_json_file(const std::filesystem::path& path);
+
+// The experiment file with its parent chain merged in and "parent" removed.
+nlohmann::json load_experiment_json(const std::filesystem::path& path);
+
+// One run per variant (one run when there are none); "sweep" is left alone. The experiment must
+// already be loaded (no "parent" left).
+std::vector<RunConfig> expand_variants(const nlohmann::json& experiment);
+
+// The grid x the variants, grid-major. Throws InputError("sweep", ...) when there is no grid.
+// Where a variant and the grid set the same field the grid wins, so a run's name tells the truth.
+std::vector<RunConfig> expand_sweep(const nlohmann::json& experiment);
+
+// Sets one config field by its dotted path ("model.mixer.E"). The path must name a field of the
+// schema (or an object of fields, whose value is then merged in); otherwise InputError naming the
+// path up to the first unknown key ("model.mixr: unknown key (did you mean mixer?)"). The value's
+// type and range are checked when the result is parsed. A null value resets the field to its default.
+nlohmann::json apply_override(nlohmann::json config, const std::string& dotted_path, const nlohmann::json& value);
+
+// The paths apply_override accepts for single values: config_paths(), for the window's sweep editor.
+std::vector<std::string> override_paths();
+
+}  // namespace proteus::config

@@ -1,0 +1,207 @@
+#include "core/engine/experiment_job.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/backend/registry.hpp"
+#include "core/memory/input_error.hpp"
+#include "core/runs/run_dir.hpp"
+#include "core/train/checkpoint.hpp"
+
+namespace proteus::engine {
+namespace {
+
+// The worker's mutable picture; every change is published as a fresh immutable copy.
+class Publisher {
+ public:
+  explicit Publisher(JobContext<Snapshot>& ctx) : ctx_(ctx) {}
+  Snapshot& state() { return s_; }
+  void publish() {
+    ctx_.publish(std::make_shared<const Snapshot>(s_));
+    Progress p;
+    const int n = static_cast<int>(s_.runs.size());
+    if (n > 0 && s_.current >= 0) {
+      const auto& r = s_.runs[s_.current];
+      const double within = r.total_steps > 0 ? double(r.step) / r.total_steps : 0;
+      p.fraction = (s_.current + (r.state == "finished" ? 1.0 : 0.9 * within)) / n;
+      p.phase = r.state + " " + r.name;
+      if (r.tokens_per_s > 0 && r.state == "training" && r.step > 0)
+        p.eta_s = r.elapsed_s / r.step * (r.total_steps - r.step);
+    }
+    if (s_.done) p.fraction = 1;
+    ctx_.set_progress(p);
+  }
+
+ private:
+  JobContext<Snapshot>& ctx_;
+  Snapshot s_;
+};
+
+train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index) {
+  train::TrainHooks h;
+  h.on_step = [&pub, index](const train::StepMetrics& m) {
+    auto& r = pub.state().runs[index];
+    r.step = m.step;
+    r.total_steps = m.total_steps;
+    r.tokens_per_s = m.tokens_per_s;
+    r.elapsed_s = m.elapsed_s;
+    if (!std::isnan(m.val_bpb)) r.val_bpb = m.val_bpb;
+    r.history.push_back(m);
+    pub.publish();
+  };
+  h.should_stop = [&ctx] { return ctx.cancelled(); };
+  h.wait_if_paused = [&ctx] { ctx.wait_if_paused(); };
+  h.on_message = [&pub](const std::string& msg) {
+    pub.state().messages.push_back(msg);
+    pub.publish();
+  };
+  return h;
+}
+
+// Trains (or resumes) run `index`, then evaluates it; false when the job should stop.
+bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, bool evaluate,
+                         const std::function<train::TrainResult(const train::TrainHooks&)>& train) {
+  auto& r = pub.state().runs[index];
+  pub.state().current = index;
+  r.state = "training";
+  pub.publish();
+  train::TrainResult result;
+  try {
+    result = train(hooks_for(pub, ctx, index));
+  } catch (const std::exception& e) {
+    r.state = "failed";
+    r.message = e.what();
+    pub.state().messages.push_back(r.name + ": " + e.what());
+    pub.publish();
+    return !ctx.cancelled();
+  }
+  r.run_dir = result.run_dir;
+  r.device = result.device;
+  r.state = result.state;
+  r.message = result.message;
+  r.step = result.steps_done;
+  if (result.state != "finished") {
+    if (!result.message.empty()) pub.state().messages.push_back(r.name + ": " + result.message);
+    pub.publish();
+    return result.state != "cancelled";
+  }
+  if (evaluate) {
+    r.state = "evaluating";
+    pub.publish();
+    auto report = evaluate_saved_run(result.run_dir, [&](const std::string& phase, double) {
+      r.message = phase;
+      pub.publish();
+      return !ctx.cancelled();
+    });
+    r.report = std::make_shared<const eval::EvalReport>(std::move(report));
+    r.state = ctx.cancelled() ? "cancelled" : "finished";
+    r.message = ctx.cancelled() ? "cancelled during evaluation" : "";
+  }
+  pub.publish();
+  return !ctx.cancelled();
+}
+
+}  // namespace
+
+eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::EvalProgress& progress) {
+  const auto reader = runs::RunReader::open(run_dir);
+  const auto cfg = reader.run_config();
+  const auto ckpt = (std::filesystem::path(run_dir) / train::kCheckpointFile).string();
+  if (!std::filesystem::exists(ckpt)) throw InputError(run_dir, "has no checkpoint to evaluate");
+  auto be = backend::make_backend(cfg.device, cfg.threads);
+  model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
+  train::load_checkpoint(ckpt, model, nullptr);
+  auto report = eval::evaluate(model, cfg, progress);
+  auto writer = runs::RunWriter::resume(run_dir);
+  const auto status = reader.status();
+  eval::write_eval_report(writer, report);
+  writer.set_status(status.state, status.message, status.step);  // evaluating does not change the run's state
+  return report;
+}
+
+ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate) {
+  return ExperimentHandle::start([runs = std::move(runs), evaluate](JobContext<Snapshot>& ctx) {
+    Publisher pub(ctx);
+    for (const auto& c : runs) {
+      RunView v;
+      v.name = c.name;
+      v.total_steps = c.train.steps;
+      pub.state().runs.push_back(v);
+    }
+    pub.publish();
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const auto& cfg = runs[i];
+      if (!train_then_evaluate(pub, ctx, static_cast<int>(i), evaluate,
+                               [&](const train::TrainHooks& h) { return train::train_new_run(cfg, h); }))
+        break;
+    }
+    pub.state().done = true;
+    pub.publish();
+  });
+}
+
+ExperimentHandle start_resume(std::string run_dir, bool evaluate) {
+  return ExperimentHandle::start([run_dir = std::move(run_dir), evaluate](JobContext<Snapshot>& ctx) {
+    Publisher pub(ctx);
+    const auto reader = runs::RunReader::open(run_dir);
+    const auto cfg = reader.run_config();
+    RunView v;
+    v.name = reader.name();
+    v.run_dir = run_dir;
+    v.total_steps = cfg.train.steps;
+    for (const auto& line : reader.metrics()) {
+      train::StepMetrics m;
+      m.step = line.value("step", 0);
+      m.loss = line.value("loss", 0.0);
+      m.lr = line.value("lr", 0.0);
+      m.grad_norm = line.value("grad_norm", 0.0);
+      m.tokens_per_s = line.value("tokens_per_s", 0.0);
+      m.elapsed_s = line.value("elapsed_s", 0.0);
+      if (line.contains("val_bpb")) m.val_bpb = line["val_bpb"].get<double>();
+      v.history.push_back(m);
+    }
+    pub.state().runs.push_back(v);
+    pub.publish();
+    train_then_evaluate(pub, ctx, 0, evaluate,
+                        [&](const train::TrainHooks& h) { return train::resume_run(run_dir, h); });
+    pub.state().done = true;
+    pub.publish();
+  });
+}
+
+ExperimentHandle start_evaluation(std::vector<std::string> run_dirs) {
+  return ExperimentHandle::start([dirs = std::move(run_dirs)](JobContext<Snapshot>& ctx) {
+    Publisher pub(ctx);
+    for (const auto& d : dirs) {
+      RunView v;
+      v.name = std::filesystem::path(d).filename().string();
+      v.run_dir = d;
+      pub.state().runs.push_back(v);
+    }
+    pub.publish();
+    for (size_t i = 0; i < dirs.size() && !ctx.cancelled(); ++i) {
+      auto& r = pub.state().runs[i];
+      pub.state().current = static_cast<int>(i);
+      r.state = "evaluating";
+      pub.publish();
+      try {
+        auto report = evaluate_saved_run(dirs[i], [&](const std::string& phase, double) {
+          r.message = phase;
+          pub.publish();
+          return !ctx.cancelled();
+        });
+        r.report = std::make_shared<const eval::EvalReport>(std::move(report));
+        r.state = ctx.cancelled() ? "cancelled" : "finished";
+      } catch (const std::exception& e) {
+        r.state = "failed";
+        r.message = e.what();
+        pub.state().messages.push_back(r.name + ": " + e.what());
+      }
+      pub.publish();
+    }
+    pub.state().done = true;
+    pub.publish();
+  });
+}
+
+}  // namespace proteus::engine

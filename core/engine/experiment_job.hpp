@@ -1,0 +1,52 @@
+// Training and evaluating runs on a worker thread, watched through immutable snapshots: the
+// CLI prints them as a progress line, the window draws them. A job is a list of runs (one, the
+// baseline and Proteus variants of a preset, or a sweep's grid), trained one after another,
+// each evaluated after training when asked.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/config/config.hpp"
+#include "core/engine/job.hpp"
+#include "core/eval/evaluate.hpp"
+#include "core/train/trainer.hpp"
+
+namespace proteus::engine {
+
+struct RunView {
+  std::string name;
+  std::string run_dir;   // empty until the run directory exists
+  std::string device;
+  std::string state = "queued";  // queued | training | evaluating | finished | cancelled | failed
+  std::string message;
+  int step = 0;
+  int total_steps = 0;
+  double tokens_per_s = 0;
+  double elapsed_s = 0;
+  double val_bpb = -1;   // latest held-out bits per byte; -1 before the first evaluation
+  std::vector<train::StepMetrics> history;  // every logged step
+  std::shared_ptr<const eval::EvalReport> report;  // after the evaluations
+};
+
+struct Snapshot {
+  std::vector<RunView> runs;
+  int current = -1;  // index of the run being worked on
+  std::vector<std::string> messages;  // notices: device fallback, resume, failures
+  bool done = false;
+};
+
+using ExperimentHandle = Handle<Snapshot>;
+
+// Trains each config in turn (evaluating each after training when `evaluate`).
+ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate = true);
+// Continues a cancelled or crashed run from its checkpoint, then evaluates it.
+ExperimentHandle start_resume(std::string run_dir, bool evaluate = true);
+// Evaluates saved runs again (their config's eval section, possibly edited in config.json).
+ExperimentHandle start_evaluation(std::vector<std::string> run_dirs);
+
+// The evaluations of one saved run, synchronously: loads its config and checkpoint, evaluates,
+// writes the result files into the run directory. progress may cancel.
+eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::EvalProgress& progress = {});
+
+}  // namespace proteus::engine

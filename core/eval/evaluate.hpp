@@ -1,0 +1,40 @@
+// The evaluations of SPEC section 6 for one trained model, as configured in cfg.eval, and their
+// files in the run directory (per_position.csv/json, niah.csv/json, mqar.json, occupancy.json).
+// `proteus train` runs them after training, `proteus eval RUN` on a saved run; the window and
+// `proteus export` read them back with read_eval_report.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/config/config.hpp"
+#include "core/eval/mqar_eval.hpp"
+#include "core/eval/niah_eval.hpp"
+#include "core/eval/occupancy.hpp"
+#include "core/eval/per_position.hpp"
+#include "core/model/model.hpp"
+
+namespace proteus::runs {
+class RunWriter;
+class RunReader;
+}  // namespace proteus::runs
+
+namespace proteus::eval {
+
+struct EvalReport {
+  std::optional<PerPositionResult> per_position;
+  std::optional<NiahResult> niah;
+  std::optional<MqarResult> mqar;
+  std::optional<OccupancyResult> occupancy;
+};
+
+// phase ("per-position", "niah", ...) and its fraction done; returning false cancels, and the
+// report holds what finished.
+using EvalProgress = std::function<bool(const std::string& phase, double fraction)>;
+
+EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress);
+
+void write_eval_report(runs::RunWriter& writer, const EvalReport& report);
+EvalReport read_eval_report(const runs::RunReader& reader);
+
+}  // namespace proteus::eval

@@ -1,0 +1,114 @@
+// The delta family, gated elementwise: the memory first erases what it predicts along a
+// direction e, then writes along k.
+//   delta: S_t = a S + beta k (v - a Sg^T k)^T   (Gated DeltaNet; e = k, prediction scaled by a)
+//   comba: S_t = a S + beta k (v - Sg^T p)^T     (e = p, prediction unscaled)
+// with Sg = G ⊙ S_{t-1}; only active elements are written.
+#include <algorithm>
+
+#include "core/memory/active_prefix.hpp"
+#include "core/memory/rule_family.hpp"
+
+namespace proteus::memory::detail {
+namespace {
+
+template <class T>
+const T* erase_direction(Rule rule, const RuleInputs<T>& in, int64_t n) {
+  return rule == Rule::comba ? in.p + n * in.d_k : in.k + n * in.d_k;
+}
+
+// r (d_v) = v - sigma (G ⊙ S)^T e, the correction the write carries; pred keeps (G ⊙ S)^T e.
+template <class T>
+void correction(const T* S_prev, const T* e, const T* v, T sigma, int64_t end, int64_t d_v, T* pred, T* r) {
+  gated_predict(S_prev, e, end, d_v, pred);
+  for (int64_t j = 0; j < d_v; ++j) r[j] = v[j] - sigma * pred[j];
+}
+
+}  // namespace
+
+template <class T>
+void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, T* o, RuleTape<T>& tape) {
+  const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
+  std::vector<T> pred(d_v), r(d_v);
+  for (int64_t n = 0; n < in.T; ++n) {
+    const int64_t end = s.active_elements(n + 1);
+    const T a = retention(in, n);
+    const T sigma = rule == Rule::delta ? a : T(1);
+    const T beta = in.beta[n];
+    const T* k = in.k + n * d_k;
+    const T* S_prev = &tape.S[n * D];
+    T* S = &tape.S[(n + 1) * D];
+    std::copy(S_prev, S_prev + D, S);  // locked elements keep their bits
+    correction(S_prev, erase_direction(rule, in, n), in.v + n * d_v, sigma, end, d_v, pred.data(), r.data());
+    const int64_t rows = rows_touched(end, d_v);
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t cols = active_cols(end, i, d_v);
+      for (int64_t j = 0; j < cols; ++j) S[i * d_v + j] = a * S[i * d_v + j] + (beta * k[i]) * r[j];
+    }
+    gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
+  }
+}
+
+template <class T>
+void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, const RuleTape<T>& tape,
+                         const T* dO, GradAccum<T>& g) {
+  const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
+  std::vector<T> pred(d_v), r(d_v), dr(d_v);
+  T* dS = g.S.data();
+  for (int64_t n = in.T - 1; n >= 0; --n) {
+    const int64_t end = s.active_elements(n + 1);
+    const T a = retention(in, n);
+    const T sigma = rule == Rule::delta ? a : T(1);
+    const T beta = in.beta[n];
+    const T* k = in.k + n * d_k;
+    const T* e = erase_direction(rule, in, n);
+    const T* S_prev = &tape.S[n * D];
+    T* dk = &g.k[n * d_k];
+    T* de = rule == Rule::comba ? &g.p[n * d_k] : dk;
+    if (dO) gated_read_backward(&tape.S[(n + 1) * D], in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
+    correction(S_prev, e, in.v + n * d_v, sigma, end, d_v, pred.data(), r.data());
+
+    // Through the write beta k r^T, with W = G ⊙ dS.
+    const int64_t rows = rows_touched(end, d_v);
+    std::fill(dr.begin(), dr.end(), T(0));
+    T dbeta = 0, da = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t cols = active_cols(end, i, d_v);
+      T Wr = 0;
+      for (int64_t j = 0; j < cols; ++j) {
+        const T Wij = dS[i * d_v + j];
+        Wr += Wij * r[j];
+        dr[j] += Wij * k[i];
+        da += Wij * S_prev[i * d_v + j];
+      }
+      dbeta += k[i] * Wr;
+      dk[i] += beta * Wr;
+    }
+    // Through r = v - sigma pred, pred = (G ⊙ S_prev)^T e.
+    for (int64_t j = 0; j < d_v; ++j) {
+      dr[j] *= beta;
+      g.v[n * d_v + j] += dr[j];
+      if (rule == Rule::delta) da -= dr[j] * pred[j];
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t cols = active_cols(end, i, d_v);
+      T acc = 0;
+      for (int64_t j = 0; j < cols; ++j) {
+        const T dpred = -sigma * dr[j];
+        acc += S_prev[i * d_v + j] * dpred;
+        dS[i * d_v + j] = a * dS[i * d_v + j] + e[i] * dpred;  // locked adjoints pass unchanged
+      }
+      de[i] += acc;
+    }
+    g.beta[n] += dbeta;
+    g.a[n] += da;
+  }
+}
+
+template void delta_rule_forward<float>(Rule, const Schedule&, const RuleInputs<float>&, float*, RuleTape<float>&);
+template void delta_rule_forward<double>(Rule, const Schedule&, const RuleInputs<double>&, double*, RuleTape<double>&);
+template void delta_rule_backward<float>(Rule, const Schedule&, const RuleInputs<float>&, const RuleTape<float>&,
+                                         const float*, GradAccum<float>&);
+template void delta_rule_backward<double>(Rule, const Schedule&, const RuleInputs<double>&, const RuleTape<double>&,
+                                          const double*, GradAccum<double>&);
+
+}  // namespace proteus::memory::detail

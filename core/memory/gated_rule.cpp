@@ -1,0 +1,135 @@
+// The public entry of the gated rules: names, checks, the tape's S_0 and the gradient buffers;
+// the time loops live with each family (hebbian_rule.cpp, delta_rule.cpp, titans_rule.cpp).
+#include "core/memory/gated_rule.hpp"
+
+#include <algorithm>
+
+#include "core/memory/rule_family.hpp"
+
+namespace proteus::memory {
+
+const std::vector<Rule>& all_rules() {
+  static const std::vector<Rule> rules = {Rule::linear, Rule::delta, Rule::comba, Rule::titans, Rule::swla};
+  return rules;
+}
+
+std::string_view rule_name(Rule rule) {
+  switch (rule) {
+    case Rule::linear: return "linear";
+    case Rule::delta: return "delta";
+    case Rule::comba: return "comba";
+    case Rule::titans: return "titans";
+    case Rule::swla: return "swla";
+  }
+  return "unknown";
+}
+
+std::optional<Rule> rule_from_name(std::string_view name) {
+  for (Rule r : all_rules())
+    if (rule_name(r) == name) return r;
+  return std::nullopt;
+}
+
+bool rule_uses_beta(Rule rule) { return rule != Rule::swla; }
+bool rule_uses_p(Rule rule) { return rule == Rule::comba; }
+bool rule_uses_eta(Rule rule) { return rule == Rule::titans; }
+bool rule_uses_gamma(Rule rule) { return rule == Rule::swla; }
+
+namespace {
+
+template <class T>
+void check_inputs(Rule rule, const Schedule& s, const RuleInputs<T>& in) {
+  if (in.T < 0) throw InputError("T", "must be >= 0, got " + std::to_string(in.T));
+  if (in.d_k < 1 || in.d_v < 1) throw InputError("d_k", "key and value widths must be >= 1");
+  if (s.D() != in.d_k * in.d_v)
+    throw InputError("D", "schedule is for D = " + std::to_string(s.D()) + " elements but d_k * d_v = " +
+                              std::to_string(in.d_k * in.d_v));
+  if (!in.q) throw InputError("q", "required");
+  if (!in.k) throw InputError("k", "required");
+  if (!in.v) throw InputError("v", "required");
+  if (rule_uses_beta(rule) && !in.beta) throw InputError("beta", "required by rule " + std::string(rule_name(rule)));
+  if (rule_uses_p(rule) && !in.p) throw InputError("p", "required by rule comba");
+  if (rule_uses_gamma(rule) && (!in.gamma || in.window < 1))
+    throw InputError("gamma", "required by rule swla, with a window of at least 1");
+}
+
+template <class T>
+void seed_tape(Rule rule, const RuleInputs<T>& in, RuleTape<T>& tape) {
+  const int64_t D = in.d_k * in.d_v;
+  tape.S.assign((in.T + 1) * D, T(0));
+  if (in.S0) std::copy(in.S0, in.S0 + D, tape.S.begin());
+  if (rule == Rule::titans) tape.Z.assign((in.T + 1) * D, T(0));
+  else tape.Z.clear();
+}
+
+template <class T>
+void copy_out(const std::vector<T>& from, T* to) {
+  if (to) std::copy(from.begin(), from.end(), to);
+}
+
+}  // namespace
+
+template <class T>
+void gated_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, T* o, T* S_final,
+                        RuleTape<T>* tape) {
+  check_inputs(rule, schedule, in);
+  RuleTape<T> local;
+  RuleTape<T>& t = tape ? *tape : local;
+  seed_tape(rule, in, t);
+  switch (rule) {
+    case Rule::linear:
+    case Rule::swla: detail::hebbian_rule_forward(rule, schedule, in, o, t); break;
+    case Rule::delta:
+    case Rule::comba: detail::delta_rule_forward(rule, schedule, in, o, t); break;
+    case Rule::titans: detail::titans_rule_forward(schedule, in, o, t); break;
+  }
+  const int64_t D = in.d_k * in.d_v;
+  if (S_final) std::copy(t.S.end() - D, t.S.end(), S_final);
+}
+
+template <class T>
+void gated_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, const RuleTape<T>& tape,
+                         const T* dO, const T* dS_final, const RuleGrads<T>& grads) {
+  check_inputs(rule, schedule, in);
+  const int64_t D = in.d_k * in.d_v;
+  if (static_cast<int64_t>(tape.S.size()) != (in.T + 1) * D ||
+      (rule == Rule::titans && tape.Z.size() != tape.S.size()))
+    throw InputError("tape", "does not come from a forward of this rule and these shapes");
+  detail::GradAccum<T> g;
+  g.q.assign(in.T * in.d_k, T(0));
+  g.k.assign(in.T * in.d_k, T(0));
+  g.v.assign(in.T * in.d_v, T(0));
+  g.beta.assign(in.T, T(0));
+  g.a.assign(in.T, T(0));
+  g.p.assign(rule_uses_p(rule) ? in.T * in.d_k : 0, T(0));
+  g.eta.assign(rule_uses_eta(rule) ? in.T : 0, T(0));
+  g.gamma.assign(rule_uses_gamma(rule) ? in.T * in.window : 0, T(0));
+  g.S.assign(D, T(0));
+  if (dS_final) std::copy(dS_final, dS_final + D, g.S.begin());
+  switch (rule) {
+    case Rule::linear:
+    case Rule::swla: detail::hebbian_rule_backward(rule, schedule, in, tape, dO, g); break;
+    case Rule::delta:
+    case Rule::comba: detail::delta_rule_backward(rule, schedule, in, tape, dO, g); break;
+    case Rule::titans: detail::titans_rule_backward(schedule, in, tape, dO, g); break;
+  }
+  copy_out(g.q, grads.q);
+  copy_out(g.k, grads.k);
+  copy_out(g.v, grads.v);
+  copy_out(g.beta, grads.beta);
+  copy_out(g.a, grads.a);
+  if (rule_uses_p(rule)) copy_out(g.p, grads.p);
+  if (rule_uses_eta(rule)) copy_out(g.eta, grads.eta);
+  if (rule_uses_gamma(rule)) copy_out(g.gamma, grads.gamma);
+  copy_out(g.S, grads.S0);
+}
+
+template void gated_rule_forward<float>(Rule, const Schedule&, const RuleInputs<float>&, float*, float*, RuleTape<float>*);
+template void gated_rule_forward<double>(Rule, const Schedule&, const RuleInputs<double>&, double*, double*,
+                                         RuleTape<double>*);
+template void gated_rule_backward<float>(Rule, const Schedule&, const RuleInputs<float>&, const RuleTape<float>&,
+                                         const float*, const float*, const RuleGrads<float>&);
+template void gated_rule_backward<double>(Rule, const Schedule&, const RuleInputs<double>&, const RuleTape<double>&,
+                                          const double*, const double*, const RuleGrads<double>&);
+
+}  // namespace proteus::memory

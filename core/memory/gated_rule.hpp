@@ -1,0 +1,83 @@
+// The gated memory rules of SPEC section 3, one head, recurrent, in the elementwise form that is
+// the definition: any E in [1, D], any schedule. Forward saves the states it needs (a tape);
+// backward walks time in reverse and returns dL/d of every input for
+//   L = sum_t <dO_t, o_t> + <dS_T, S_T>.
+// Active elements take the ungated update (so E = 1 is the ungated rule bit for bit); locked
+// elements are never written (so they keep their exact bits, decay and momentum included).
+// Templated on the scalar (F in the structs, T in the functions): float for work, double for checks. Buffers are row-major and
+// contiguous per head; shapes are noted as (T, d_k) etc.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/memory/schedule.hpp"
+
+namespace proteus::memory {
+
+enum class Rule { linear, delta, comba, titans, swla };
+
+const std::vector<Rule>& all_rules();
+std::string_view rule_name(Rule rule);
+std::optional<Rule> rule_from_name(std::string_view name);
+bool rule_uses_beta(Rule rule);   // all but swla (its window weights gamma play that part)
+bool rule_uses_p(Rule rule);      // comba
+bool rule_uses_eta(Rule rule);    // titans
+bool rule_uses_gamma(Rule rule);  // swla
+
+// One head's inputs. Optional ones may be null: a = 1 (no decay), eta = 0, S0 = 0.
+template <class F>
+struct RuleInputs {
+  int64_t T = 0;         // tokens
+  int64_t d_k = 0;       // key width (rows of S)
+  int64_t d_v = 0;       // value width (columns of S)
+  int64_t window = 0;    // swla window c (columns of gamma)
+  const F* q = nullptr;      // (T, d_k)
+  const F* k = nullptr;      // (T, d_k)
+  const F* v = nullptr;      // (T, d_v)
+  const F* beta = nullptr;   // (T)            write strength, all rules but swla
+  const F* a = nullptr;      // (T)            retention in (0, 1], null = 1
+  const F* p = nullptr;      // (T, d_k)       comba's erase direction
+  const F* eta = nullptr;    // (T)            titans momentum, null = 0
+  const F* gamma = nullptr;  // (T, window)    swla window weights
+  const F* S0 = nullptr;     // (d_k, d_v)     initial state, null = 0
+};
+
+// Gradient outputs, overwritten (activation gradients overwrite, as in llm.c). A null pointer
+// means "not wanted"; pointers for inputs the rule does not take are ignored.
+template <class F>
+struct RuleGrads {
+  F* q = nullptr;      // (T, d_k)
+  F* k = nullptr;      // (T, d_k)
+  F* v = nullptr;      // (T, d_v)
+  F* beta = nullptr;   // (T)   zeros for swla, which does not read beta
+  F* a = nullptr;      // (T)
+  F* p = nullptr;      // (T, d_k)
+  F* eta = nullptr;    // (T)
+  F* gamma = nullptr;  // (T, window)
+  F* S0 = nullptr;     // (d_k, d_v)
+};
+
+// What the forward keeps for the backward: every state S_0..S_T, and Z_0..Z_T for titans.
+template <class F>
+struct RuleTape {
+  std::vector<F> S;  // (T+1, d_k, d_v)
+  std::vector<F> Z;  // (T+1, d_k, d_v), titans only
+};
+
+// o: (T, d_v); S_final: (d_k, d_v) or null; tape: null when no backward follows.
+// Throws InputError when the shapes disagree with the schedule (D != d_k * d_v) or a required
+// input is missing.
+template <class T>
+void gated_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, T* o,
+                        T* S_final, RuleTape<T>* tape);
+
+// dO: (T, d_v) or null (= 0); dS_final: (d_k, d_v) or null (= 0).
+template <class T>
+void gated_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in,
+                         const RuleTape<T>& tape, const T* dO, const T* dS_final,
+                         const RuleGrads<T>& grads);
+
+}  // namespace proteus::memory

@@ -1,0 +1,108 @@
+// Hebbian rules: linear (S_t = a S + beta k v^T) and swla (S_t = a S + sum_w gamma_t[w] k_{t-w} v_{t-w}^T),
+// gated elementwise. linear is swla with a window of one and beta as its weight, so they share code.
+#include <algorithm>
+
+#include "core/memory/active_prefix.hpp"
+#include "core/memory/rule_family.hpp"
+
+namespace proteus::memory::detail {
+namespace {
+
+// The write terms of step n (0-based): weight, and the token whose k and v are written.
+template <class T>
+int64_t write_terms(Rule rule, const RuleInputs<T>& in, int64_t n, T* weight, int64_t* token) {
+  if (rule == Rule::linear) {
+    weight[0] = in.beta[n];
+    token[0] = n;
+    return 1;
+  }
+  const int64_t c = std::min<int64_t>(in.window, n + 1);  // terms before t = 1 are left out
+  for (int64_t w = 0; w < c; ++w) {
+    weight[w] = in.gamma[n * in.window + w];
+    token[w] = n - w;
+  }
+  return c;
+}
+
+}  // namespace
+
+template <class T>
+void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, T* o, RuleTape<T>& tape) {
+  const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
+  std::vector<T> weight(std::max<int64_t>(in.window, 1));
+  std::vector<int64_t> token(weight.size());
+  for (int64_t n = 0; n < in.T; ++n) {
+    const int64_t end = s.active_elements(n + 1);
+    const T a = retention(in, n);
+    const T* S_prev = &tape.S[n * D];
+    T* S = &tape.S[(n + 1) * D];
+    std::copy(S_prev, S_prev + D, S);  // locked elements keep their bits
+    const int64_t terms = write_terms(rule, in, n, weight.data(), token.data());
+    const int64_t rows = rows_touched(end, d_v);
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t cols = active_cols(end, i, d_v);
+      for (int64_t j = 0; j < cols; ++j) {
+        T x = a * S[i * d_v + j];
+        for (int64_t w = 0; w < terms; ++w)
+          x += (weight[w] * in.k[token[w] * d_k + i]) * in.v[token[w] * d_v + j];
+        S[i * d_v + j] = x;
+      }
+    }
+    gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
+  }
+}
+
+template <class T>
+void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, const RuleTape<T>& tape,
+                           const T* dO, GradAccum<T>& g) {
+  const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
+  std::vector<T> weight(std::max<int64_t>(in.window, 1));
+  std::vector<int64_t> token(weight.size());
+  T* dS = g.S.data();
+  for (int64_t n = in.T - 1; n >= 0; --n) {
+    const int64_t end = s.active_elements(n + 1);
+    const T a = retention(in, n);
+    const T* S_prev = &tape.S[n * D];
+    if (dO) gated_read_backward(&tape.S[(n + 1) * D], in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
+    const int64_t terms = write_terms(rule, in, n, weight.data(), token.data());
+    const int64_t rows = rows_touched(end, d_v);
+    T da = 0;
+    for (int64_t w = 0; w < terms; ++w) {
+      const T* k = in.k + token[w] * d_k;
+      const T* v = in.v + token[w] * d_v;
+      T* dk = &g.k[token[w] * d_k];
+      T* dv = &g.v[token[w] * d_v];
+      T dweight = 0;
+      for (int64_t i = 0; i < rows; ++i) {
+        const int64_t cols = active_cols(end, i, d_v);
+        T Wv = 0;  // (W v)_i with W = G ⊙ dS
+        for (int64_t j = 0; j < cols; ++j) {
+          const T Wij = dS[i * d_v + j];
+          Wv += Wij * v[j];
+          dv[j] += weight[w] * Wij * k[i];
+        }
+        dweight += k[i] * Wv;
+        dk[i] += weight[w] * Wv;
+      }
+      if (rule == Rule::linear) g.beta[n] += dweight;
+      else g.gamma[n * in.window + w] += dweight;
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t cols = active_cols(end, i, d_v);
+      for (int64_t j = 0; j < cols; ++j) {
+        da += dS[i * d_v + j] * S_prev[i * d_v + j];
+        dS[i * d_v + j] *= a;  // locked elements pass their adjoint through unchanged
+      }
+    }
+    g.a[n] += da;
+  }
+}
+
+template void hebbian_rule_forward<float>(Rule, const Schedule&, const RuleInputs<float>&, float*, RuleTape<float>&);
+template void hebbian_rule_forward<double>(Rule, const Schedule&, const RuleInputs<double>&, double*, RuleTape<double>&);
+template void hebbian_rule_backward<float>(Rule, const Schedule&, const RuleInputs<float>&, const RuleTape<float>&,
+                                           const float*, GradAccum<float>&);
+template void hebbian_rule_backward<double>(Rule, const Schedule&, const RuleInputs<double>&, const RuleTape<double>&,
+                                            const double*, GradAccum<double>&);
+
+}  // namespace proteus::memory::detail

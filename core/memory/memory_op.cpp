@@ -1,0 +1,404 @@
+// memory-op's reader and runner: IN.json's value -> MemoryOpRequest -> gated rule in float64 ->
+// OUT.json's value. Every refusal names the exact element path, so a user can find it in the file.
+#include "core/memory/memory_op.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <string_view>
+
+namespace proteus::memory {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string>& known_fields() {
+  static const std::vector<std::string> fields = {"rule", "E",   "N",    "schedule", "q",  "k",  "v",      "beta",
+                                                  "a",    "p",   "eta",  "gamma",    "S0", "dO", "dS", "comment"};
+  return fields;
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+std::string rule_names() {
+  std::vector<std::string> names;
+  for (Rule r : all_rules()) names.emplace_back(rule_name(r));
+  return join(names);
+}
+
+// Edit distance, to suggest "beta" for "bta": unknown keys are usually typos.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string unknown_key_reason(const std::string& key, const std::vector<std::string>& allowed,
+                               const std::string& where) {
+  std::string best;
+  size_t best_distance = 3;  // farther than 2 edits is not a typo of that name
+  for (const auto& name : allowed) {
+    const size_t d = edit_distance(key, name);
+    if (d < best_distance) best_distance = d, best = name;
+  }
+  std::string reason = "unknown field" + where;
+  if (!best.empty()) reason += ", did you mean '" + best + "'?";
+  return reason + " (expected " + join(allowed) + ")";
+}
+
+std::string format_number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return json(x).dump();  // shortest text that reads back as the same double
+}
+
+// What a value is, for "got ..." in messages; short and printable on one line.
+std::string describe(const json& j) {
+  if (j.is_number_float()) return format_number(j.get<double>());
+  if (j.is_number() || j.is_boolean() || j.is_null()) return j.dump();
+  if (j.is_string()) {
+    std::string text = j.dump(-1, ' ', true, json::error_handler_t::replace);
+    if (text.size() > 40) text = text.substr(0, 36) + "...\"";
+    return "string " + text;
+  }
+  if (j.is_array()) return j.empty() ? "[]" : "an array";
+  return "an object";
+}
+
+std::string indexed(const std::string& field, size_t i) { return field + "[" + std::to_string(i) + "]"; }
+
+// An array length: known (size >= 0, with where it came from) or to be taken from the data.
+struct Extent {
+  int64_t size = -1;
+  std::string from;  // "T from q" once known; the bare name ("T", "d_k") while unknown
+};
+
+double read_number(const json& j, const std::string& field) {
+  if (!j.is_number()) throw InputError(field, "expected a number, got " + describe(j));
+  const double x = j.get<double>();
+  if (!std::isfinite(x)) throw InputError(field, "must be a finite number, got " + format_number(x));
+  return x;
+}
+
+// A row of numbers; an unknown length is taken from the data and must be >= 1.
+void read_row(const json& j, const std::string& field, Extent& n, std::vector<double>& out) {
+  if (!j.is_array()) {
+    if (n.size < 0) throw InputError(field, "expected an array of numbers, got " + describe(j));
+    throw InputError(field, "expected an array of " + std::to_string(n.size) + " numbers (" + n.from + "), got " +
+                                describe(j));
+  }
+  const auto got = static_cast<int64_t>(j.size());
+  if (n.size < 0) {
+    if (got < 1) throw InputError(field, "must hold at least one number (" + n.from + " >= 1), got []");
+    n = {got, n.from + " from " + field};
+  } else if (got != n.size) {
+    throw InputError(field, "expected " + std::to_string(n.size) + " numbers (" + n.from + "), got " +
+                                std::to_string(got));
+  }
+  for (size_t i = 0; i < j.size(); ++i) out.push_back(read_number(j[i], indexed(field, i)));
+}
+
+// (rows, cols) numbers, row-major; unknown extents are taken from the data (rows from the array's
+// length, cols from row 0) and written back so later fields can be checked against them.
+void read_matrix(const json& j, const std::string& field, Extent& rows, Extent& cols, std::vector<double>& out) {
+  if (!j.is_array()) {
+    if (rows.size < 0) throw InputError(field, "expected an array of rows, got " + describe(j));
+    throw InputError(field, "expected an array of " + std::to_string(rows.size) + " rows (" + rows.from + "), got " +
+                                describe(j));
+  }
+  const auto got = static_cast<int64_t>(j.size());
+  if (rows.size < 0) {
+    if (got < 1) throw InputError(field, "must hold at least one row (" + rows.from + " >= 1), got []");
+    rows = {got, rows.from + " from " + field};
+  } else if (got != rows.size) {
+    throw InputError(field, "expected " + std::to_string(rows.size) + " rows (" + rows.from + "), got " +
+                                std::to_string(got));
+  }
+  out.reserve(out.size() + j.size() * std::max<int64_t>(cols.size, 1));
+  for (size_t i = 0; i < j.size(); ++i) read_row(j[i], indexed(field, i), cols, out);
+}
+
+// Values must lie in [lo, hi] with either end open; `range` is how the message writes it.
+void check_range(const std::vector<double>& values, const std::string& field, double lo, bool lo_open, double hi,
+                 bool hi_open, const std::string& range) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double x = values[i];
+    const bool below = lo_open ? !(x > lo) : !(x >= lo);
+    const bool above = hi_open ? !(x < hi) : !(x <= hi);
+    if (below || above) throw InputError(indexed(field, i), "must be in " + range + ", got " + format_number(x));
+  }
+}
+
+int64_t read_integer(const json& j, const std::string& field) {
+  if (j.is_number_unsigned()) {
+    const auto u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      throw InputError(field, "is too large, got " + j.dump());
+    return static_cast<int64_t>(u);
+  }
+  if (j.is_number_integer()) return j.get<int64_t>();
+  // 4.0 is accepted: writers such as Python's json.dump of a float give integers that way.
+  if (j.is_number_float()) {
+    const double x = j.get<double>();
+    if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) <= 9007199254740992.0) return static_cast<int64_t>(x);
+  }
+  throw InputError(field, "expected an integer, got " + describe(j));
+}
+
+const json* find(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// The schedule object, with fields relative to it ("type", "unlock[2]"); the caller prefixes "schedule".
+ScheduleSpec read_schedule(const json& j) {
+  if (!j.is_object())
+    throw InputError("", "expected an object like {\"type\": \"uniform\"}, got " + describe(j));
+  ScheduleSpec spec;
+  const json* type = find(j, "type");
+  if (!type) throw InputError("type", "required (one of " + join(schedule_types()) + ")");
+  if (!type->is_string()) throw InputError("type", "expected a string, got " + describe(*type));
+  spec.type = type->get<std::string>();
+  const auto& types = schedule_types();
+  if (std::find(types.begin(), types.end(), spec.type) == types.end())
+    throw InputError("type", "unknown schedule '" + spec.type + "' (expected " + join(types) + ")");
+
+  std::vector<std::string> allowed = {"type"};
+  if (spec.type == "power") allowed.push_back("p");
+  if (spec.type == "custom") allowed.push_back("unlock");
+  for (const auto& [key, value] : j.items())
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      throw InputError(key, unknown_key_reason(key, allowed, " for a " + spec.type + " schedule"));
+
+  if (spec.type == "power") {
+    if (const json* p = find(j, "p")) {
+      spec.power = read_number(*p, "p");
+      if (!(spec.power > 0.0)) throw InputError("p", "must be > 0 (1 is uniform), got " + format_number(spec.power));
+    }
+  }
+  if (spec.type == "custom") {
+    const json* unlock = find(j, "unlock");
+    if (!unlock) throw InputError("unlock", "required by a custom schedule: E positions, 1 = u_1 <= ... <= u_E");
+    if (!unlock->is_array())
+      throw InputError("unlock", "expected an array of E integer positions, got " + describe(*unlock));
+    for (size_t i = 0; i < unlock->size(); ++i) spec.unlock.push_back(read_integer((*unlock)[i], indexed("unlock", i)));
+  }
+  return spec;
+}
+
+// The request's buffers must match its shapes before raw pointers go to the rule.
+void check_buffer(const std::vector<double>& buffer, bool given, const char* name, int64_t rows, int64_t cols) {
+  const auto want = static_cast<size_t>(given ? rows * cols : 0);
+  if (buffer.size() != want)
+    throw InputError(name, "holds " + std::to_string(buffer.size()) + " numbers, its shape needs " +
+                               std::to_string(want));
+}
+
+void check_request(const MemoryOpRequest& r) {
+  if (r.T < 1) throw InputError("q", "must hold at least one row (T >= 1)");
+  if (r.d_k < 1) throw InputError("q[0]", "must hold at least one number (d_k >= 1)");
+  if (r.d_v < 1) throw InputError("v[0]", "must hold at least one number (d_v >= 1)");
+  check_buffer(r.q, true, "q", r.T, r.d_k);
+  check_buffer(r.k, true, "k", r.T, r.d_k);
+  check_buffer(r.v, true, "v", r.T, r.d_v);
+  check_buffer(r.beta, r.has_beta, "beta", r.T, 1);
+  check_buffer(r.a, r.has_a, "a", r.T, 1);
+  check_buffer(r.p, r.has_p, "p", r.T, r.d_k);
+  check_buffer(r.eta, r.has_eta, "eta", r.T, 1);
+  check_buffer(r.gamma, r.has_gamma, "gamma", r.T, r.window);
+  check_buffer(r.S0, r.has_S0, "S0", r.d_k, r.d_v);
+  check_buffer(r.dO, r.has_dO, "dO", r.T, r.d_v);
+  check_buffer(r.dS, r.has_dS, "dS", r.d_k, r.d_v);
+}
+
+// (rows, cols) as nested arrays; cols = 0 gives a flat array. JSON has no inf, so overflow is refused.
+json to_json(const std::string& name, const std::vector<double>& data, int64_t rows, int64_t cols) {
+  for (size_t n = 0; n < data.size(); ++n)
+    if (!std::isfinite(data[n])) {
+      const std::string at = cols == 0 ? indexed(name, n) : indexed(indexed(name, n / cols), n % cols);
+      throw InputError(at, "is " + format_number(data[n]) + " (float64 overflow; scale the inputs down)");
+    }
+  if (cols == 0) return json(data);
+  json out = json::array();
+  for (int64_t i = 0; i < rows; ++i)
+    out.push_back(json(std::vector<double>(data.begin() + i * cols, data.begin() + (i + 1) * cols)));
+  return out;
+}
+
+}  // namespace
+
+MemoryOpRequest parse_memory_op(const json& in) {
+  if (!in.is_object())
+    throw InputError("(top level)", "expected an object like {\"rule\": \"delta\", \"q\": ...}, got " + describe(in));
+  for (const auto& [key, value] : in.items())
+    if (std::find(known_fields().begin(), known_fields().end(), key) == known_fields().end())
+      throw InputError(key, unknown_key_reason(key, known_fields(), ""));
+  if (const json* comment = find(in, "comment")) {
+    const bool text = comment->is_string() ||
+                      (comment->is_array() && std::all_of(comment->begin(), comment->end(),
+                                                          [](const json& line) { return line.is_string(); }));
+    if (!text) throw InputError("comment", "expected a string or an array of strings, got " + describe(*comment));
+  }
+
+  MemoryOpRequest r;
+  const json* rule = find(in, "rule");
+  if (!rule) throw InputError("rule", "required (one of " + rule_names() + ")");
+  if (!rule->is_string()) throw InputError("rule", "expected a string, got " + describe(*rule));
+  const auto parsed_rule = rule_from_name(rule->get<std::string>());
+  if (!parsed_rule)
+    throw InputError("rule", "unknown rule '" + rule->get<std::string>() + "' (expected " + rule_names() + ")");
+  r.rule = *parsed_rule;
+  const std::string rule_text(rule_name(r.rule));
+
+  for (const char* name : {"q", "k", "v"})
+    if (!find(in, name)) throw InputError(name, "required");
+  Extent T{-1, "T"}, d_k{-1, "d_k"}, d_v{-1, "d_v"};
+  read_matrix(in["q"], "q", T, d_k, r.q);
+  read_matrix(in["k"], "k", T, d_k, r.k);
+  read_matrix(in["v"], "v", T, d_v, r.v);
+  r.T = T.size, r.d_k = d_k.size, r.d_v = d_v.size;
+
+  // Per-token scalars: T numbers, T taken from q.
+  const auto read_scalars = [&](const char* name, std::vector<double>& out) {
+    const json& j = in[name];
+    if (!j.is_array())
+      throw InputError(name, "expected an array of " + std::to_string(T.size) + " numbers (" + T.from + "), got " +
+                                 describe(j));
+    if (static_cast<int64_t>(j.size()) != T.size)
+      throw InputError(name, "expected " + std::to_string(T.size) + " numbers (" + T.from + "), got " +
+                                 std::to_string(j.size()));
+    for (size_t i = 0; i < j.size(); ++i) out.push_back(read_number(j[i], indexed(name, i)));
+  };
+  const auto refuse_unless = [&](const char* name, bool rule_takes_it, Rule owner) {
+    if (find(in, name) && !rule_takes_it)
+      throw InputError(name, "only rule " + std::string(rule_name(owner)) + " takes " + name + " (rule is " +
+                                 rule_text + ")");
+  };
+
+  if ((r.has_beta = find(in, "beta") != nullptr)) {
+    read_scalars("beta", r.beta);
+    check_range(r.beta, "beta", 0.0, false, 2.0, false, "[0, 2]");
+  } else if (rule_uses_beta(r.rule)) {
+    throw InputError("beta", "required by rule " + rule_text + " (T numbers in [0, 2])");
+  }
+  if ((r.has_a = find(in, "a") != nullptr)) {
+    read_scalars("a", r.a);
+    check_range(r.a, "a", 0.0, true, 1.0, false, "(0, 1]");
+  }
+  refuse_unless("p", rule_uses_p(r.rule), Rule::comba);
+  if ((r.has_p = find(in, "p") != nullptr)) read_matrix(in["p"], "p", T, d_k, r.p);
+  else if (rule_uses_p(r.rule)) throw InputError("p", "required by rule comba ((T, d_k) numbers, like k)");
+  refuse_unless("eta", rule_uses_eta(r.rule), Rule::titans);
+  if ((r.has_eta = find(in, "eta") != nullptr)) {
+    read_scalars("eta", r.eta);
+    check_range(r.eta, "eta", 0.0, false, 1.0, true, "[0, 1)");
+  }
+  refuse_unless("gamma", rule_uses_gamma(r.rule), Rule::swla);
+  if ((r.has_gamma = find(in, "gamma") != nullptr)) {
+    Extent c{-1, "c"};
+    read_matrix(in["gamma"], "gamma", T, c, r.gamma);
+    r.window = c.size;
+  } else if (rule_uses_gamma(r.rule)) {
+    throw InputError("gamma", "required by rule swla ((T, c) window weights, c >= 1)");
+  }
+  if ((r.has_S0 = find(in, "S0") != nullptr)) read_matrix(in["S0"], "S0", d_k, d_v, r.S0);
+  if ((r.has_dO = find(in, "dO") != nullptr)) read_matrix(in["dO"], "dO", T, d_v, r.dO);
+  if ((r.has_dS = find(in, "dS") != nullptr)) read_matrix(in["dS"], "dS", d_k, d_v, r.dS);
+
+  const int64_t D = r.D();
+  r.E = 1;
+  if (const json* E = find(in, "E")) r.E = read_integer(*E, "E");
+  if (r.E < 1 || r.E > D)
+    throw InputError("E", "must be in [1, " + std::to_string(D) + "] (the memory size D), got " + std::to_string(r.E));
+  r.N = r.T;
+  if (const json* N = find(in, "N")) r.N = read_integer(*N, "N");
+  if (r.N < 1) throw InputError("N", "must be >= 1 (the schedule's horizon in tokens), got " + std::to_string(r.N));
+
+  try {
+    if (const json* schedule = find(in, "schedule")) r.schedule = read_schedule(*schedule);
+    Schedule::make(r.schedule, D, r.E, r.N);  // the Schedule is the one judge of unlock lists
+  } catch (const InputError& e) {
+    if (e.field() == "E" || e.field() == "N" || e.field() == "D") throw;
+    throw e.under("schedule");
+  }
+  return r;
+}
+
+json run_memory_op(const MemoryOpRequest& r) {
+  check_request(r);
+  const Schedule schedule = Schedule::make(r.schedule, r.D(), r.E, r.N);
+  const auto given = [](const std::vector<double>& buffer, bool has) { return has ? buffer.data() : nullptr; };
+
+  RuleInputs<double> in;
+  in.T = r.T, in.d_k = r.d_k, in.d_v = r.d_v, in.window = r.window;
+  in.q = r.q.data(), in.k = r.k.data(), in.v = r.v.data();
+  in.beta = given(r.beta, r.has_beta);
+  in.a = given(r.a, r.has_a);
+  in.p = given(r.p, r.has_p);
+  in.eta = given(r.eta, r.has_eta);
+  in.gamma = given(r.gamma, r.has_gamma);
+  in.S0 = given(r.S0, r.has_S0);
+
+  std::vector<double> o(r.T * r.d_v), S(r.D());  // (T, d_v), (d_k, d_v)
+  RuleTape<double> tape;
+  gated_rule_forward(r.rule, schedule, in, o.data(), S.data(), r.wants_grads() ? &tape : nullptr);
+
+  json out;
+  out["rule"] = rule_name(r.rule);
+  out["D"] = r.D();
+  out["E"] = r.E;
+  out["N"] = r.N;
+  json spec = {{"type", r.schedule.type}, {"unlock", schedule.unlock()}};
+  if (r.schedule.type == "power") spec["p"] = r.schedule.power;
+  out["schedule"] = spec;
+  std::vector<int64_t> blocks, elements;
+  for (int64_t t = 1; t <= r.T; ++t) {
+    blocks.push_back(schedule.active_blocks(t));
+    elements.push_back(schedule.active_elements(t));
+  }
+  out["active_blocks"] = blocks;
+  out["active_elements"] = elements;
+  out["o"] = to_json("o", o, r.T, r.d_v);
+  out["S"] = to_json("S", S, r.d_k, r.d_v);
+  if (!r.wants_grads()) return out;
+
+  std::vector<double> dq(r.T * r.d_k), dk(r.T * r.d_k), dv(r.T * r.d_v), dbeta(r.T), da(r.T);
+  std::vector<double> dp(rule_uses_p(r.rule) ? r.T * r.d_k : 0), deta(rule_uses_eta(r.rule) ? r.T : 0);
+  std::vector<double> dgamma(rule_uses_gamma(r.rule) ? r.T * r.window : 0), dS0(r.D());
+  RuleGrads<double> grads;
+  grads.q = dq.data(), grads.k = dk.data(), grads.v = dv.data(), grads.beta = dbeta.data(), grads.a = da.data();
+  grads.p = rule_uses_p(r.rule) ? dp.data() : nullptr;
+  grads.eta = rule_uses_eta(r.rule) ? deta.data() : nullptr;
+  grads.gamma = rule_uses_gamma(r.rule) ? dgamma.data() : nullptr;
+  grads.S0 = dS0.data();
+  gated_rule_backward(r.rule, schedule, in, tape, given(r.dO, r.has_dO), given(r.dS, r.has_dS), grads);
+
+  json grad;
+  grad["q"] = to_json("grad.q", dq, r.T, r.d_k);
+  grad["k"] = to_json("grad.k", dk, r.T, r.d_k);
+  grad["v"] = to_json("grad.v", dv, r.T, r.d_v);
+  if (rule_uses_beta(r.rule) || r.has_beta) grad["beta"] = to_json("grad.beta", dbeta, r.T, 0);
+  grad["a"] = to_json("grad.a", da, r.T, 0);
+  if (rule_uses_p(r.rule)) grad["p"] = to_json("grad.p", dp, r.T, r.d_k);
+  if (rule_uses_eta(r.rule)) grad["eta"] = to_json("grad.eta", deta, r.T, 0);
+  if (rule_uses_gamma(r.rule)) grad["gamma"] = to_json("grad.gamma", dgamma, r.T, r.window);
+  grad["S0"] = to_json("grad.S0", dS0, r.d_k, r.d_v);
+  out["grad"] = grad;
+  return out;
+}
+
+}  // namespace proteus::memory

@@ -1,0 +1,63 @@
+// `proteus memory-op` (SPEC section 4) without the process around it: read IN.json's value into a
+// checked request, run one head of one rule in float64, and build OUT.json's value. No file IO and
+// no exit here, so the command, the tests and later the window share one reader.
+// This is the one place in core/memory that knows JSON.
+//
+// Field rules beyond the SPEC's ranges: E and N are integers (N defaults to T); schedule defaults
+// to {"type": "uniform"}; unknown keys (top level or inside schedule) are refused so that typos do
+// not pass silently; a top-level "comment" (a string or an array of strings) is allowed and
+// ignored, so example files can explain themselves. Gradients are computed when dO or dS is given
+// (a missing one counts as zero), since L = sum_t <dO_t, o_t> + <dS, S_T> is defined by either.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/memory/gated_rule.hpp"
+#include "core/memory/input_error.hpp"
+#include "core/memory/schedule.hpp"
+
+namespace proteus::memory {
+
+// A checked memory-op input. Buffers are row-major, shapes as in RuleInputs; a buffer whose
+// has_* flag is false is empty.
+struct MemoryOpRequest {
+  Rule rule = Rule::linear;
+  int64_t E = 1;           // blocks, in [1, D]
+  int64_t N = 1;           // schedule horizon; T when IN.json has none
+  ScheduleSpec schedule;   // validated against D, E, N by parse_memory_op
+  int64_t T = 0;           // tokens: rows of q
+  int64_t d_k = 0;         // key width: length of q[0]
+  int64_t d_v = 0;         // value width: length of v[0]
+  int64_t window = 0;      // swla's c: length of gamma[0]; 0 for other rules
+  std::vector<double> q;      // (T, d_k)
+  std::vector<double> k;      // (T, d_k)
+  std::vector<double> v;      // (T, d_v)
+  std::vector<double> beta;   // (T)        in [0, 2]; required by all rules but swla
+  std::vector<double> a;      // (T)        in (0, 1]; absent = 1
+  std::vector<double> p;      // (T, d_k)   comba only
+  std::vector<double> eta;    // (T)        in [0, 1); titans only, absent = 0
+  std::vector<double> gamma;  // (T, window) swla only
+  std::vector<double> S0;     // (d_k, d_v) absent = 0
+  std::vector<double> dO;     // (T, d_v)   absent = 0
+  std::vector<double> dS;     // (d_k, d_v) absent = 0
+  bool has_beta = false, has_a = false, has_p = false, has_eta = false, has_gamma = false;
+  bool has_S0 = false, has_dO = false, has_dS = false;
+
+  int64_t D() const { return d_k * d_v; }
+  bool wants_grads() const { return has_dO || has_dS; }
+};
+
+// Checks everything SPEC section 4 lists (shapes, ranges, finiteness, the schedule against D, E, N)
+// and throws InputError naming the field path: "q[3]", "beta[2]", "schedule.unlock[2]".
+MemoryOpRequest parse_memory_op(const nlohmann::json& in);
+
+// Runs the CPU reference. Returns {"rule", "D", "E", "N", "schedule": {"type", "unlock", ...},
+// "active_blocks": (T), "active_elements": (T), "o": (T, d_v), "S": (d_k, d_v)} and, when
+// wants_grads(), "grad": {"q", "k", "v", "a", "S0", "beta" (unless swla without beta),
+// "p" (comba), "eta" (titans), "gamma" (swla)} shaped like the inputs. Throws InputError naming
+// the output (e.g. "o[2][0]") if float64 overflows, since JSON cannot carry inf.
+nlohmann::json run_memory_op(const MemoryOpRequest& request);
+
+}  // namespace proteus::memory

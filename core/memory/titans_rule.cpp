@@ -1,0 +1,105 @@
+// Titans with a linear memory, momentum and forgetting, gated elementwise:
+//   Z_t = eta Z - beta k (Sg^T k - v)^T,   S_t = a S + Z_t
+// with Sg = G ⊙ S_{t-1} and Z_0 = 0; locked elements of both S and Z are never written.
+#include <algorithm>
+
+#include "core/memory/active_prefix.hpp"
+#include "core/memory/rule_family.hpp"
+
+namespace proteus::memory::detail {
+
+template <class T>
+void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, T* o, RuleTape<T>& tape) {
+  const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
+  std::vector<T> err(d_v);
+  for (int64_t n = 0; n < in.T; ++n) {
+    const int64_t end = s.active_elements(n + 1);
+    const T a = retention(in, n);
+    const T eta = in.eta ? in.eta[n] : T(0);
+    const T beta = in.beta[n];
+    const T* k = in.k + n * d_k;
+    const T* v = in.v + n * d_v;
+    const T* S_prev = &tape.S[n * D];
+    const T* Z_prev = &tape.Z[n * D];
+    T* S = &tape.S[(n + 1) * D];
+    T* Z = &tape.Z[(n + 1) * D];
+    std::copy(S_prev, S_prev + D, S);
+    std::copy(Z_prev, Z_prev + D, Z);
+    gated_predict(S_prev, k, end, d_v, err.data());
+    for (int64_t j = 0; j < d_v; ++j) err[j] -= v[j];  // the surprise Sg^T k - v
+    const int64_t rows = rows_touched(end, d_v);
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t cols = active_cols(end, i, d_v);
+      for (int64_t j = 0; j < cols; ++j) {
+        Z[i * d_v + j] = eta * Z[i * d_v + j] - (beta * k[i]) * err[j];
+        S[i * d_v + j] = a * S[i * d_v + j] + Z[i * d_v + j];
+      }
+    }
+    gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
+  }
+}
+
+template <class T>
+void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, const RuleTape<T>& tape, const T* dO,
+                          GradAccum<T>& g) {
+  const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
+  std::vector<T> err(d_v), derr(d_v);
+  std::vector<T> dZ_buf(D, T(0));  // adjoint of Z_t; Z_0 is a constant, so it is dropped at the end
+  T* dS = g.S.data();
+  T* dZ = dZ_buf.data();
+  for (int64_t n = in.T - 1; n >= 0; --n) {
+    const int64_t end = s.active_elements(n + 1);
+    const T a = retention(in, n);
+    const T eta = in.eta ? in.eta[n] : T(0);
+    const T beta = in.beta[n];
+    const T* k = in.k + n * d_k;
+    const T* v = in.v + n * d_v;
+    const T* S_prev = &tape.S[n * D];
+    const T* Z_prev = &tape.Z[n * D];
+    if (dO) gated_read_backward(&tape.S[(n + 1) * D], in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
+    gated_predict(S_prev, k, end, d_v, err.data());
+    for (int64_t j = 0; j < d_v; ++j) err[j] -= v[j];
+
+    const int64_t rows = rows_touched(end, d_v);
+    std::fill(derr.begin(), derr.end(), T(0));
+    T da = 0, deta = 0, dbeta = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t cols = active_cols(end, i, d_v);
+      T Ve = 0;
+      for (int64_t j = 0; j < cols; ++j) {
+        const int64_t x = i * d_v + j;
+        const T V = dZ[x] + dS[x];  // Z_t reaches the loss directly and through S_t
+        da += dS[x] * S_prev[x];
+        deta += V * Z_prev[x];
+        Ve += V * err[j];
+        derr[j] -= beta * V * k[i];
+        dZ[x] = eta * V;
+      }
+      dbeta -= k[i] * Ve;
+      g.k[n * d_k + i] -= beta * Ve;
+    }
+    // Through err = (G ⊙ S_prev)^T k - v.
+    for (int64_t j = 0; j < d_v; ++j) g.v[n * d_v + j] -= derr[j];
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t cols = active_cols(end, i, d_v);
+      T acc = 0;
+      for (int64_t j = 0; j < cols; ++j) {
+        acc += S_prev[i * d_v + j] * derr[j];
+        dS[i * d_v + j] = a * dS[i * d_v + j] + k[i] * derr[j];
+      }
+      g.k[n * d_k + i] += acc;
+    }
+    g.a[n] += da;
+    g.eta[n] += deta;
+    g.beta[n] += dbeta;
+  }
+}
+
+template void titans_rule_forward<float>(const Schedule&, const RuleInputs<float>&, float*, RuleTape<float>&);
+template void titans_rule_forward<double>(const Schedule&, const RuleInputs<double>&, double*, RuleTape<double>&);
+template void titans_rule_backward<float>(const Schedule&, const RuleInputs<float>&, const RuleTape<float>&,
+                                          const float*, GradAccum<float>&);
+template void titans_rule_backward<double>(const Schedule&, const RuleInputs<double>&, const RuleTape<double>&,
+                                           const double*, GradAccum<double>&);
+
+}  // namespace proteus::memory::detail

@@ -1,0 +1,214 @@
+#include "core/model/memory_mixer.hpp"
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace proteus::model {
+
+template <class T>
+MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const std::string& prefix, int C,
+                            const config::MixerConfig& cfg, const memory::Schedule& schedule, double std,
+                            double out_std, double norm_eps)
+    : be_(be),
+      cfg_(cfg),
+      rule_(*memory::rule_from_name(cfg.rule)),
+      schedule_(schedule),
+      C_(C),
+      H_(cfg.heads),
+      d_(cfg.d_head),
+      K_(cfg.conv),
+      c_(cfg.window),
+      norm_eps_(static_cast<T>(norm_eps)) {
+  const int HD = H_ * d_;
+  const double conv_bound = K_ > 0 ? 1.0 / std::sqrt(static_cast<double>(K_)) : 0.0;  // PyTorch's conv1d init
+  for (auto [s, name] : {std::pair{&q_, "q"}, std::pair{&k_, "k"}, std::pair{&v_, "v"}}) {
+    s->w = table.add(prefix + "." + name + "_proj.weight", {HD, C}, Init::normal, std, true);
+    if (K_ > 0) s->conv = table.add(prefix + "." + name + "_conv.weight", {HD, K_}, Init::uniform, conv_bound, false);
+  }
+  if (memory::rule_uses_beta(rule_)) wb_ = table.add(prefix + ".b_proj.weight", {H_, C}, Init::normal, std, true);
+  if (cfg.decay) {
+    wa_ = table.add(prefix + ".a_proj.weight", {H_, C}, Init::normal, std, true);
+    a_log_ = table.add(prefix + ".A_log", {H_}, Init::log_uniform_a, 0, false);
+    dt_bias_ = table.add(prefix + ".dt_bias", {H_}, Init::dt_bias, 0, false);
+  }
+  if (memory::rule_uses_eta(rule_)) weta_ = table.add(prefix + ".eta_proj.weight", {H_, C}, Init::normal, std, true);
+  if (memory::rule_uses_gamma(rule_))
+    wgamma_ = table.add(prefix + ".gamma_proj.weight", {H_ * c_, C}, Init::normal, std, true);
+  if (memory::rule_uses_p(rule_)) dcomba_ = table.add(prefix + ".d", {H_}, Init::zeros, 0, false);
+  onorm_ = table.add(prefix + ".o_norm.weight", {d_}, Init::ones, 0, false);
+  wo_ = table.add(prefix + ".o_proj.weight", {C, HD}, Init::normal, out_std, true);
+}
+
+template <class T>
+void MemoryMixer<T>::bind(T* params, T* grads) {
+  params_ = params;
+  grads_ = grads;
+}
+
+template <class T>
+backend::MemoryRuleArgs<T> MemoryMixer<T>::rule_args() const {
+  backend::MemoryRuleArgs<T> args;
+  args.rule = rule_;
+  args.schedule = &schedule_;
+  args.B = B_, args.T = T_, args.H = H_, args.d_k = d_, args.d_v = d_, args.window = c_;
+  args.q = memory::rule_uses_p(rule_) ? qx_.get() : qn_.get();
+  args.k = kn_;
+  args.v = v_.act;
+  args.beta = memory::rule_uses_beta(rule_) ? beta_.get() : nullptr;
+  args.a = cfg_.decay ? a_.get() : nullptr;
+  args.p = memory::rule_uses_p(rule_) ? kn_.get() : nullptr;
+  args.eta = memory::rule_uses_eta(rule_) ? eta_.get() : nullptr;
+  args.gamma = memory::rule_uses_gamma(rule_) ? gamma_.get() : nullptr;
+  return args;
+}
+
+template <class T>
+void MemoryMixer<T>::stream_forward(Stream& s, const T* in, int width) {
+  const size_t n = static_cast<size_t>(N_) * width;
+  be_.matmul_forward(s.proj.reserve(be_, n), in, params_ + s.w, N_, C_, width);
+  if (K_ > 0)
+    be_.conv_silu_forward(s.act.reserve(be_, n), s.pre.reserve(be_, n), s.proj, params_ + s.conv, B_, T_, width, K_);
+  else
+    be_.copy(s.act.reserve(be_, n), s.proj, n);
+}
+
+// din = W^T (d proj); `first` overwrites din, later streams add to it.
+template <class T>
+void MemoryMixer<T>::stream_backward(Stream& s, T* din, bool first, int width) {
+  const size_t n = static_cast<size_t>(N_) * width, nc = static_cast<size_t>(N_) * C_;
+  T* dproj = s.dproj.reserve(be_, n);
+  if (K_ > 0)
+    be_.conv_silu_backward(dproj, grads_ + s.conv, s.dact, s.proj, params_ + s.conv, s.pre, B_, T_, width, K_);
+  else
+    be_.copy(dproj, s.dact, n);
+  T* target = first ? din : tmp_.reserve(be_, nc);
+  be_.matmul_backward(target, grads_ + s.w, dproj, in_, params_ + s.w, N_, C_, width);
+  if (!first) be_.axpy(din, T(1), tmp_, nc);
+}
+
+template <class T>
+void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
+  B_ = B, T_ = Tn, N_ = B * Tn, in_ = in;
+  const int HD = H_ * d_, NH = N_ * H_;
+  const size_t n = static_cast<size_t>(N_) * HD;
+  stream_forward(q_, in, HD);
+  stream_forward(k_, in, HD);
+  stream_forward(v_, in, HD);
+  const T l2_eps = T(1e-6);
+  be_.l2norm_forward(qn_.reserve(be_, n), rq_.reserve(be_, NH), q_.act, NH, d_, l2_eps);
+  be_.l2norm_forward(kn_.reserve(be_, n), rk_.reserve(be_, NH), k_.act, NH, d_, l2_eps);
+  if (memory::rule_uses_p(rule_)) {
+    // q <- q - d_h p with p = k, per head h.
+    std::vector<T> dh(H_);
+    be_.download(dh.data(), params_ + dcomba_, H_);
+    be_.copy(qx_.reserve(be_, n), qn_, n);
+    for (int t = 0; t < N_; ++t)
+      for (int h = 0; h < H_; ++h) {
+        const size_t off = (static_cast<size_t>(t) * H_ + h) * d_;
+        be_.axpy(qx_.get() + off, -dh[h], kn_.get() + off, d_);
+      }
+  }
+  if (memory::rule_uses_beta(rule_)) {
+    be_.matmul_forward(beta_pre_.reserve(be_, NH), in, params_ + wb_, N_, C_, H_);
+    be_.sigmoid_forward(beta_.reserve(be_, NH), beta_pre_, NH);
+  }
+  if (cfg_.decay) {
+    be_.matmul_forward(a_pre_.reserve(be_, NH), in, params_ + wa_, N_, C_, H_);
+    be_.decay_forward(a_.reserve(be_, NH), a_pre_, params_ + a_log_, params_ + dt_bias_, N_, H_);
+  }
+  if (memory::rule_uses_eta(rule_)) {
+    be_.matmul_forward(eta_pre_.reserve(be_, NH), in, params_ + weta_, N_, C_, H_);
+    be_.sigmoid_forward(eta_.reserve(be_, NH), eta_pre_, NH);
+  }
+  if (memory::rule_uses_gamma(rule_)) {
+    const size_t ng = static_cast<size_t>(NH) * c_;
+    be_.matmul_forward(gamma_pre_.reserve(be_, ng), in, params_ + wgamma_, N_, C_, H_ * c_);
+    be_.sigmoid_forward(gamma_.reserve(be_, ng), gamma_pre_, ng);
+  }
+  rule_state_ = be_.memory_rule_forward(o_.reserve(be_, n), rule_args());
+  be_.rmsnorm_forward(on_.reserve(be_, n), orstd_.reserve(be_, NH), o_, params_ + onorm_, NH, d_, norm_eps_);
+  be_.matmul_forward(out, on_, params_ + wo_, N_, HD, C_);
+}
+
+template <class T>
+void MemoryMixer<T>::backward(T* din, const T* dout) {
+  const int HD = H_ * d_, NH = N_ * H_;
+  const size_t n = static_cast<size_t>(N_) * HD;
+  be_.matmul_backward(don_.reserve(be_, n), grads_ + wo_, dout, on_, params_ + wo_, N_, HD, C_);
+  be_.rmsnorm_backward(do_.reserve(be_, n), grads_ + onorm_, don_, o_, params_ + onorm_, orstd_, NH, d_);
+
+  backend::MemoryRuleGrads<T> g;
+  g.q = dqx_.reserve(be_, n);
+  g.k = dkr_.reserve(be_, n);
+  g.v = v_.dact.reserve(be_, n);
+  if (memory::rule_uses_beta(rule_)) g.beta = dbeta_.reserve(be_, NH);
+  if (cfg_.decay) g.a = da_.reserve(be_, NH);
+  if (memory::rule_uses_p(rule_)) g.p = dp_.reserve(be_, n);
+  if (memory::rule_uses_eta(rule_)) g.eta = deta_.reserve(be_, NH);
+  if (memory::rule_uses_gamma(rule_)) g.gamma = dgamma_.reserve(be_, static_cast<size_t>(NH) * c_);
+  be_.memory_rule_backward(g, do_, rule_args(), *rule_state_);
+
+  // Back to the normalised q, k: comba's q = qn - d_h kn and p = kn also reach kn.
+  T* dqn = dqn_.reserve(be_, n);
+  T* dkn = dkn_.reserve(be_, n);
+  be_.copy(dqn, dqx_, n);
+  be_.copy(dkn, dkr_, n);
+  if (memory::rule_uses_p(rule_)) {
+    std::vector<T> dh(H_), ddh(H_, T(0)), host_dq(n), host_k(n);
+    be_.download(dh.data(), params_ + dcomba_, H_);
+    be_.download(host_dq.data(), dqx_, n);
+    be_.download(host_k.data(), kn_, n);
+    be_.axpy(dkn, T(1), dp_, n);
+    for (int t = 0; t < N_; ++t)
+      for (int h = 0; h < H_; ++h) {
+        const size_t off = (static_cast<size_t>(t) * H_ + h) * d_;
+        be_.axpy(dkn + off, -dh[h], dqx_.get() + off, d_);
+        for (int i = 0; i < d_; ++i) ddh[h] -= host_dq[off + i] * host_k[off + i];
+      }
+    std::vector<T> acc(H_);
+    be_.download(acc.data(), grads_ + dcomba_, H_);
+    for (int h = 0; h < H_; ++h) acc[h] += ddh[h];
+    be_.upload(grads_ + dcomba_, acc.data(), H_);
+  }
+  be_.l2norm_backward(q_.dact.reserve(be_, n), dqn, qn_, rq_, NH, d_);
+  be_.l2norm_backward(k_.dact.reserve(be_, n), dkn, kn_, rk_, NH, d_);
+
+  stream_backward(q_, din, true, HD);
+  stream_backward(k_, din, false, HD);
+  stream_backward(v_, din, false, HD);
+
+  const size_t nc = static_cast<size_t>(N_) * C_;
+  auto gate_to_input = [&](size_t w, const T* dpre, int width) {
+    be_.matmul_backward(tmp_.reserve(be_, nc), grads_ + w, dpre, in_, params_ + w, N_, C_, width);
+    be_.axpy(din, T(1), tmp_, nc);
+  };
+  if (memory::rule_uses_beta(rule_)) {
+    be_.sigmoid_backward(dpre_.reserve(be_, NH), dbeta_, beta_, NH);
+    gate_to_input(wb_, dpre_, H_);
+  }
+  if (cfg_.decay) {
+    be_.decay_backward(dpre_.reserve(be_, NH), grads_ + a_log_, grads_ + dt_bias_, da_, a_, a_pre_,
+                       params_ + a_log_, params_ + dt_bias_, N_, H_);
+    gate_to_input(wa_, dpre_, H_);
+  }
+  if (memory::rule_uses_eta(rule_)) {
+    be_.sigmoid_backward(dpre_.reserve(be_, NH), deta_, eta_, NH);
+    gate_to_input(weta_, dpre_, H_);
+  }
+  if (memory::rule_uses_gamma(rule_)) {
+    const size_t ng = static_cast<size_t>(NH) * c_;
+    be_.sigmoid_backward(dpre_.reserve(be_, ng), dgamma_, gamma_, ng);
+    gate_to_input(wgamma_, dpre_, H_ * c_);
+  }
+}
+
+template <class T>
+void MemoryMixer<T>::block_norms(T* out, int n_blocks) const {
+  be_.memory_block_norms(out, rule_args(), *rule_state_, n_blocks);
+}
+
+template class MemoryMixer<float>;
+template class MemoryMixer<double>;
+
+}  // namespace proteus::model

@@ -1,0 +1,61 @@
+// The memory mixer of SPEC section 5, in fla's layer conventions, for every gated rule:
+//   q, k, v = W x  ->  short causal depthwise conv (width K) + SiLU  ->  q, k L2-normalised per head
+//   beta = sigmoid(W_b x); a = exp(-exp(A_log) softplus(W_a x + dt_bias)) when decaying
+//   comba: p = k, q <- q - d_h p;  titans: eta = sigmoid(W_eta x);  swla: gamma = sigmoid(W_g x)
+//   o = gated rule (E blocks on the schedule)  ->  per-head RMSNorm  ->  output map.
+// The normalised q, k are masked inside the rule ("normalise, then mask"); E = 1 is the baseline.
+#pragma once
+#include <memory>
+
+#include "core/config/config.hpp"
+#include "core/model/buffer.hpp"
+#include "core/model/layer.hpp"
+
+namespace proteus::model {
+
+template <class T>
+class MemoryMixer final : public Layer<T> {
+ public:
+  MemoryMixer(backend::Backend<T>& be, ParamTable& table, const std::string& prefix, int C,
+              const config::MixerConfig& cfg, const memory::Schedule& schedule, double std, double out_std,
+              double norm_eps);
+  void bind(T* params, T* grads) override;
+  void forward(T* out, const T* in, int B, int Tn) override;
+  void backward(T* din, const T* dout) override;
+
+  // Block norms of the states of the last forward: out (B, H, T, n_blocks) on the backend.
+  void block_norms(T* out, int n_blocks) const;
+  int heads() const { return H_; }
+
+ private:
+  backend::MemoryRuleArgs<T> rule_args() const;
+  // Projection + optional conv: fills pre-conv, conv pre-activation and output of one stream.
+  struct Stream {
+    size_t w = 0, conv = 0;  // offsets of the projection (H d, C) and conv weight (H d, K)
+    Buffer<T> proj, pre, act, dact, dproj;
+  };
+  void stream_forward(Stream& s, const T* in, int width);
+  void stream_backward(Stream& s, T* din, bool first, int width);
+
+  backend::Backend<T>& be_;
+  config::MixerConfig cfg_;
+  memory::Rule rule_;
+  memory::Schedule schedule_;
+  int C_, H_, d_, K_, c_;
+  T norm_eps_;
+  int B_ = 0, T_ = 0, N_ = 0;
+  T* params_ = nullptr;
+  T* grads_ = nullptr;
+  const T* in_ = nullptr;
+
+  Stream q_, k_, v_;
+  size_t wb_ = 0, wa_ = 0, a_log_ = 0, dt_bias_ = 0, weta_ = 0, wgamma_ = 0, dcomba_ = 0, onorm_ = 0, wo_ = 0;
+  Buffer<T> qn_, kn_, rq_, rk_, qx_;                 // normalised q, k (N, H d), their rnorms (N H), comba's q
+  Buffer<T> beta_pre_, beta_, a_pre_, a_, eta_pre_, eta_, gamma_pre_, gamma_;
+  Buffer<T> o_, on_, orstd_;                         // rule output, normed (N, H d), rstd (N H)
+  std::unique_ptr<backend::OpState> rule_state_;
+  // Gradients of the activations above.
+  Buffer<T> dqx_, dkr_, dp_, dqn_, dkn_, dbeta_, da_, deta_, dgamma_, dpre_, do_, don_, tmp_;
+};
+
+}  // namespace proteus::model

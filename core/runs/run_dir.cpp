@@ -1,0 +1,405 @@
+// The run directory's writer and reader. Metrics go through one O_APPEND descriptor, one write()
+// per line, so lines from a crashed or concurrent writer are never interleaved mid-line; every
+// other file is replaced whole by write_file_atomically.
+#include "core/runs/run_dir.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <stdexcept>
+
+#include "core/config/config_json.hpp"
+#include "core/memory/input_error.hpp"
+#include "core/runs/atomic_file.hpp"
+
+namespace proteus::runs {
+namespace {
+
+using nlohmann::json;
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+bool is_fixed_file(const std::string& file) {
+  return file == kConfigFile || file == kMetricsFile || file == kStatusFile;
+}
+
+// A file name inside the run directory: one component, visible, no separators.
+void check_plain_name(const std::string& file) {
+  if (file.empty() || file.front() == '.' || file.find('/') != std::string::npos ||
+      file.find('\\') != std::string::npos || file.find('\0') != std::string::npos)
+    throw InputError("file", "must be a plain file name inside the run directory, got \"" + file + "\"");
+}
+
+void check_result_name(const std::string& file, const std::string& extension) {
+  check_plain_name(file);
+  if (is_fixed_file(file)) throw InputError("file", "\"" + file + "\" is the run's own file, not a result");
+  if (file.size() <= extension.size() || file.compare(file.size() - extension.size(), extension.size(), extension) != 0)
+    throw InputError("file", "a result written this way must end in " + extension + ", got \"" + file + "\"");
+}
+
+std::string pretty(const json& value) {
+  return value.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string shortest(double x) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(x);
+}
+
+void write_status(const std::filesystem::path& dir, RunState state, const std::string& message, int64_t step) {
+  const json status = {{"state", state_name(state)}, {"message", message}, {"step", step}, {"updated", utc_now()}};
+  write_file_atomically(dir / kStatusFile, pretty(status));
+}
+
+json parse_file(const std::filesystem::path& path) {
+  const std::string text = read_whole_file(path);
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(path.generic_string(), std::string("not valid JSON: ") + e.what());
+  }
+}
+
+}  // namespace
+
+const char* state_name(RunState s) {
+  switch (s) {
+    case RunState::running: return "running";
+    case RunState::finished: return "finished";
+    case RunState::cancelled: return "cancelled";
+    case RunState::failed: return "failed";
+  }
+  return "failed";
+}
+
+RunState parse_state(const std::string& name) {
+  for (RunState s : {RunState::running, RunState::finished, RunState::cancelled, RunState::failed})
+    if (name == state_name(s)) return s;
+  throw InputError("state", "unknown run state \"" + name + "\" (expected running, finished, cancelled or failed)");
+}
+
+// ---- RunWriter ---------------------------------------------------------------------------------
+
+int RunWriter::open_metrics(const std::filesystem::path& dir) {
+  const std::filesystem::path path = dir / kMetricsFile;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(path.generic_string() + ": cannot open for appending: " + std::strerror(errno));
+  return fd;
+}
+
+RunWriter RunWriter::create(const std::filesystem::path& runs_dir, const std::string& name, const json& config) {
+  check_plain_name(name);
+  std::filesystem::create_directories(runs_dir);
+  std::filesystem::path dir;
+  for (int n = 1;; ++n) {
+    dir = runs_dir / (n == 1 ? name : name + "-" + std::to_string(n));
+    // create_directory is mkdir: false when the name is taken, even by a run started this instant.
+    if (std::filesystem::create_directory(dir)) break;
+  }
+  // The config first: a directory with a config.json is a run (list_runs), and its status may follow.
+  write_file_atomically(dir / kConfigFile, pretty(config));
+  write_status(dir, RunState::running, "", 0);
+  return RunWriter(dir, open_metrics(dir));
+}
+
+RunWriter RunWriter::resume(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_regular_file(dir / kConfigFile))
+    throw InputError(dir.generic_string(), "not a run directory (no config.json)");
+  const std::filesystem::path metrics = dir / kMetricsFile;
+  if (std::filesystem::exists(metrics)) {
+    const std::string text = read_whole_file(metrics);
+    const size_t last_newline = text.rfind('\n');
+    const size_t keep = last_newline == std::string::npos ? 0 : last_newline + 1;
+    if (keep != text.size()) std::filesystem::resize_file(metrics, keep);  // the torn line of a crash
+  }
+  int64_t step = 0;
+  try {
+    step = RunReader::open(dir).status().step;
+  } catch (const InputError&) {
+    // An unreadable status is replaced below; the step restarts from what the caller reports next.
+  }
+  write_status(dir, RunState::running, "resumed", step);
+  return RunWriter(dir, open_metrics(dir));
+}
+
+RunWriter::RunWriter(RunWriter&& other) noexcept : dir_(std::move(other.dir_)), metrics_fd_(other.metrics_fd_) {
+  other.metrics_fd_ = -1;
+}
+
+RunWriter& RunWriter::operator=(RunWriter&& other) noexcept {
+  if (this != &other) {
+    if (metrics_fd_ >= 0) ::close(metrics_fd_);
+    dir_ = std::move(other.dir_);
+    metrics_fd_ = other.metrics_fd_;
+    other.metrics_fd_ = -1;
+  }
+  return *this;
+}
+
+RunWriter::~RunWriter() {
+  if (metrics_fd_ >= 0) ::close(metrics_fd_);
+}
+
+void RunWriter::append_metrics(const json& record) {
+  if (!record.is_object()) throw std::invalid_argument("metrics: a record is a JSON object, got " + record.dump());
+  if (metrics_fd_ < 0) throw std::logic_error("metrics: this RunWriter was moved from");
+  const std::string line = record.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(metrics_fd_, line.data() + done, line.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error((dir_ / kMetricsFile).generic_string() + ": cannot append: " + std::strerror(errno));
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+void RunWriter::write_json(const std::string& file, const json& value) {
+  check_result_name(file, ".json");
+  write_file_atomically(dir_ / file, pretty(value));
+}
+
+void RunWriter::write_csv(const std::string& file, const std::vector<std::string>& header,
+                          const std::vector<std::vector<std::string>>& rows) {
+  check_result_name(file, ".csv");
+  write_file_atomically(dir_ / file, format_csv(header, rows));
+}
+
+void RunWriter::write_csv(const std::string& file, const std::vector<std::string>& header,
+                          const std::vector<std::vector<double>>& rows) {
+  std::vector<std::vector<std::string>> text(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (double x : rows[r]) text[r].push_back(shortest(x));
+  write_csv(file, header, text);
+}
+
+void RunWriter::set_status(RunState state, const std::string& message, int64_t step) {
+  write_status(dir_, state, message, step);
+}
+
+std::filesystem::path RunWriter::path(const std::string& file) const {
+  check_plain_name(file);
+  return dir_ / file;
+}
+
+// ---- MetricsTail -------------------------------------------------------------------------------
+
+std::vector<json> MetricsTail::poll() {
+  std::vector<json> out;
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) return out;
+  in.seekg(static_cast<std::streamoff>(offset_));
+  std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Only whole lines: text after the last newline is a line still being written, or torn by a crash.
+  size_t begin = 0;
+  for (size_t nl = chunk.find('\n'); nl != std::string::npos; nl = chunk.find('\n', begin)) {
+    const std::string_view line(chunk.data() + begin, nl - begin);
+    const std::string where = path_.generic_string() + ":" + std::to_string(lines_ + 1);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
+      json record;
+      try {
+        record = json::parse(line);
+      } catch (const json::parse_error& e) {
+        throw InputError(where, std::string("not a JSON object: ") + e.what());
+      }
+      if (!record.is_object()) throw InputError(where, "not a JSON object: " + config::describe_json(record));
+      out.push_back(std::move(record));
+    }
+    ++lines_;
+    begin = nl + 1;
+    offset_ += line.size() + 1;
+  }
+  return out;
+}
+
+// ---- RunReader ---------------------------------------------------------------------------------
+
+RunReader RunReader::open(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_regular_file(dir / kConfigFile))
+    throw InputError(dir.generic_string(), "not a run directory (no config.json)");
+  return RunReader(dir);
+}
+
+json RunReader::config() const { return parse_file(dir_ / kConfigFile); }
+
+config::RunConfig RunReader::run_config() const {
+  try {
+    return config::parse_run_config(config());
+  } catch (const InputError& e) {
+    throw InputError((dir_ / kConfigFile).generic_string() + ": " + e.field(), e.reason());
+  }
+}
+
+std::vector<json> RunReader::metrics() const { return MetricsTail(dir_ / kMetricsFile).poll(); }
+
+RunStatus RunReader::status() const {
+  const std::filesystem::path path = dir_ / kStatusFile;
+  RunStatus status;
+  if (!std::filesystem::exists(path)) return status;  // between config.json and the first status
+  const json j = parse_file(path);
+  const std::string where = path.generic_string();
+  if (!j.is_object()) throw InputError(where, "expected a JSON object");
+  try {
+    status.state = parse_state(j.at("state").get<std::string>());
+    if (j.contains("message")) status.message = j["message"].get<std::string>();
+    if (j.contains("step")) status.step = j["step"].get<int64_t>();
+    if (j.contains("updated")) status.updated = j["updated"].get<std::string>();
+  } catch (const json::exception& e) {
+    throw InputError(where, std::string("malformed status: ") + e.what());
+  } catch (const InputError& e) {
+    throw InputError(where + ": " + e.field(), e.reason());
+  }
+  return status;
+}
+
+std::vector<std::string> RunReader::results() const {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string file = entry.path().filename().string();
+    const std::string ext = entry.path().extension().string();
+    if (is_fixed_file(file) || is_temporary_name(file) || file.front() == '.') continue;
+    if (ext == ".json" || ext == ".csv") files.push_back(file);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+json RunReader::read_json(const std::string& file) const {
+  check_plain_name(file);
+  return parse_file(dir_ / file);
+}
+
+CsvTable RunReader::read_csv(const std::string& file) const {
+  check_plain_name(file);
+  const std::filesystem::path path = dir_ / file;
+  return parse_csv(read_whole_file(path), path.generic_string());
+}
+
+std::vector<std::string> list_runs(const std::filesystem::path& runs_dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(runs_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.front() == '.' || !entry.is_directory()) continue;
+    if (std::filesystem::is_regular_file(entry.path() / kConfigFile)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// ---- CSV ---------------------------------------------------------------------------------------
+
+std::string format_csv(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::string out;
+  const auto record = [&](const std::vector<std::string>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i > 0) out += ',';
+      const std::string& f = fields[i];
+      // A lone empty field is quoted, or its record would read back as a blank line.
+      const bool lone_empty = f.empty() && fields.size() == 1;
+      if (!lone_empty && f.find_first_of(",\"\r\n") == std::string::npos) {
+        out += f;
+        continue;
+      }
+      out += '"';
+      for (char ch : f) {
+        if (ch == '"') out += '"';
+        out += ch;
+      }
+      out += '"';
+    }
+    out += '\n';
+  };
+  record(header);
+  for (const auto& row : rows) record(row);
+  return out;
+}
+
+CsvTable parse_csv(const std::string& text, const std::string& source) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<size_t> record_lines;  // the line each record starts on, for messages
+  std::vector<std::string> fields;
+  std::string field;
+  size_t line = 1, record_line = 1;
+  bool quoted = false, after_quote = false, any = false;  // any: this record has begun
+  const auto at = [&](size_t l) { return source + ":" + std::to_string(l); };
+  const auto end_field = [&] {
+    fields.push_back(std::move(field));
+    field.clear();
+    after_quote = false;
+  };
+  const auto end_record = [&] {
+    end_field();
+    records.push_back(std::move(fields));
+    record_lines.push_back(record_line);
+    fields.clear();
+    any = false;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+        after_quote = true;
+      } else {
+        if (ch == '\n') ++line;
+        field += ch;
+      }
+      continue;
+    }
+    if (ch == '\n' || ch == '\r') {
+      if (ch == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      if (any) end_record();  // a blank line is no record
+      ++line;
+      record_line = line;
+      continue;
+    }
+    if (!any) record_line = line;
+    any = true;
+    if (ch == ',') {
+      end_field();
+    } else if (ch == '"') {
+      if (!field.empty() || after_quote) throw InputError(at(line), "a quote inside an unquoted field");
+      quoted = true;
+    } else {
+      if (after_quote) throw InputError(at(line), "text after a closing quote");
+      field += ch;
+    }
+  }
+  if (quoted) throw InputError(at(record_line), "a quoted field is never closed");
+  if (any) end_record();
+
+  CsvTable table;
+  if (records.empty()) return table;
+  table.header = std::move(records.front());
+  for (size_t r = 1; r < records.size(); ++r) {
+    if (records[r].size() != table.header.size())
+      throw InputError(at(record_lines[r]), "has " + std::to_string(records[r].size()) + " fields, the header has " +
+                                                std::to_string(table.header.size()));
+    table.rows.push_back(std::move(records[r]));
+  }
+  return table;
+}
+
+}  // namespace proteus::runs

@@ -1,0 +1,138 @@
+// The run directory (ARCHITECTURE seam 4), the durable record of one run:
+//   runs/<name>/config.json     the run's config, written once (atomically)
+//   runs/<name>/metrics.jsonl   one JSON object per line, appended and flushed as the run streams
+//   runs/<name>/status.json     {"state": "running"|"finished"|"cancelled"|"failed", "message",
+//                               "step", "updated"}, replaced atomically at each change
+//   runs/<name>/*.json, *.csv   results (per-position loss, NIAH grid, ...), each written atomically
+//   runs/<name>/*.safetensors   checkpoints (safetensors.hpp), at paths from RunWriter::path
+// Written as it streams and readable at any moment: the runs browser, `proteus eval`, `export` and
+// the compare view all read through RunReader, so a live run and a finished one look the same.
+// A crash leaves at worst a torn last metrics line, which readers skip.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/config.hpp"
+
+namespace proteus::runs {
+
+enum class RunState { running, finished, cancelled, failed };
+
+const char* state_name(RunState s);                 // "running", ...
+RunState parse_state(const std::string& name);      // throws InputError("state", ...)
+
+struct RunStatus {
+  RunState state = RunState::running;
+  std::string message;
+  int64_t step = 0;
+  std::string updated;  // UTC, ISO 8601 ("2026-03-01T12:00:00Z"); "" before the first status write
+};
+
+struct CsvTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+// The fixed files of a run directory.
+inline constexpr const char* kConfigFile = "config.json";
+inline constexpr const char* kMetricsFile = "metrics.jsonl";
+inline constexpr const char* kStatusFile = "status.json";
+
+// Writes one run's directory. One writer per run; the methods are safe to call from several
+// threads (metrics lines are single appends, whole files are atomic renames).
+class RunWriter {
+ public:
+  // Makes runs_dir/name, or name-2, name-3, ... when taken (mkdir is the arbiter, so two runs
+  // started at once never share a directory), writes config.json and status "running", step 0.
+  static RunWriter create(const std::filesystem::path& runs_dir, const std::string& name,
+                          const nlohmann::json& config);
+  // Reopens an existing run directory to continue it (resuming from a checkpoint): a torn last
+  // metrics line from a crash is cut off first, so new lines start clean; status becomes "running".
+  static RunWriter resume(const std::filesystem::path& dir);
+
+  RunWriter(RunWriter&& other) noexcept;
+  RunWriter& operator=(RunWriter&& other) noexcept;
+  RunWriter(const RunWriter&) = delete;
+  RunWriter& operator=(const RunWriter&) = delete;
+  ~RunWriter();
+
+  const std::filesystem::path& dir() const { return dir_; }
+  std::string name() const { return dir_.filename().string(); }
+
+  // One JSON object as one line, written with a single append and no user-space buffer, so it is
+  // on its way to disk when this returns. Throws std::invalid_argument if `record` is not an object.
+  void append_metrics(const nlohmann::json& record);
+
+  // Results: `file` is a plain name ending in .json or .csv, not one of the fixed files.
+  void write_json(const std::string& file, const nlohmann::json& value);
+  void write_csv(const std::string& file, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows);
+  // Numbers in their shortest exact form (reads back as the same double).
+  void write_csv(const std::string& file, const std::vector<std::string>& header,
+                 const std::vector<std::vector<double>>& rows);
+
+  void set_status(RunState state, const std::string& message, int64_t step);
+
+  // Where a file of this run goes (a checkpoint, say); `file` must be a plain name.
+  std::filesystem::path path(const std::string& file) const;
+
+ private:
+  RunWriter(std::filesystem::path dir, int metrics_fd) : dir_(std::move(dir)), metrics_fd_(metrics_fd) {}
+  static int open_metrics(const std::filesystem::path& dir);
+
+  std::filesystem::path dir_;
+  int metrics_fd_ = -1;
+};
+
+// Follows metrics.jsonl: each poll returns the complete lines added since the last one. A line
+// still being written (no newline yet) waits for the next poll; a missing file reads as empty.
+class MetricsTail {
+ public:
+  explicit MetricsTail(std::filesystem::path metrics_file) : path_(std::move(metrics_file)) {}
+  // Throws InputError("<file>:<line>", ...) for a complete line that is not a JSON object.
+  std::vector<nlohmann::json> poll();
+  size_t lines_read() const { return lines_; }
+
+ private:
+  std::filesystem::path path_;
+  uint64_t offset_ = 0;  // bytes consumed: always just past a newline
+  size_t lines_ = 0;
+};
+
+// Reads a run directory, live or finished. Every call reads the files afresh.
+class RunReader {
+ public:
+  // Throws InputError(dir, "not a run directory (no config.json)") for anything else.
+  static RunReader open(const std::filesystem::path& dir);
+
+  const std::filesystem::path& dir() const { return dir_; }
+  std::string name() const { return dir_.filename().string(); }
+
+  nlohmann::json config() const;
+  config::RunConfig run_config() const;     // config() through parse_run_config
+  std::vector<nlohmann::json> metrics() const;  // every complete line; a torn last line is skipped
+  RunStatus status() const;                 // "running" at step 0 until the first status is written
+  std::vector<std::string> results() const;  // result files (*.json, *.csv but the fixed ones), sorted
+  nlohmann::json read_json(const std::string& file) const;
+  CsvTable read_csv(const std::string& file) const;
+
+ private:
+  explicit RunReader(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  std::filesystem::path dir_;
+};
+
+// The run directories under runs_dir (those holding a config.json), sorted by name; none when
+// runs_dir does not exist.
+std::vector<std::string> list_runs(const std::filesystem::path& runs_dir);
+
+// RFC 4180 text: fields with a comma, quote or newline are quoted, quotes doubled.
+std::string format_csv(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+// Its inverse; the first record is the header. Throws InputError(source:line, ...) on a bad quote
+// or a row whose width differs from the header's.
+CsvTable parse_csv(const std::string& text, const std::string& source);
+
+}  // namespace proteus::runs

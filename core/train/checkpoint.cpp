@@ -1,0 +1,74 @@
+#include "core/train/checkpoint.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "core/runs/safetensors.hpp"
+
+namespace proteus::train {
+
+void save_checkpoint(const std::string& path, const model::Model<float>& model, const GatedAdamW<float>* opt,
+                     const CheckpointState& state) {
+  auto& be = model.backend();
+  std::vector<float> params(model.num_params());
+  be.download(params.data(), model.params(), params.size());
+  std::vector<runs::Tensor> tensors;
+  for (const auto& e : model.table().entries())
+    tensors.push_back(runs::Tensor::from_f32(e.name, e.shape, std::span<const float>(params.data() + e.offset, e.size)));
+  if (opt) {
+    std::vector<float> m(opt->size()), v(opt->size());
+    be.download(m.data(), opt->m(), m.size());
+    be.download(v.data(), opt->v(), v.size());
+    const int64_t n = static_cast<int64_t>(m.size());
+    tensors.push_back(runs::Tensor::from_f32("optimizer.exp_avg", {n}, m));
+    tensors.push_back(runs::Tensor::from_f32("optimizer.exp_avg_sq", {n}, v));
+  }
+  std::ostringstream rng;
+  rng << state.rng;
+  std::ostringstream wall;
+  wall.precision(17);
+  wall << state.wall_s;
+  write_safetensors(path, tensors,
+                    {{"format", "proteus-checkpoint-1"},
+                     {"step", std::to_string(state.step)},
+                     {"wall_s", wall.str()},
+                     {"data_rng", rng.str()}});
+}
+
+CheckpointState load_checkpoint(const std::string& path, model::Model<float>& model, GatedAdamW<float>* opt) {
+  const auto file = runs::read_safetensors(path);
+  auto fail = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
+  auto& be = model.backend();
+  std::vector<float> params(model.num_params());
+  for (const auto& e : model.table().entries()) {
+    const auto* t = file.find(e.name);
+    if (!t) throw fail("tensor '" + e.name + "' is missing (the checkpoint is of another model)");
+    if (t->shape != e.shape) throw fail("tensor '" + e.name + "' has another shape than the model's");
+    const auto values = t->to_f32();
+    std::copy(values.begin(), values.end(), params.begin() + e.offset);
+  }
+  be.upload(model.params(), params.data(), params.size());
+  if (opt) {
+    for (auto [name, dst] : {std::pair{"optimizer.exp_avg", opt->m()}, std::pair{"optimizer.exp_avg_sq", opt->v()}}) {
+      const auto* t = file.find(name);
+      if (!t) throw fail(std::string("tensor '") + name + "' is missing (weights only: cannot resume training)");
+      const auto values = t->to_f32();
+      if (values.size() != opt->size()) throw fail(std::string("tensor '") + name + "' has the wrong size");
+      be.upload(dst, values.data(), values.size());
+    }
+  }
+  CheckpointState state;
+  auto meta = [&](const std::string& key) {
+    auto it = file.metadata.find(key);
+    if (it == file.metadata.end()) throw fail("metadata '" + key + "' is missing");
+    return it->second;
+  };
+  state.step = std::stoi(meta("step"));
+  state.wall_s = std::stod(meta("wall_s"));
+  std::istringstream rng(meta("data_rng"));
+  rng >> state.rng;
+  if (!rng) throw fail("metadata 'data_rng' is not a generator state");
+  return state;
+}
+
+}  // namespace proteus::train

@@ -1,0 +1,28 @@
+// A training checkpoint as one safetensors file (so PyTorch reads the weights directly): every
+// parameter under its table name, the optimiser's moments, and in the metadata the step, the
+// data sampler's RNG state and the wall time so far, so a resumed run continues bit for bit.
+// Written atomically: a crash mid-write leaves the previous checkpoint intact.
+#pragma once
+#include <random>
+#include <string>
+
+#include "core/model/model.hpp"
+#include "core/train/gated_adamw.hpp"
+
+namespace proteus::train {
+
+inline constexpr const char* kCheckpointFile = "checkpoint.safetensors";
+
+struct CheckpointState {
+  int step = 0;
+  double wall_s = 0;
+  std::mt19937_64 rng;
+};
+
+void save_checkpoint(const std::string& path, const model::Model<float>& model, const GatedAdamW<float>* opt,
+                     const CheckpointState& state);
+// Loads into an already-built model (and optimiser, when given); throws std::runtime_error
+// naming the file and the tensor when it does not match the model.
+CheckpointState load_checkpoint(const std::string& path, model::Model<float>& model, GatedAdamW<float>* opt);
+
+}  // namespace proteus::train

@@ -1,0 +1,183 @@
+#include "core/train/trainer.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <numbers>
+
+#include "core/backend/registry.hpp"
+#include "core/config/config_json.hpp"
+#include "core/data/batch_source.hpp"
+#include "core/memory/input_error.hpp"
+#include "core/model/model.hpp"
+#include "core/runs/atomic_file.hpp"
+#include "core/runs/run_dir.hpp"
+#include "core/runs/safetensors.hpp"
+#include "core/train/checkpoint.hpp"
+#include "core/train/gated_adamw.hpp"
+#include "core/train/lr_schedule.hpp"
+
+namespace proteus::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Everything one run holds while it trains.
+struct Session {
+  config::RunConfig cfg;
+  runs::RunWriter writer;
+  backend::BackendChoice be;
+  std::unique_ptr<model::Model<float>> model;
+  std::unique_ptr<GatedAdamW<float>> opt;
+  std::unique_ptr<data::BatchSource> data;
+  std::vector<data::Batch> val;
+  CheckpointState state;  // completed steps, wall time before this session, the data RNG
+
+  Session(const config::RunConfig& c, runs::RunWriter w) : cfg(c), writer(std::move(w)) {
+    be = backend::make_backend(cfg.device, cfg.threads);
+    model = std::make_unique<model::Model<float>>(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend,
+                                                  cfg.seed);
+    opt = std::make_unique<GatedAdamW<float>>(*model, cfg);
+    data = std::make_unique<data::BatchSource>(cfg.data);
+    val = data->val_batches(cfg.train.val_batches);
+    state.rng.seed(cfg.seed ^ 0x9e3779b97f4a7c15ull);  // the data stream's own seed, apart from the init's
+  }
+};
+
+double validation_bpb(model::Model<float>& model, const std::vector<data::Batch>& val) {
+  double nats = 0, weight = 0;
+  for (const auto& b : val) {
+    double w = 0;
+    for (float x : b.weights) w += x;
+    nats += model.forward(b.tokens.data(), b.targets.data(), b.weights.data(), b.B, b.T) * w;
+    weight += w;
+  }
+  return weight > 0 ? nats / weight / std::numbers::ln2 : 0.0;
+}
+
+nlohmann::json metrics_json(const StepMetrics& m) {
+  nlohmann::json j = {{"step", m.step},         {"loss", m.loss},        {"lr", m.lr},
+                      {"grad_norm", m.grad_norm}, {"tokens_per_s", m.tokens_per_s}, {"elapsed_s", m.elapsed_s}};
+  if (!std::isnan(m.val_bpb)) j["val_bpb"] = m.val_bpb;
+  return j;
+}
+
+TrainResult run_loop(Session& s, const TrainHooks& hooks) {
+  const auto& t = s.cfg.train;
+  auto& model = *s.model;
+  auto& be = *s.be.backend;
+  const auto ckpt_path = s.writer.path(kCheckpointFile).string();
+  const size_t P = model.num_params();
+  const auto start = Clock::now();
+  auto wall = [&] { return s.state.wall_s + std::chrono::duration<double>(Clock::now() - start).count(); };
+  auto checkpoint = [&] {
+    CheckpointState c = s.state;
+    c.wall_s = wall();
+    save_checkpoint(ckpt_path, model, s.opt.get(), c);
+  };
+
+  TrainResult r;
+  r.run_dir = s.writer.dir().string();
+  r.device = s.be.device;
+  if (!s.be.message.empty() && hooks.on_message) hooks.on_message(s.be.message);
+  double tokens = 0, train_seconds = 0;
+  const int first = s.state.step + 1;
+  for (int step = first; step <= t.steps; ++step) {
+    if (hooks.wait_if_paused) hooks.wait_if_paused();
+    if (hooks.should_stop && hooks.should_stop()) {
+      checkpoint();
+      r.state = "cancelled";
+      r.message = "cancelled at step " + std::to_string(s.state.step) + "; resume with 'proteus train --resume " +
+                  r.run_dir + "'";
+      s.writer.set_status(runs::RunState::cancelled, r.message, s.state.step);
+      break;
+    }
+    const auto t0 = Clock::now();
+    const auto batch = s.data->next_train_batch(s.state.rng);
+    StepMetrics m;
+    m.step = step;
+    m.total_steps = t.steps;
+    m.loss = model.forward(batch.tokens.data(), batch.targets.data(), batch.weights.data(), batch.B, batch.T);
+    if (std::isfinite(m.loss)) {
+      model.backward();
+      m.grad_norm = std::sqrt(be.sum_squares(model.grads(), P));
+    }
+    if (!std::isfinite(m.loss) || !std::isfinite(m.grad_norm)) {
+      r.state = "failed";
+      r.message = std::string("non-finite ") + (std::isfinite(m.loss) ? "gradient" : "loss") + " at step " +
+                  std::to_string(step) + " (loss " + std::to_string(m.loss) + ", gradient norm " +
+                  std::to_string(m.grad_norm) + "); stopped, the last good checkpoint is kept" +
+                  (std::filesystem::exists(ckpt_path) ? " (" + ckpt_path + ")" : "") +
+                  "; try a lower train.lr or train.grad_clip";
+      s.writer.set_status(runs::RunState::failed, r.message, s.state.step);
+      break;
+    }
+    if (t.grad_clip > 0 && m.grad_norm > t.grad_clip)
+      be.scale(model.grads(), static_cast<float>(t.grad_clip / m.grad_norm), P);
+    m.lr = learning_rate(t, step);
+    s.opt->step(step, m.lr);
+    s.state.step = step;
+    be.synchronize();
+
+    const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+    tokens += double(batch.B) * batch.T;
+    train_seconds += dt;
+    m.tokens_per_s = dt > 0 ? batch.B * batch.T / dt : 0;
+    m.elapsed_s = wall();
+    r.final_loss = m.loss;
+    const bool last = step == t.steps;
+    const bool eval_now = (t.eval_every > 0 && step % t.eval_every == 0) || last;
+    if (eval_now) {
+      m.val_bpb = validation_bpb(model, s.val);
+      r.final_val_bpb = m.val_bpb;
+    }
+    if (eval_now || step == 1 || (t.log_every > 0 && step % t.log_every == 0)) {
+      s.writer.append_metrics(metrics_json(m));
+      if (hooks.on_step) hooks.on_step(m);
+    }
+    if ((t.checkpoint_every > 0 && step % t.checkpoint_every == 0) || last) checkpoint();
+    if (last) {
+      r.state = "finished";
+      s.writer.set_status(runs::RunState::finished, "trained " + std::to_string(step) + " steps", step);
+    } else if (t.log_every > 0 && step % t.log_every == 0) {
+      s.writer.set_status(runs::RunState::running, "training", step);
+    }
+  }
+  if (r.state.empty()) {  // resumed a run that had already finished
+    r.state = "finished";
+    s.writer.set_status(runs::RunState::finished, "trained " + std::to_string(s.state.step) + " steps", s.state.step);
+  }
+  r.steps_done = s.state.step;
+  r.wall_s = wall();
+  r.tokens_per_s = train_seconds > 0 ? tokens / train_seconds : 0;
+  return r;
+}
+
+}  // namespace
+
+TrainResult train_new_run(const config::RunConfig& cfg, const TrainHooks& hooks) {
+  config::validate(cfg);
+  auto writer = runs::RunWriter::create(cfg.runs_dir, cfg.name, config::to_json(cfg));
+  Session s(cfg, std::move(writer));
+  return run_loop(s, hooks);
+}
+
+TrainResult resume_run(const std::string& run_dir, const TrainHooks& hooks) {
+  const auto reader = runs::RunReader::open(run_dir);
+  const auto cfg = reader.run_config();
+  const auto ckpt = (std::filesystem::path(run_dir) / kCheckpointFile).string();
+  if (!std::filesystem::exists(ckpt))
+    throw InputError(run_dir, "has no " + std::string(kCheckpointFile) + " to resume from");
+  // Steps logged after the checkpoint will be trained again: drop their lines first.
+  const int ckpt_step = std::stoi(runs::read_safetensors(ckpt).metadata.at("step"));
+  std::string kept;
+  for (const auto& line : reader.metrics())
+    if (line.value("step", 0) <= ckpt_step) kept += line.dump() + "\n";
+  runs::write_file_atomically(std::filesystem::path(run_dir) / runs::kMetricsFile, kept);
+  Session s(cfg, runs::RunWriter::resume(run_dir));
+  s.state = load_checkpoint(ckpt, *s.model, s.opt.get());
+  if (hooks.on_message) hooks.on_message("resuming " + run_dir + " from step " + std::to_string(s.state.step));
+  return run_loop(s, hooks);
+}
+
+}  // namespace proteus::train

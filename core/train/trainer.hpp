@@ -1,0 +1,55 @@
+// One training run, start to finish: builds the backend, model, optimiser and data from a
+// RunConfig, trains with warm-up + cosine AdamW and gradient clipping, evaluates held-out bits
+// per byte as it goes, and keeps the run directory current as it streams (config.json,
+// metrics.jsonl, status.json, checkpoint.safetensors). Seeded and deterministic on the CPU.
+// It stops cleanly on cancel (checkpoint + status "cancelled", resumable) and on a non-finite
+// loss or gradient (status "failed", the last good checkpoint kept untouched).
+// The final evaluations (per-position loss, NIAH, MQAR, occupancy) are eval/'s, run by the
+// engine after training.
+#pragma once
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "core/config/config.hpp"
+
+namespace proteus::train {
+
+struct StepMetrics {
+  int step = 0;
+  int total_steps = 0;
+  double loss = 0;        // mean next-token NLL of the step's batch, nats
+  double lr = 0;
+  double grad_norm = 0;   // before clipping
+  double tokens_per_s = 0;
+  double elapsed_s = 0;
+  double val_bpb = std::numeric_limits<double>::quiet_NaN();  // set at evaluation steps
+};
+
+// The trainer's window to whoever runs it (the engine, a test). All optional.
+struct TrainHooks {
+  std::function<void(const StepMetrics&)> on_step;  // every log step and every eval step
+  std::function<bool()> should_stop;                // polled every step: true = cancel
+  std::function<void()> wait_if_paused;             // may block between steps
+  std::function<void(const std::string&)> on_message;  // notices (device fallback, resume)
+};
+
+struct TrainResult {
+  std::string run_dir;
+  std::string state;       // finished | cancelled | failed
+  std::string message;
+  std::string device;      // what it ran on
+  int steps_done = 0;
+  double final_loss = std::numeric_limits<double>::quiet_NaN();
+  double final_val_bpb = std::numeric_limits<double>::quiet_NaN();
+  double wall_s = 0;
+  double tokens_per_s = 0;  // mean over the training steps of this session
+};
+
+// Trains a new run under cfg.runs_dir (a fresh directory named after cfg.name).
+TrainResult train_new_run(const config::RunConfig& cfg, const TrainHooks& hooks = {});
+// Continues the run in run_dir from its checkpoint, with the config it was started with.
+TrainResult resume_run(const std::string& run_dir, const TrainHooks& hooks = {});
+
+}  // namespace proteus::train
