@@ -25,6 +25,7 @@ struct ExperimentOptions {
   int threads = -1;
   int steps = 0;
   std::vector<std::string> sets;  // "path=value" overrides
+  std::vector<std::string> variants;  // only these variants (by name)
   bool no_eval = false;
   bool dry_run = false;
 };
@@ -62,6 +63,8 @@ void add_common_options(CLI::App* c, ExperimentOptions& o) {
   c->add_option("--device", o.device, "cpu or cuda (falls back to the CPU with a message)")->option_text("DEVICE");
   c->add_option("--threads", o.threads, "CPU threads, 0 = all cores")->option_text("N");
   c->add_option("--steps", o.steps, "training steps, overriding the config (for a quick try)")->option_text("N");
+  c->add_option("--variant", o.variants, "train only this variant of the config (repeatable), e.g. --variant baseline")
+      ->option_text("NAME");
   c->add_flag("--no-eval", o.no_eval, "skip the evaluations after training");
   c->add_flag("--dry-run", o.dry_run, "validate and list the runs without training");
 }
@@ -86,7 +89,16 @@ int run_job(const std::string& program, const std::vector<config::RunConfig>& ru
 std::vector<config::RunConfig> load_runs(const std::string& program, const ExperimentOptions& o, bool sweep) {
   try {
     auto j = with_overrides(config::load_experiment_json(o.config), o);
-    return sweep ? config::expand_sweep(j) : config::expand_variants(j);
+    auto runs = sweep ? config::expand_sweep(j) : config::expand_variants(j);
+    if (o.variants.empty()) return runs;
+    std::vector<config::RunConfig> picked;
+    for (const auto& v : o.variants) {
+      const auto before = picked.size();
+      for (const auto& r : runs)
+        if (r.name.ends_with("-" + v)) picked.push_back(r);
+      if (picked.size() == before) throw InputError("--variant", "no variant named '" + v + "' in " + o.config);
+    }
+    return picked;
   } catch (const InputError& e) {
     fail(program, e.what(), exit_bad_input);
   } catch (const std::exception& e) {

@@ -86,9 +86,10 @@ struct Split {
 Split split_rows(int rows, double flops_per_row) {
   if (rows <= 0) return {};
   const int by_count = (rows + kMaxGemmPieces - 1) / kMaxGemmPieces;
-  const int by_work = static_cast<int>(std::min<double>(rows, std::ceil(kMinGemmPieceFlops / std::max(flops_per_row, 1.0))));
+  const double min_rows = std::ceil(kMinGemmPieceFlops / std::max(flops_per_row, 1.0));
+  const int by_work = static_cast<int>(std::min<double>(rows, min_rows));
   int per = std::max(by_count, by_work);
-  per = std::min(rows, (per + 7) / 8 * 8);  // whole register tiles, same as Eigen's nr
+  per = std::min(rows, (per + 7) / 8 * 8);  // a multiple of 8 keeps Eigen's register tiles whole
   return {per, (rows + per - 1) / per};
 }
 
@@ -107,7 +108,7 @@ T softplus(T x) {
 
 template <class T>
 T softplus_grad(T x) {
-  return x > T(20) ? T(0) : sigmoid(x);
+  return x > T(20) ? T(1) : sigmoid(x);
 }
 
 // silu'(x) = s (1 + x (1 - s)) with s = sigmoid(x).
@@ -244,7 +245,7 @@ void CpuBackend<T>::embedding_backward(T* dwte, const T* dout, const int32_t* to
     for (int n = 0; n < N; ++n) {
       T* dst = dwte + static_cast<size_t>(tokens[n]) * C;
       const T* src = dout + static_cast<size_t>(n) * C;
-      for (int c = c0; c < c1; ++c) dst[c] = src[c];
+      for (int c = c0; c < c1; ++c) dst[c] += src[c];
     }
   });
 }
@@ -276,7 +277,7 @@ void CpuBackend<T>::rmsnorm_backward(T* din, T* dw, const T* dout, const T* in, 
       double dot = 0;
       for (int c = 0; c < C; ++c) dot += static_cast<double>(g[c]) * w[c] * x[c];
       const double r = rstd[n];
-      const T coef = static_cast<T>(r * r * dot / C);
+      const T coef = static_cast<T>(r * r * r * dot / C);
       for (int c = 0; c < C; ++c) din[off + c] = rstd[n] * (w[c] * g[c]) - x[c] * coef;
     });
   }
@@ -326,7 +327,7 @@ void CpuBackend<T>::matmul_backward(T* din, T* dw, const T* dout, const T* in, c
       const int o0 = static_cast<int>(i) * s.per, rows = std::min(s.per, OC - o0);
       const CStridedMat<T> DY(dout + o0, N, rows, Eigen::OuterStride<>(OC));
       MapMat<T> DW(dw + static_cast<size_t>(o0) * IC, rows, IC);
-      DW.noalias() = DY.transpose() * X;  // (rows, IC)
+      DW.noalias() += DY.transpose() * X;  // (rows, IC)
     });
   }
 }
@@ -363,7 +364,7 @@ void CpuBackend<T>::conv_silu_backward(T* din, T* dw, const T* dout, const T* in
       const size_t off = static_cast<size_t>(row) * Ch;
       for (int c = 0; c < Ch; ++c) {
         T acc = T(0);
-        for (int j = std::max(0, K - Tn + t + 1); j < K; ++j)
+        for (int j = std::max(0, K - Tn + t); j < K; ++j)
           acc += w[static_cast<size_t>(c) * K + j] * dpre[off + static_cast<size_t>(K - 1 - j) * Ch + c];
         din[off + c] = acc;
       }
@@ -410,7 +411,7 @@ void CpuBackend<T>::l2norm_backward(T* din, const T* dout, const T* out, const T
     double dot = 0;
     for (int i = 0; i < d; ++i) dot += static_cast<double>(dout[off + i]) * out[off + i];
     const T gy = static_cast<T>(dot);
-    for (int i = 0; i < d; ++i) din[off + i] = rnorm[n] * (dout[off + i] - out[off + i] * gy * T(2));
+    for (int i = 0; i < d; ++i) din[off + i] = rnorm[n] * (dout[off + i] - out[off + i] * gy);
   });
 }
 
@@ -480,7 +481,7 @@ void CpuBackend<T>::swiglu_backward(T* dgate, T* dup, const T* dout, const T* ga
     for (size_t i = i0; i < i1; ++i) {
       const T g = gate[i];
       dgate[i] = dout[i] * up[i] * silu_grad(g);
-      dup[i] = dout[i] * sigmoid(g);
+      dup[i] = dout[i] * g * sigmoid(g);
     }
   });
 }
@@ -536,6 +537,7 @@ void CpuBackend<T>::xent_backward(T* dlogits, const T* probs, const int32_t* tar
     const T wt = weight ? weight[n] : T(1);
     if (wt == T(0)) {
       std::fill(d, d + V, T(0));
+      return;
     }
     const T s = wt * dloss_scale;
     for (int v = 0; v < V; ++v) d[v] = p[v] * s;
@@ -589,7 +591,7 @@ void CpuBackend<T>::attention_backward(T* dq, T* dk, T* dv, const T* dout, const
       double dot = 0;
       for (int j = 0; j <= i; ++j) dot += static_cast<double>(p[j]) * ds[j];
       const T pd = static_cast<T>(dot);
-      for (int j = 0; j <= i; ++j) ds[j] = p[j] * (ds[j] - pd);
+      for (int j = 0; j <= i; ++j) ds[j] = p[j] * (ds[j] - pd) * scale;
       std::fill(ds + i + 1, ds + Tn, T(0));
     }
     StridedMat<T> dQ(dq + off, Tn, d, stride), dK(dk + off, Tn, d, stride), dV(dv + off, Tn, d, stride);
@@ -621,7 +623,7 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
     gather_head(hd.k, args.k, b, h, Tn, H, d_k);
     gather_head(hd.v, args.v, b, h, Tn, H, d_v);
     gather_head(hd.beta, memory::rule_uses_beta(args.rule) ? args.beta : nullptr, b, h, Tn, H, 1);
-    gather_head(hd.a, args.a, b, (h + 1) % H, Tn, H, 1);
+    gather_head(hd.a, args.a, b, h, Tn, H, 1);
     gather_head(hd.p, memory::rule_uses_p(args.rule) ? args.p : nullptr, b, h, Tn, H, d_k);
     gather_head(hd.eta, memory::rule_uses_eta(args.rule) ? args.eta : nullptr, b, h, Tn, H, 1);
     gather_head(hd.gamma, memory::rule_uses_gamma(args.rule) ? args.gamma : nullptr, b, h, Tn, H, state->window);
@@ -655,8 +657,8 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
     g.p = gp.data();
     g.eta = geta.data();
     g.gamma = ggamma.data();
-    memory::gated_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.tape, dOh.empty() ? nullptr : dOh.data(),
-                                   nullptr, g);
+    const T* dOp = dOh.empty() ? nullptr : dOh.data();
+    memory::gated_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.tape, dOp, nullptr, g);
     scatter_head(grads.q, gq.data(), b, h, Tn, H, d_k);
     scatter_head(grads.k, gk.data(), b, h, Tn, H, d_k);
     scatter_head(grads.v, gv.data(), b, h, Tn, H, d_v);
@@ -682,7 +684,7 @@ void CpuBackend<T>::memory_block_norms(T* out, const MemoryRuleArgs<T>& args, co
       const T* St = S.data() + static_cast<size_t>(t + 1) * D;
       T* dst = out + (static_cast<size_t>(bh) * Tn + t) * n_blocks;
       for (int blk = 0; blk < n_blocks; ++blk) {
-        const int64_t e0 = blk * size, e1 = e0 + size;  // the last absorbs the rest
+        const int64_t e0 = blk * size, e1 = blk + 1 == n_blocks ? D : e0 + size;  // the last absorbs the rest
         double ss = 0;
         for (int64_t e = e0; e < e1; ++e) ss += static_cast<double>(St[e]) * St[e];
         dst[blk] = static_cast<T>(std::sqrt(ss));
@@ -717,7 +719,7 @@ void CpuBackend<T>::adamw_update(T* params, const T* grads, T* m, T* v, const T*
   const T bc2 = static_cast<T>(1.0 - std::pow(static_cast<double>(beta2), step));
   parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) {
-      if (update_mask && update_mask[i] == T(0)) {}  // locked: every bit stays
+      if (update_mask && update_mask[i] == T(0)) continue;  // locked: every bit stays
       const T g = grads[i];
       m[i] = beta1 * m[i] + (T(1) - beta1) * g;
       v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;

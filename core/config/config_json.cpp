@@ -246,12 +246,6 @@ void read_value(const json& j, const std::string& field, std::vector<T>& out) {
   out = std::move(values);
 }
 
-std::string unknown_key_reason(const std::string& key, const std::vector<std::string>& known) {
-  const std::string best = closest_name(key, known);
-  if (!best.empty()) return "unknown key (did you mean " + best + "?)";
-  return "unknown key (expected one of " + join(known) + ")";
-}
-
 // Reads the fields visit() names from the current object; anything else there is refused.
 class Reader {
  public:
@@ -450,6 +444,12 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
     if (d < best_distance && d < std::max(name.size(), candidate.size())) best_distance = d, best = candidate;
   }
   return best;
+}
+
+std::string unknown_key_reason(const std::string& key, const std::vector<std::string>& known) {
+  const std::string best = closest_name(key, known);
+  if (!best.empty()) return "unknown key (did you mean " + best + "?)";
+  return "unknown key (expected one of " + join(known) + ")";
 }
 
 std::string describe_json(const json& j) {

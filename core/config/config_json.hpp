@@ -42,6 +42,9 @@ std::vector<std::string> config_paths();
 // "did you mean X?" for a misspelt name: the closest of `names` within two edits, or "".
 std::string closest_name(const std::string& name, const std::vector<std::string>& names);
 
+// "unknown key (did you mean mixer?)", or "unknown key (expected one of a, b, c)" with no close name.
+std::string unknown_key_reason(const std::string& key, const std::vector<std::string>& known);
+
 // A JSON value as "got ..." shows it: short, on one line, strings quoted.
 std::string describe_json(const nlohmann::json& j);
 

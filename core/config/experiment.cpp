@@ -107,16 +107,18 @@ std::vector<Variant> read_variants(const json& experiment) {
     const std::string at = indexed(kVariants, i);
     if (!v.is_object()) throw InputError(at, "expected an object {\"name\": ..., \"set\": {...}}, got " + describe_json(v));
     for (const auto& [key, value] : v.items())
-      if (key != "name" && key != "set") {
-        const std::string best = closest_name(key, {"name", "set"});
-        throw InputError(at + "." + key, "unknown key" + (best.empty() ? " (expected name or set)" : " (did you mean " + best + "?)"));
-      }
+      if (key != "name" && key != "set") throw InputError(at + "." + key, unknown_key_reason(key, {"name", "set"}));
     Variant variant;
     const auto name = v.find("name");
     if (name == v.end()) throw InputError(at + ".name", "required: the variant's name, added to the run's name");
     if (!name->is_string() || name->get<std::string>().empty())
       throw InputError(at + ".name", "expected a non-empty string, got " + describe_json(*name));
     variant.name = name->get<std::string>();
+    // It becomes part of a directory name; the full name is checked again once it is built.
+    const bool control = std::any_of(variant.name.begin(), variant.name.end(),
+                                     [](char ch) { return static_cast<unsigned char>(ch) < 0x20; });
+    if (control || variant.name.find_first_of("/\\") != std::string::npos)
+      throw InputError(at + ".name", "must not hold '/', '\\' or control characters, got " + describe_json(*name));
     if (!names.insert(variant.name).second)
       throw InputError(at + ".name", "duplicate variant name \"" + variant.name + "\"");
     if (const auto set = v.find("set"); set != v.end()) {
@@ -250,8 +252,7 @@ json apply_override(json config, const std::string& dotted_path, const json& val
       throw InputError(here, "unknown key (" + walked + " is a value, not an object of fields)");
     const auto it = node->find(part);
     if (it == node->end()) {
-      const std::string best = closest_name(part, keys_of(*node));
-      throw InputError(here, "unknown key" + (best.empty() ? std::string() : " (did you mean " + best + "?)"));
+      throw InputError(here, unknown_key_reason(part, keys_of(*node)));
     }
     node = &*it;
     walked = here;

@@ -156,15 +156,19 @@ const Tensor& SafetensorsFile::at(std::string_view name) const {
 }
 
 std::string encode_safetensors(const std::vector<Tensor>& tensors, const std::map<std::string, std::string>& metadata) {
-  // Largest elements first, then by name: every tensor starts at a multiple of its element size.
+  // Dtypes in the format's order of increasing alignment, taken from the last, then names: every
+  // tensor starts at a multiple of its element size, and the layout is the reference writer's.
   std::vector<const Tensor*> order;
   for (const auto& t : tensors) order.push_back(&t);
   std::stable_sort(order.begin(), order.end(), [](const Tensor* a, const Tensor* b) {
-    if (dtype_size(a->dtype) != dtype_size(b->dtype)) return dtype_size(a->dtype) > dtype_size(b->dtype);
+    if (a->dtype != b->dtype) return static_cast<int>(a->dtype) > static_cast<int>(b->dtype);
     return a->name < b->name;
   });
 
-  json header = json::object();
+  // Keys in the reference writer's order (metadata first; dtype, shape, data_offsets), so the same
+  // tensors give the same bytes.
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!metadata.empty()) header[kMetadataKey] = metadata;
   std::set<std::string> names;
   uint64_t offset = 0;
   for (const Tensor* t : order) {
@@ -179,15 +183,18 @@ std::string encode_safetensors(const std::vector<Tensor>& tensors, const std::ma
       throw InputError("safetensors", at + ": holds " + std::to_string(t->bytes.size()) + " bytes, shape " +
                                           shape_text(t->shape) + " of " + dtype_name(t->dtype) + " needs " +
                                           std::to_string(want));
-    header[t->name] = {{"dtype", dtype_name(t->dtype)}, {"shape", t->shape}, {"data_offsets", {offset, offset + want}}};
+    nlohmann::ordered_json entry = nlohmann::ordered_json::object();
+    entry["dtype"] = dtype_name(t->dtype);
+    entry["shape"] = t->shape;
+    entry["data_offsets"] = {offset, offset + want};
+    header[t->name] = std::move(entry);
     offset += want;
   }
-  if (!metadata.empty()) header[kMetadataKey] = metadata;
 
   std::string text;
   try {
     text = header.dump(-1, ' ', false, json::error_handler_t::strict);
-  } catch (const json::type_error&) {
+  } catch (const nlohmann::ordered_json::type_error&) {
     throw InputError("safetensors", "a tensor name or a metadata string is not valid UTF-8");
   }
   text.append((8 - text.size() % 8) % 8, ' ');

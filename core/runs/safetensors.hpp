@@ -54,8 +54,9 @@ struct SafetensorsFile {
   const Tensor& at(std::string_view name) const;    // throws std::out_of_range naming the tensor
 };
 
-// The file's bytes. Tensors are laid out by element size, largest first, then by name (as the
-// reference writer does), so every tensor is aligned to its element size. Throws InputError
+// The file's bytes, the same as the reference writer gives for the same tensors and (at most one
+// key of) metadata: tensors laid out by dtype, largest alignment first, then by name, so each is
+// aligned to its element size; header keys in its order. Throws InputError
 // ("tensor 'w': ...") for a duplicate or empty name, a negative dimension or a byte count that
 // does not match the shape.
 std::string encode_safetensors(const std::vector<Tensor>& tensors, const std::map<std::string, std::string>& metadata = {});

@@ -1,5 +1,6 @@
 #include "core/train/trainer.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -40,6 +41,15 @@ struct Session {
     opt = std::make_unique<GatedAdamW<float>>(*model, cfg);
     data = std::make_unique<data::BatchSource>(cfg.data);
     val = data->val_batches(cfg.train.val_batches);
+    // Held-out bits per byte are measured on text rows: synthetic rows (noise haystacks, MQAR)
+    // would flatter it. A mix without text measures every row (bits per token).
+    bool any_text = false;
+    for (const auto& b : val)
+      for (const auto& task : b.row_task) any_text |= task == "text";
+    if (any_text)
+      for (auto& b : val)
+        for (int r = 0; r < b.B; ++r)
+          if (b.row_task[r] != "text") std::fill(b.weights.begin() + r * b.T, b.weights.begin() + (r + 1) * b.T, 0.0f);
     state.rng.seed(cfg.seed ^ 0x9e3779b97f4a7c15ull);  // the data stream's own seed, apart from the init's
   }
 };

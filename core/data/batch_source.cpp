@@ -1,0 +1,125 @@
+// Mixture batches (batch_source.hpp). Leaves out any caching of samples: every row is drawn fresh.
+#include "core/data/batch_source.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/data/mqar.hpp"
+#include "core/data/niah.hpp"
+#include "core/memory/input_error.hpp"
+
+namespace proteus::data {
+namespace {
+
+constexpr uint64_t kValidationSeed = 0x76616c6964617465ull;  // "validate": independent of the run seed
+
+std::string indexed(const std::string& field, size_t i) { return field + "[" + std::to_string(i) + "]"; }
+
+bool drawn(const config::DataConfig& cfg, const std::string& task) {
+  for (const auto& item : cfg.mix)
+    if (item.task == task && item.weight > 0) return true;
+  return false;
+}
+
+bool needs_corpus(const config::DataConfig& cfg) {
+  if (drawn(cfg, "text")) return true;
+  if (!drawn(cfg, "niah")) return false;
+  for (const auto& t : cfg.niah.tasks)
+    if (niah::uses_essay(t)) return true;
+  return false;
+}
+
+}  // namespace
+
+void validate(const config::DataConfig& cfg) {
+  if (cfg.seq_len < 8) throw InputError("data.seq_len", "must be at least 8, got " + std::to_string(cfg.seq_len));
+  if (cfg.batch < 1) throw InputError("data.batch", "must be at least 1, got " + std::to_string(cfg.batch));
+  if (cfg.mix.empty()) throw InputError("data.mix", "must hold at least one task, e.g. [{\"task\": \"text\"}]");
+  double total = 0;
+  for (size_t i = 0; i < cfg.mix.size(); ++i) {
+    const auto& item = cfg.mix[i];
+    if (item.task != "text" && item.task != "niah" && item.task != "mqar")
+      throw InputError(indexed("data.mix", i) + ".task",
+                       "must be one of text, niah, mqar, got \"" + item.task + "\"");
+    if (!std::isfinite(item.weight) || item.weight < 0)
+      throw InputError(indexed("data.mix", i) + ".weight", "must be a number >= 0, got " + std::to_string(item.weight));
+    total += item.weight;
+  }
+  if (!(total > 0)) throw InputError("data.mix", "needs at least one task with weight > 0");
+
+  if (drawn(cfg, "niah")) {
+    const auto& styles = niah::question_styles();
+    if (std::find(styles.begin(), styles.end(), cfg.niah.question) == styles.end())
+      throw InputError("data.niah.question", "must be \"short\" or \"ruler\", got \"" + cfg.niah.question + "\"");
+    if (cfg.niah.tasks.empty()) throw InputError("data.niah.tasks", "must hold at least one NIAH task");
+    for (size_t i = 0; i < cfg.niah.tasks.size(); ++i) {
+      const std::string& task = cfg.niah.tasks[i];
+      if (!niah::is_task(task)) {
+        std::string known;
+        for (const auto& t : niah::task_names()) known += (known.empty() ? "" : ", ") + t;
+        throw InputError(indexed("data.niah.tasks", i), "unknown NIAH task \"" + task + "\" (known: " + known + ")");
+      }
+      const int least = niah::min_total_length(task, cfg.niah.question) + niah::answer_length(task) - 1;
+      if (cfg.seq_len < least)
+        throw InputError(indexed("data.niah.tasks", i), task + " with the " + cfg.niah.question +
+                                                            " question needs data.seq_len >= " + std::to_string(least) +
+                                                            ", got " + std::to_string(cfg.seq_len));
+    }
+  }
+  if (drawn(cfg, "mqar")) mqar::check(cfg.seq_len, cfg.mqar.vocab, cfg.mqar.pairs, cfg.mqar.alpha);
+  if (needs_corpus(cfg) && (!std::isfinite(cfg.text.holdout) || cfg.text.holdout <= 0 || cfg.text.holdout >= 1))
+    throw InputError("data.text.holdout", "must be in (0, 1), got " + std::to_string(cfg.text.holdout));
+}
+
+BatchSource::BatchSource(const config::DataConfig& cfg) : cfg_(cfg) {
+  validate(cfg_);
+  if (needs_corpus(cfg_)) corpus_ = ByteCorpus::load(cfg_.text.path, cfg_.text.holdout);
+}
+
+Batch BatchSource::draw(std::mt19937_64& rng, Split split) const {
+  const int B = cfg_.batch, T = cfg_.seq_len;
+  Batch batch;
+  batch.B = B;
+  batch.T = T;
+  batch.tokens.reserve(size_t(B) * size_t(T));
+  batch.targets.reserve(size_t(B) * size_t(T));
+  batch.weights.reserve(size_t(B) * size_t(T));
+  std::vector<double> weights;
+  for (const auto& item : cfg_.mix) weights.push_back(item.weight);
+  std::discrete_distribution<size_t> pick(weights.begin(), weights.end());
+
+  for (int b = 0; b < B; ++b) {
+    const std::string& task = cfg_.mix[pick(rng)].task;
+    batch.row_task.push_back(task);
+    if (task == "mqar") {
+      const auto s = mqar::generate(rng, T, cfg_.mqar.vocab, cfg_.mqar.pairs, cfg_.mqar.alpha);
+      batch.tokens.insert(batch.tokens.end(), s.inputs.begin(), s.inputs.end());
+      batch.targets.insert(batch.targets.end(), s.targets.begin(), s.targets.end());
+      batch.weights.insert(batch.weights.end(), s.mask.begin(), s.mask.end());
+      continue;
+    }
+    std::vector<int32_t> row;  // T + 1 tokens
+    if (task == "niah") {
+      auto s = niah::make_training_sample(rng, T, cfg_.niah.tasks, cfg_.niah.question, corpus(), split);
+      row = std::move(s.tokens);
+      batch.weights.insert(batch.weights.end(), s.weights.begin(), s.weights.end());
+    } else {
+      row = corpus_->sample_windows(split, 1, T, rng);
+      batch.weights.insert(batch.weights.end(), size_t(T), 1.0f);
+    }
+    batch.tokens.insert(batch.tokens.end(), row.begin(), row.end() - 1);
+    batch.targets.insert(batch.targets.end(), row.begin() + 1, row.end());
+  }
+  return batch;
+}
+
+Batch BatchSource::next_train_batch(std::mt19937_64& rng) const { return draw(rng, Split::train); }
+
+std::vector<Batch> BatchSource::val_batches(int n) const {
+  std::mt19937_64 rng(kValidationSeed);
+  std::vector<Batch> out;
+  for (int i = 0; i < n; ++i) out.push_back(draw(rng, Split::val));
+  return out;
+}
+
+}  // namespace proteus::data

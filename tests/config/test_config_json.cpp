@@ -1,0 +1,318 @@
+// The config schema: derived defaults, the JSON round trip, and every refusal naming its field path.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/config/config.hpp"
+#include "core/config/config_json.hpp"
+
+namespace {
+
+using nlohmann::json;
+using proteus::InputError;
+using namespace proteus::config;
+
+json text(const char* json_text) { return json::parse(json_text); }
+
+// The InputError parse_run_config throws for `j`, or a failed test when it accepts it.
+InputError refusal(const json& j) {
+  try {
+    parse_run_config(j);
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted: " << j.dump();
+  return InputError("", "");
+}
+
+// Follows a dotted path through nested objects; nullptr when a component is missing.
+const json* find_path(const json& root, const std::string& path) {
+  const json* node = &root;
+  size_t begin = 0;
+  while (true) {
+    const size_t dot = path.find('.', begin);
+    const std::string key = path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (!node->is_object() || !node->contains(key)) return nullptr;
+    node = &(*node)[key];
+    if (dot == std::string::npos) return node;
+    begin = dot + 1;
+  }
+}
+
+TEST(config, ResolvedDerivedValues) {
+  ModelConfig m;
+  EXPECT_EQ(resolved_d_hidden(m), 352);  // 8/3 * 128 = 341.3 -> 11 * 32
+  m.d_model = 96;
+  EXPECT_EQ(resolved_d_hidden(m), 256);  // exactly 8 * 32
+  m.d_model = 100;
+  EXPECT_EQ(resolved_d_hidden(m), 288);  // 266.7 -> 9 * 32
+  m.d_hidden = 100;
+  EXPECT_EQ(resolved_d_hidden(m), 100);
+
+  RunConfig c;
+  EXPECT_EQ(resolved_mixer_horizon(c), c.data.seq_len);
+  EXPECT_EQ(resolved_param_horizon(c), c.train.steps);
+  c.model.mixer.N = 77;
+  c.model.param_schedule.N = 55;
+  EXPECT_EQ(resolved_mixer_horizon(c), 77);
+  EXPECT_EQ(resolved_param_horizon(c), 55);
+
+  const RunConfig defaults;
+  const RunConfig r = resolve(defaults);
+  EXPECT_EQ(r.eval.per_position.seq_len, 512);
+  EXPECT_EQ(r.eval.niah.tasks, std::vector<std::string>{"s-niah-1"});
+  EXPECT_EQ(r.eval.niah.lengths, (std::vector<int>{128, 256, 512}));
+  EXPECT_EQ(r.eval.occupancy.seq_len, 256);
+}
+
+TEST(config, DefaultsRoundTrip) {
+  const RunConfig defaults;
+  const json first = to_json(defaults);
+  const json second = to_json(parse_run_config(first));
+  EXPECT_EQ(first.dump(2), second.dump(2));
+  // The resolved form writes the derived values out.
+  EXPECT_EQ(first["model"]["d_hidden"], 352);
+  EXPECT_EQ(first["model"]["mixer"]["N"], 256);
+  EXPECT_EQ(first["model"]["param_schedule"]["N"], 300);
+
+  const json given = to_json(defaults, JsonForm::as_given);
+  EXPECT_EQ(given["model"]["d_hidden"], 0);
+  EXPECT_EQ(to_json(parse_run_config(given), JsonForm::as_given), given);
+}
+
+TEST(config, NonDefaultRoundTrip) {
+  RunConfig c;
+  c.name = "wide";
+  c.seed = 18446744073709551615ull;  // the largest seed survives as an unsigned integer
+  c.model.mixer.rule = "titans";
+  c.model.mixer.E = 8;
+  c.model.mixer.schedule.type = "custom";
+  c.model.mixer.schedule.unlock = {1, 2, 4, 8, 16, 32, 64, 128};
+  c.model.param_schedule.enabled = true;
+  c.data.mix = {{"text", 0.5}, {"niah", 0.25}, {"mqar", 0.25}};
+  c.train.lr = 1.0 / 3.0;  // a double with no short decimal form
+  c.train.min_lr = 1e-5;
+  c.eval.niah.lengths = {64, 1024};
+  const RunConfig back = parse_run_config(to_json(c));
+  EXPECT_EQ(back.seed, c.seed);
+  EXPECT_EQ(back.train.lr, c.train.lr);
+  EXPECT_EQ(back.model.mixer.schedule.unlock, c.model.mixer.schedule.unlock);
+  ASSERT_EQ(back.data.mix.size(), 3u);
+  EXPECT_EQ(back.data.mix[1].task, "niah");
+  EXPECT_EQ(back.data.mix[2].weight, 0.25);
+  EXPECT_EQ(to_json(back), to_json(c));
+}
+
+TEST(config, EveryPathIsWrittenAndListed) {
+  const RunConfig defaults;
+  const json j = to_json(defaults);
+  const std::vector<std::string> paths = config_paths();
+  EXPECT_GT(paths.size(), 60u);
+  for (const auto& p : paths) EXPECT_NE(find_path(j, p), nullptr) << p;
+  // And nothing is written that is not listed: count the leaves.
+  size_t leaves = 0;
+  std::function<void(const json&)> count = [&](const json& node) {
+    if (node.is_object())
+      for (const auto& [k, v] : node.items()) count(v);
+    else
+      ++leaves;
+  };
+  count(j);
+  EXPECT_EQ(leaves, paths.size());
+}
+
+TEST(config, ParseOverridesOnlyGivenFields) {
+  const RunConfig c = parse_run_config(text(R"({"model": {"mixer": {"E": 4}}, "train": {"lr": 0.01},
+                                               "data": {"mix": [{"task": "niah"}]}})"));
+  RunConfig want;
+  want.model.mixer.E = 4;
+  want.train.lr = 0.01;
+  want.data.mix = {{"niah", 1.0}};  // the item's weight keeps its default
+  EXPECT_EQ(to_json(c), to_json(want));
+  EXPECT_EQ(parse_run_config(json::object()).model.d_model, 128);
+}
+
+TEST(config, IntegersWrittenAsFloatsAreAccepted) {
+  EXPECT_EQ(parse_run_config(text(R"({"train": {"steps": 40.0}})")).train.steps, 40);
+  EXPECT_EQ(parse_run_config(text(R"({"train": {"lr": 1}})")).train.lr, 1.0);
+}
+
+TEST(config, ExactMessages) {
+  EXPECT_STREQ(refusal(text(R"({"train": {"lr": "fast"}})")).what(), "train.lr: expected a number, got \"fast\"");
+  EXPECT_STREQ(refusal(text(R"({"model": {"mixer": {"E": 0}}})")).what(),
+               "model.mixer.E: must be in [1, D = d_head^2 = 1024], got 0");
+  EXPECT_STREQ(refusal(text(R"({"model": {"mixr": {}}})")).what(), "model.mixr: unknown key (did you mean mixer?)");
+  EXPECT_STREQ(refusal(text(R"({"train": {"min_lr": 0.5}})")).what(), "train.min_lr: must be in [0, lr = 0.003], got 0.5");
+}
+
+TEST(config, UnknownKeysAnywhere) {
+  struct Case {
+    const char* json_text;
+    const char* field;
+    const char* suggestion;  // "" when none is expected
+  };
+  const Case cases[] = {
+      {R"({"sed": 3})", "sed", "did you mean seed?"},
+      {R"({"model": {"d_modle": 3}})", "model.d_modle", "did you mean d_model?"},
+      {R"({"model": {"mixer": {"schedule": {"typ": "uniform"}}}})", "model.mixer.schedule.typ", "did you mean type?"},
+      {R"({"data": {"mix": [{"task": "text"}, {"wieght": 1}]}})", "data.mix[1].wieght", "did you mean weight?"},
+      {R"({"eval": {"niah": {"lenghts": [64]}}})", "eval.niah.lenghts", "did you mean lengths?"},
+      {R"({"train": {"zzzzzzzz": 1}})", "train.zzzzzzzz", ""},
+  };
+  for (const Case& c : cases) {
+    const InputError e = refusal(json::parse(c.json_text));
+    EXPECT_EQ(e.field(), c.field) << c.json_text;
+    EXPECT_NE(e.reason().find("unknown key"), std::string::npos) << e.what();
+    if (*c.suggestion) EXPECT_NE(e.reason().find(c.suggestion), std::string::npos) << e.what();
+    else EXPECT_EQ(e.reason().find("did you mean"), std::string::npos) << e.what();
+  }
+}
+
+// Each bad snippet and the field its error must name.
+TEST(config, EveryRefusalNamesItsPath) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"([])", "config"},
+      {R"({"name": ""})", "name"},
+      {R"({"name": "a/b"})", "name"},
+      {R"({"name": 3})", "name"},
+      {R"({"seed": -1})", "seed"},
+      {R"({"seed": 1.5})", "seed"},
+      {R"({"device": "gpu"})", "device"},
+      {R"({"threads": -1})", "threads"},
+      {R"({"runs_dir": ""})", "runs_dir"},
+      {R"({"model": 3})", "model"},
+      {R"({"model": {"vocab": 1}})", "model.vocab"},
+      {R"({"model": {"d_model": 0}})", "model.d_model"},
+      {R"({"model": {"layers": 0}})", "model.layers"},
+      {R"({"model": {"d_hidden": -32}})", "model.d_hidden"},
+      {R"({"model": {"norm_eps": 0}})", "model.norm_eps"},
+      {R"({"model": {"init_std": -1}})", "model.init_std"},
+      {R"({"model": {"mixer": {"type": "mamba"}}})", "model.mixer.type"},
+      {R"({"model": {"mixer": {"rule": "detla"}}})", "model.mixer.rule"},
+      {R"({"model": {"mixer": {"heads": 0}}})", "model.mixer.heads"},
+      {R"({"model": {"mixer": {"d_head": 0}}})", "model.mixer.d_head"},
+      {R"({"model": {"mixer": {"conv": -1}}})", "model.mixer.conv"},
+      {R"({"model": {"mixer": {"decay": 1}}})", "model.mixer.decay"},
+      {R"({"model": {"mixer": {"window": 0}}})", "model.mixer.window"},
+      {R"({"model": {"mixer": {"E": 1025}}})", "model.mixer.E"},
+      {R"({"model": {"mixer": {"d_head": 2, "E": 5}}})", "model.mixer.E"},
+      {R"({"model": {"mixer": {"E": 2.5}}})", "model.mixer.E"},
+      {R"({"model": {"mixer": {"E": 3000000000}}})", "model.mixer.E"},
+      {R"({"model": {"mixer": {"N": -1}}})", "model.mixer.N"},
+      {R"({"model": {"mixer": {"schedule": "uniform"}}})", "model.mixer.schedule"},
+      {R"({"model": {"mixer": {"schedule": {"type": "cosine"}}}})", "model.mixer.schedule.type"},
+      {R"({"model": {"mixer": {"schedule": {"type": "power", "power": 0}}}})", "model.mixer.schedule.power"},
+      {R"({"model": {"mixer": {"E": 3, "schedule": {"type": "custom", "unlock": [1, 5]}}}})",
+       "model.mixer.schedule.unlock"},
+      {R"({"model": {"mixer": {"E": 2, "schedule": {"type": "custom", "unlock": [2, 5]}}}})",
+       "model.mixer.schedule.unlock[0]"},
+      {R"({"model": {"mixer": {"E": 3, "schedule": {"type": "custom", "unlock": [1, 5, 4]}}}})",
+       "model.mixer.schedule.unlock[2]"},
+      {R"({"model": {"mixer": {"schedule": {"unlock": [1, "x"]}}}})", "model.mixer.schedule.unlock[1]"},
+      {R"({"model": {"param_schedule": {"enabled": "yes"}}})", "model.param_schedule.enabled"},
+      {R"({"model": {"param_schedule": {"E": 0}}})", "model.param_schedule.E"},
+      {R"({"model": {"param_schedule": {"E": 353}}})", "model.param_schedule.E"},
+      {R"({"model": {"d_hidden": 64, "param_schedule": {"E": 65}}})", "model.param_schedule.E"},
+      {R"({"model": {"param_schedule": {"N": -5}}})", "model.param_schedule.N"},
+      {R"({"model": {"param_schedule": {"schedule": {"type": "geometrik"}}}})", "model.param_schedule.schedule.type"},
+      {R"({"model": {"param_schedule": {"E": 2, "schedule": {"type": "custom", "unlock": [1]}}}})",
+       "model.param_schedule.schedule.unlock"},
+      {R"({"data": {"seq_len": 7}})", "data.seq_len"},
+      {R"({"data": {"batch": 0}})", "data.batch"},
+      {R"({"data": {"text": {"path": ""}}})", "data.text.path"},
+      {R"({"data": {"text": {"holdout": 0}}})", "data.text.holdout"},
+      {R"({"data": {"text": {"holdout": 1}}})", "data.text.holdout"},
+      {R"({"data": {"mix": []}})", "data.mix"},
+      {R"({"data": {"mix": {"task": "text"}}})", "data.mix"},
+      {R"({"data": {"mix": [3]}})", "data.mix[0]"},
+      {R"({"data": {"mix": [{"task": "text"}, {"task": "ruler"}]}})", "data.mix[1].task"},
+      {R"({"data": {"mix": [{"task": "text", "weight": -1}]}})", "data.mix[0].weight"},
+      {R"({"data": {"mix": [{"task": "text", "weight": 0}]}})", "data.mix"},
+      {R"({"data": {"niah": {"tasks": []}}})", "data.niah.tasks"},
+      {R"({"data": {"niah": {"tasks": ["s-niah-1", "s-niah-9"]}}})", "data.niah.tasks[1]"},
+      {R"({"data": {"niah": {"tasks": "s-niah-1"}}})", "data.niah.tasks"},
+      {R"({"data": {"niah": {"question": "long"}}})", "data.niah.question"},
+      {R"({"data": {"mqar": {"vocab": 256}}})", "data.mqar.vocab"},
+      {R"({"data": {"seq_len": 9000}})", "data.mqar.vocab"},
+      {R"({"data": {"mqar": {"pairs": 0}}})", "data.mqar.pairs"},
+      {R"({"data": {"mqar": {"alpha": 0}}})", "data.mqar.alpha"},
+      {R"({"train": {"steps": 0}})", "train.steps"},
+      {R"({"train": {"lr": 0}})", "train.lr"},
+      {R"({"train": {"lr": "fast"}})", "train.lr"},
+      {R"({"train": {"min_lr": -0.1}})", "train.min_lr"},
+      {R"({"train": {"warmup": -1}})", "train.warmup"},
+      {R"({"train": {"weight_decay": -0.1}})", "train.weight_decay"},
+      {R"({"train": {"beta1": 1}})", "train.beta1"},
+      {R"({"train": {"beta2": -0.5}})", "train.beta2"},
+      {R"({"train": {"eps": 0}})", "train.eps"},
+      {R"({"train": {"grad_clip": -1}})", "train.grad_clip"},
+      {R"({"train": {"log_every": 0}})", "train.log_every"},
+      {R"({"train": {"eval_every": 0}})", "train.eval_every"},
+      {R"({"train": {"val_batches": 0}})", "train.val_batches"},
+      {R"({"train": {"checkpoint_every": 0}})", "train.checkpoint_every"},
+      {R"({"eval": {"per_position": {"seq_len": -1}}})", "eval.per_position.seq_len"},
+      {R"({"eval": {"per_position": {"sequences": 0}}})", "eval.per_position.sequences"},
+      {R"({"eval": {"per_position": {"buckets": 0}}})", "eval.per_position.buckets"},
+      {R"({"eval": {"niah": {"tasks": ["mq-niah", "x"]}}})", "eval.niah.tasks[1]"},
+      {R"({"eval": {"niah": {"lengths": [64, 0]}}})", "eval.niah.lengths[1]"},
+      {R"({"eval": {"niah": {"lengths": [64, "128"]}}})", "eval.niah.lengths[1]"},
+      {R"({"eval": {"niah": {"depths": 41}}})", "eval.niah.depths"},
+      {R"({"eval": {"niah": {"samples": 0}}})", "eval.niah.samples"},
+      {R"({"eval": {"niah": {"max_new_bytes": 0}}})", "eval.niah.max_new_bytes"},
+      {R"({"eval": {"mqar": {"samples": 0}}})", "eval.mqar.samples"},
+      {R"({"eval": {"occupancy": {"blocks": 0}}})", "eval.occupancy.blocks"},
+      {R"({"eval": {"occupancy": {"seq_len": -2}}})", "eval.occupancy.seq_len"},
+      {R"({"comment": 3})", "comment"},
+      {R"({"variants": []})", "variants"},
+  };
+  for (const auto& [snippet, field] : cases) {
+    const InputError e = refusal(json::parse(snippet));
+    EXPECT_EQ(e.field(), field) << snippet << " -> " << e.what();
+  }
+}
+
+TEST(config, ValuesNearTheEdgesAreAccepted) {
+  EXPECT_NO_THROW(parse_run_config(text(R"({"model": {"mixer": {"E": 1024}}})")));
+  EXPECT_NO_THROW(parse_run_config(text(R"({"model": {"mixer": {"type": "attention", "rule": "swla"}}})")));
+  EXPECT_NO_THROW(parse_run_config(text(R"({"train": {"min_lr": 0.003, "beta1": 0, "grad_clip": 0, "warmup": 0}})")));
+  EXPECT_NO_THROW(parse_run_config(text(R"({"data": {"seq_len": 8, "mix": [{"task": "mqar", "weight": 0},
+                                                                           {"task": "text"}]}})")));
+  EXPECT_NO_THROW(parse_run_config(text(R"({"model": {"mixer": {"E": 4, "schedule": {"type": "custom",
+                                                     "unlock": [1, 1, 2, 300]}}}})")));
+  EXPECT_NO_THROW(parse_run_config(text(R"({"comment": ["a preset", "with two lines"], "device": "cuda"})")));
+}
+
+TEST(config, SuggestionsForValues) {
+  const InputError e = refusal(text(R"({"model": {"mixer": {"rule": "detla"}}})"));
+  EXPECT_NE(e.reason().find("did you mean delta?"), std::string::npos) << e.what();
+  EXPECT_NE(e.reason().find("linear, delta, comba, titans, swla"), std::string::npos) << e.what();
+}
+
+TEST(config, ExperimentKeysPointToTheLoader) {
+  const InputError e = refusal(text(R"({"parent": "base.json"})"));
+  EXPECT_EQ(e.field(), "parent");
+  EXPECT_NE(e.reason().find("experiment"), std::string::npos) << e.what();
+}
+
+TEST(config, ValidateChecksStructs) {
+  RunConfig c;
+  EXPECT_NO_THROW(validate(c));
+  c.model.mixer.d_head = 4;
+  c.model.mixer.E = 17;
+  try {
+    validate(c);
+    FAIL() << "accepted E = 17 with D = 16";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "model.mixer.E: must be in [1, D = d_head^2 = 16], got 17");
+  }
+}
+
+TEST(config, ClosestName) {
+  EXPECT_EQ(closest_name("mixr", {"vocab", "mixer", "layers"}), "mixer");
+  EXPECT_EQ(closest_name("qqqqqq", {"vocab", "mixer"}), "");
+  EXPECT_EQ(closest_name("x", {"E", "N"}), "");  // one letter is no evidence of a typo
+}
+
+}  // namespace

@@ -1,0 +1,254 @@
+// Experiment files: parent chains and cycles, variants, sweep grids, overrides and file errors.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/config/experiment.hpp"
+
+namespace {
+
+using nlohmann::json;
+using proteus::InputError;
+using namespace proteus::config;
+namespace fs = std::filesystem;
+
+json text(const char* json_text) { return json::parse(json_text); }
+
+// A fresh directory per test, removed afterwards.
+class experiment : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("proteus-experiment-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write(const std::string& name, const std::string& contents) {
+    const fs::path path = dir_ / name;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << contents;
+    return path;
+  }
+
+  fs::path dir_;
+};
+
+template <class F>
+InputError refusal(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no InputError";
+  return InputError("", "");
+}
+
+std::vector<std::string> names(const std::vector<RunConfig>& runs) {
+  std::vector<std::string> out;
+  for (const auto& r : runs) out.push_back(r.name);
+  return out;
+}
+
+TEST_F(experiment, FileErrorsNameTheFile) {
+  const fs::path missing = dir_ / "nope.json";
+  EXPECT_EQ(refusal([&] { read_json_file(missing); }).what(), missing.generic_string() + ": cannot open");
+
+  // Line 3, column 14: the parser stops at the stray 'x'.
+  const fs::path bad = write("bad.json", "{\n  \"name\": \"a\",\n  \"seed\": 1, x\n}\n");
+  const InputError e = refusal([&] { read_json_file(bad); });
+  EXPECT_EQ(e.field(), bad.generic_string() + ":3:14") << e.what();
+  EXPECT_EQ(e.reason().rfind("parse error: ", 0), 0u) << e.what();
+  EXPECT_EQ(e.reason().find("[json.exception"), std::string::npos) << e.what();
+
+  const fs::path cut = write("cut.json", "{\"name\": ");
+  EXPECT_EQ(refusal([&] { read_json_file(cut); }).field().rfind(cut.generic_string() + ":1:", 0), 0u);
+}
+
+TEST_F(experiment, ParentFieldsAreOverriddenRecursively) {
+  write("presets/base.json", R"({"name": "base", "seed": 7,
+                                 "model": {"d_model": 64, "mixer": {"rule": "titans", "E": 4}},
+                                 "train": {"steps": 50}})");
+  write("presets/mid.json", R"({"parent": "base.json", "model": {"mixer": {"E": 8}},
+                                "train": {"lr": 0.01, "warmup": 5}})");
+  const fs::path leaf = write("leaf.json", R"({"parent": "presets/mid.json", "name": "leaf",
+                                              "model": {"mixer": {"heads": 4}}, "train": {"lr": 0.02}})");
+  const json merged = load_experiment_json(leaf);
+  EXPECT_FALSE(merged.contains("parent"));
+  const std::vector<RunConfig> runs = expand_variants(merged);
+  ASSERT_EQ(runs.size(), 1u);
+  const RunConfig& c = runs[0];
+  EXPECT_EQ(c.name, "leaf");
+  EXPECT_EQ(c.seed, 7u);
+  EXPECT_EQ(c.model.d_model, 64);
+  EXPECT_EQ(c.model.mixer.rule, "titans");  // from the grandparent
+  EXPECT_EQ(c.model.mixer.E, 8);            // the parent overrides the grandparent
+  EXPECT_EQ(c.model.mixer.heads, 4);        // the leaf adds its own
+  EXPECT_EQ(c.train.steps, 50);
+  EXPECT_EQ(c.train.lr, 0.02);  // the leaf overrides its parent
+  EXPECT_EQ(c.train.warmup, 5);
+  const RunConfig defaults;
+  EXPECT_EQ(c.train.weight_decay, defaults.train.weight_decay);  // untouched anywhere: the default
+}
+
+TEST_F(experiment, NullResetsAParentField) {
+  write("base.json", R"({"model": {"mixer": {"E": 4}}})");
+  const fs::path child = write("child.json", R"({"parent": "base.json", "model": {"mixer": {"E": null}}})");
+  EXPECT_EQ(expand_variants(load_experiment_json(child))[0].model.mixer.E, 1);
+}
+
+TEST_F(experiment, ParentCyclesAreRefused) {
+  const fs::path a = write("a.json", R"({"parent": "b.json"})");
+  write("b.json", R"({"parent": "a.json"})");
+  InputError e = refusal([&] { load_experiment_json(a); });
+  EXPECT_NE(e.reason().find("parent cycle"), std::string::npos) << e.what();
+  EXPECT_NE(e.reason().find("a.json -> "), std::string::npos) << e.what();
+
+  const fs::path self = write("self.json", R"({"parent": "./self.json"})");
+  e = refusal([&] { load_experiment_json(self); });
+  EXPECT_NE(e.reason().find("parent cycle"), std::string::npos) << e.what();
+
+  const fs::path orphan = write("orphan.json", R"({"parent": "gone.json"})");
+  e = refusal([&] { load_experiment_json(orphan); });
+  EXPECT_EQ(e.what(), (dir_ / "gone.json").generic_string() + ": cannot open");
+
+  const fs::path bad_parent = write("bad_parent.json", R"({"parent": 3})");
+  e = refusal([&] { load_experiment_json(bad_parent); });
+  EXPECT_EQ(e.field(), bad_parent.generic_string());
+}
+
+TEST(experiment_expand, NoVariantsIsOneRun) {
+  const auto runs = expand_variants(text(R"({"name": "solo", "model": {"mixer": {"E": 2}}})"));
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].name, "solo");
+  EXPECT_EQ(runs[0].model.mixer.E, 2);
+}
+
+TEST(experiment_expand, Variants) {
+  const json exp = text(R"({"name": "cmp", "model": {"mixer": {"E": 4}},
+    "variants": [{"name": "baseline", "set": {"model.mixer.E": 1}},
+                 {"name": "geo", "set": {"model.mixer.schedule.type": "geometric", "train.lr": 0.001}},
+                 {"name": "plain"}]})");
+  const auto runs = expand_variants(exp);
+  EXPECT_EQ(names(runs), (std::vector<std::string>{"cmp-baseline", "cmp-geo", "cmp-plain"}));
+  EXPECT_EQ(runs[0].model.mixer.E, 1);
+  EXPECT_EQ(runs[1].model.mixer.E, 4);
+  EXPECT_EQ(runs[1].model.mixer.schedule.type, "geometric");
+  EXPECT_EQ(runs[1].train.lr, 0.001);
+  EXPECT_EQ(runs[2].model.mixer.E, 4);
+}
+
+TEST(experiment_expand, SweepIsAGridTimesTheVariants) {
+  const json exp = text(R"({"name": "s",
+    "sweep": {"model.mixer.E": [1, 2, 4], "seed": [1, 2]},
+    "variants": [{"name": "uni"}, {"name": "geo", "set": {"model.mixer.schedule.type": "geometric"}}]})");
+  const auto runs = expand_sweep(exp);
+  ASSERT_EQ(runs.size(), 12u);
+  EXPECT_EQ(runs[0].name, "s-uni-E1-seed1");
+  EXPECT_EQ(runs[1].name, "s-geo-E1-seed1");
+  EXPECT_EQ(runs[2].name, "s-uni-E1-seed2");
+  EXPECT_EQ(runs[11].name, "s-geo-E4-seed2");
+  EXPECT_EQ(runs[11].model.mixer.E, 4);
+  EXPECT_EQ(runs[11].seed, 2u);
+  EXPECT_EQ(runs[11].model.mixer.schedule.type, "geometric");
+  // expand_variants leaves the grid alone.
+  EXPECT_EQ(expand_variants(exp).size(), 2u);
+
+  const auto plain = expand_sweep(text(R"({"sweep": {"train.lr": [0.001, 0.0003]}})"));
+  EXPECT_EQ(names(plain), (std::vector<std::string>{"run-lr0.001", "run-lr0.0003"}));
+}
+
+TEST(experiment_expand, TheGridWinsOverAVariant) {
+  const auto runs = expand_sweep(text(R"({"sweep": {"model.mixer.E": [2]},
+                                          "variants": [{"name": "v", "set": {"model.mixer.E": 8}}]})"));
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].name, "run-v-E2");
+  EXPECT_EQ(runs[0].model.mixer.E, 2);
+}
+
+TEST(experiment_expand, NoSweepGrid) {
+  EXPECT_STREQ(refusal([] { expand_sweep(text(R"({"name": "x"})")); }).what(), "sweep: this config has no sweep grid");
+}
+
+TEST(experiment_expand, ApplyOverride) {
+  json c = apply_override(json::object(), "model.mixer.E", 4);
+  EXPECT_EQ(c, text(R"({"model": {"mixer": {"E": 4}}})"));
+  c = apply_override(c, "model.mixer.schedule", text(R"({"type": "custom", "unlock": [1, 3, 5, 7]})"));
+  EXPECT_EQ(c["model"]["mixer"]["E"], 4);  // an object value merges: siblings stay
+  EXPECT_EQ(c["model"]["mixer"]["schedule"]["type"], "custom");
+  EXPECT_EQ(parse_run_config(c).model.mixer.schedule.unlock, (std::vector<int64_t>{1, 3, 5, 7}));
+  c = apply_override(c, "model.mixer.E", nullptr);
+  EXPECT_FALSE(c["model"]["mixer"].contains("E"));
+
+  const InputError f = refusal([] { apply_override(json::object(), "model.mixer.F", 1); });
+  EXPECT_EQ(f.field(), "model.mixer.F");
+  EXPECT_EQ(f.reason().rfind("unknown key (expected one of ", 0), 0u) << f.what();  // no close name for one letter
+  EXPECT_EQ(refusal([] { apply_override(json::object(), "model.mixr.E", 1); }).what(),
+            std::string("model.mixr: unknown key (did you mean mixer?)"));
+  EXPECT_EQ(refusal([] { apply_override(json::object(), "model.mixer.E.x", 1); }).field(), "model.mixer.E.x");
+  EXPECT_EQ(refusal([] { apply_override(json::object(), "", 1); }).field(), "set");
+
+  const auto paths = override_paths();
+  EXPECT_NE(std::find(paths.begin(), paths.end(), "model.mixer.E"), paths.end());
+  EXPECT_NE(std::find(paths.begin(), paths.end(), "seed"), paths.end());
+  EXPECT_NE(std::find(paths.begin(), paths.end(), "data.mix"), paths.end());
+}
+
+TEST(experiment_expand, ErrorsPointWhereTheValueWasWritten) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"variants": [{"name": "a"}, {"name": "b", "set": {"model.mixer.F": 1}}]})", "variants[1].set.model.mixer.F"},
+      {R"({"variants": [{"name": "a", "set": {"model.mixer.E": 0}}]})", "variants[0].set.model.mixer.E"},
+      {R"({"variants": [{"name": "a", "set": {"model.mixer.schedule": {"type": "custom", "unlock": [2]}}}]})",
+       "variants[0].set.model.mixer.schedule.unlock[0]"},
+      {R"({"variants": [{"name": "a", "sett": {}}]})", "variants[0].sett"},
+      {R"({"variants": [{"set": {}}]})", "variants[0].name"},
+      {R"({"variants": [{"name": "a"}, {"name": "a"}]})", "variants[1].name"},
+      {R"({"variants": [{"name": "a", "set": []}]})", "variants[0].set"},
+      {R"({"variants": {}})", "variants"},
+      {R"({"variants": [{"name": "x/y"}]})", "variants[0].name"},
+      {R"({"parent": "p.json"})", "parent"},
+  };
+  for (const auto& [snippet, field] : cases) {
+    const InputError e = refusal([&] { expand_variants(json::parse(snippet)); });
+    EXPECT_EQ(e.field(), field) << snippet << " -> " << e.what();
+  }
+  const std::pair<const char*, const char*> sweep_cases[] = {
+      {R"({"sweep": {"model.mixer.E": [1, 0]}})", "sweep.model.mixer.E[1]"},
+      {R"({"sweep": {"model.mixer.EE": [1]}})", "sweep.model.mixer.EE"},
+      {R"({"sweep": {"seed": []}})", "sweep.seed"},
+      {R"({"sweep": {"seed": 3}})", "sweep.seed"},
+      {R"({"sweep": []})", "sweep"},
+      {R"({"sweep": {"seed": [1]}, "variants": [{"name": "v", "set": {"train.lr": -1}}]})", "variants[0].set.train.lr"},
+  };
+  for (const auto& [snippet, field] : sweep_cases) {
+    const InputError e = refusal([&] { expand_sweep(json::parse(snippet)); });
+    EXPECT_EQ(e.field(), field) << snippet << " -> " << e.what();
+  }
+  // A combination that fails where no single override is at fault names the run.
+  const InputError e = refusal([] {
+    expand_variants(text(R"({"model": {"mixer": {"E": 8}}, "variants": [{"name": "small", "set": {"model.mixer.d_head": 2}}]})"));
+  });
+  EXPECT_EQ(e.field(), "model.mixer.E");
+  EXPECT_NE(e.reason().find("run \"run-small\""), std::string::npos) << e.what();
+}
+
+TEST_F(experiment, LoadedFileExpands) {
+  write("base.json", R"({"name": "paper", "data": {"seq_len": 64}})");
+  const fs::path f = write("grid.json", R"({"parent": "base.json",
+    "variants": [{"name": "base", "set": {"model.mixer.E": 1}}, {"name": "proteus", "set": {"model.mixer.E": 4}}],
+    "sweep": {"seed": [1, 2, 3]}})");
+  const auto runs = expand_sweep(load_experiment_json(f));
+  ASSERT_EQ(runs.size(), 6u);
+  EXPECT_EQ(runs[5].name, "paper-proteus-seed3");
+  EXPECT_EQ(runs[5].data.seq_len, 64);
+  EXPECT_EQ(resolved_mixer_horizon(runs[5]), 64);
+}
+
+}  // namespace

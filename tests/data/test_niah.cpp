@@ -1,0 +1,331 @@
+// NIAH generators against SPEC section 6 and RULER: every task's needles and values (each value
+// exactly as often as it was inserted), the haystack kinds, depth placement, exact prompt length,
+// the templates word for word, RULER's depths, string_match_all, and training samples.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <functional>
+#include <memory>
+#include <regex>
+#include <set>
+
+#include "core/data/niah.hpp"
+#include "core/memory/input_error.hpp"
+#include "tests/data/temp_corpus.hpp"
+
+namespace {
+
+using proteus::InputError;
+using proteus::data::ByteCorpus;
+using proteus::data::Split;
+namespace niah = proteus::data::niah;
+
+const ByteCorpus& brown() {
+  static const auto corpus = std::make_unique<ByteCorpus>(
+      ByteCorpus::load(proteus::data::testing::default_corpus_path(), 0.05));
+  return *corpus;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  for (size_t at; (at = text.find('\n', from)) != std::string::npos; from = at + 1) out.push_back(text.substr(from, at - from));
+  out.push_back(text.substr(from));
+  return out;
+}
+
+std::string field_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.field();
+  }
+  return "(no error)";
+}
+
+struct Shape {
+  const char* task;
+  size_t keys_in_context;  // distinct keys inserted
+  size_t values_asked;
+  size_t keys_asked;
+  bool uuid_values;
+};
+
+const Shape kShapes[] = {
+    {"s-niah-1", 1, 1, 1, false},  {"s-niah-2", 1, 1, 1, false}, {"s-niah-3", 1, 1, 1, true},
+    {"mk-niah-1", 4, 1, 1, false}, {"mk-niah-2", 1, 1, 1, false}, {"mk-niah-3", 1, 1, 1, true},
+    {"mv-niah", 1, 4, 1, false},   {"mq-niah", 4, 4, 4, false},
+};
+
+const std::regex kNumber("[1-9][0-9]{6}");
+const std::regex kUuid4("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+const std::regex kWordKey("[a-z]+-[a-z]+");
+
+TEST(Niah, TaskListIsRulers) {
+  EXPECT_EQ(niah::task_names(), (std::vector<std::string>{"s-niah-1", "s-niah-2", "s-niah-3", "mk-niah-1", "mk-niah-2",
+                                                          "mk-niah-3", "mv-niah", "mq-niah"}));
+  EXPECT_FALSE(niah::uses_essay("s-niah-1"));
+  EXPECT_TRUE(niah::uses_essay("s-niah-2"));
+  EXPECT_FALSE(niah::uses_essay("mk-niah-2"));
+  EXPECT_TRUE(niah::uses_essay("mq-niah"));
+}
+
+TEST(Niah, EveryTaskHasItsNeedlesValuesAndLength) {
+  std::mt19937_64 rng(3);
+  for (const Shape& shape : kShapes)
+    for (const std::string style : {"short", "ruler"})
+      for (int length : {700, 1500, 4096})
+        for (int depth : {0, 26, 51, 74, 100}) {
+          SCOPED_TRACE(std::string(shape.task) + " " + style + " length " + std::to_string(length) + " depth " +
+                       std::to_string(depth));
+          const auto s = niah::generate(shape.task, length, depth, rng, style, &brown(), Split::val);
+          ASSERT_EQ(s.prompt().size(), size_t(length));
+          ASSERT_EQ(s.expected.size(), shape.values_asked);
+          ASSERT_EQ(s.keys.size(), shape.keys_asked);
+          EXPECT_EQ(s.depth, depth);
+          std::string answer = " ";
+          for (size_t i = 0; i < s.expected.size(); ++i) answer += (i ? ", " : "") + s.expected[i];
+          EXPECT_EQ(s.answer, answer + ".\n");
+          const std::string type = shape.uuid_values ? "uuids" : "numbers";
+          for (const auto& v : s.expected) {
+            EXPECT_TRUE(std::regex_match(v, shape.uuid_values ? kUuid4 : kNumber)) << v;
+            EXPECT_EQ(count(s.context, v), 1u) << v;  // once in its needle, nowhere else
+            EXPECT_EQ(count(s.question, v), 0u) << v;
+          }
+          const size_t per_key = shape.values_asked / shape.keys_asked;
+          for (const auto& k : s.keys) {
+            EXPECT_EQ(count(s.context, "One of the special magic " + type + " for " + k + " is: "), per_key) << k;
+            EXPECT_EQ(count(s.context, k), per_key) << k;
+            EXPECT_EQ(count(s.question, k), style == std::string("ruler") ? 2u : 1u) << k;
+          }
+          for (size_t i = 0; i + 1 < s.keys.size(); ++i) EXPECT_NE(s.keys[i], s.keys[i + 1]);
+          EXPECT_EQ(s.context.compare(s.needle_offset, 25, "One of the special magic "), 0);
+          if (niah::uses_essay(shape.task)) {
+            // Every needle of an essay task is one of the sample's own: 1, 4 (MK-1, MQ) or 4 values (MV).
+            EXPECT_EQ(count(s.context, "One of the special magic"), std::max(shape.keys_in_context, shape.values_asked));
+            const size_t head = style == std::string("ruler") ? s.context.find('\n') + 1 : 0;
+            EXPECT_EQ(s.context.find('\n', head), std::string::npos) << "essay whitespace is collapsed";
+          }
+        }
+}
+
+TEST(Niah, NeedleSitsNearTheRequestedDepth) {
+  std::mt19937_64 rng(5);
+  for (const char* task : {"s-niah-1", "s-niah-2", "s-niah-3", "mk-niah-2", "mk-niah-3", "mv-niah", "mq-niah"})
+    for (int depth : {0, 10, 26, 51, 74, 90, 100})
+      for (int rep = 0; rep < 3; ++rep) {
+        const auto s = niah::generate(task, 8192, depth, rng, "short", &brown(), Split::train);
+        const double at = double(s.needle_offset) / double(s.context.size());
+        EXPECT_NEAR(at, depth / 100.0, 0.07) << task << " depth " << depth;
+      }
+  // The ends exactly: depth 0 starts the context, depth 100 is the last line of a line haystack.
+  const auto first = niah::generate("s-niah-1", 2000, 0, rng, "short");
+  EXPECT_EQ(first.needle_offset, 0u);
+  const auto last = niah::generate("s-niah-1", 2000, 100, rng, "short");
+  EXPECT_EQ(last.context.find('\n', last.needle_offset), std::string::npos);
+  EXPECT_EQ(last.context.substr(last.needle_offset), "One of the special magic numbers for " + last.keys[0] +
+                                                          " is: " + last.expected[0] + ".");
+}
+
+TEST(Niah, NoiseHaystackIsTheRulerBlockPerLine) {
+  std::mt19937_64 rng(9);
+  const auto s = niah::generate("s-niah-1", 3000, 51, rng, "short");
+  const auto lines = lines_of(s.context);
+  const std::string noise = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again.";
+  size_t needles = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("One of the special magic numbers for ", 0) == 0) {
+      ++needles;
+    } else if (i + 1 < lines.size()) {
+      EXPECT_EQ(lines[i], noise);
+    } else {
+      EXPECT_EQ(noise.rfind(lines[i], 0), 0u) << "the last line may only be cut short";
+    }
+  }
+  EXPECT_EQ(needles, 1u);
+}
+
+TEST(Niah, NeedleHaystackLinesAreDistractorsWithOtherKeys) {
+  std::mt19937_64 rng(13);
+  for (const char* task : {"mk-niah-2", "mk-niah-3"}) {
+    const bool uuid = std::string(task) == "mk-niah-3";
+    const std::string type = uuid ? "uuids" : "numbers";
+    const auto s = niah::generate(task, 4000, 30, rng, "short");
+    const std::regex needle("One of the special magic " + type + " for (\\S+) is: (\\S+)\\.");
+    const auto lines = lines_of(s.context);
+    size_t asked = 0, distractors = 0;
+    for (size_t i = 0; i + 1 < lines.size(); ++i) {  // the last line may be cut short
+      std::smatch m;
+      ASSERT_TRUE(std::regex_match(lines[i], m, needle)) << lines[i];
+      EXPECT_TRUE(std::regex_match(m[1].str(), uuid ? kUuid4 : kWordKey)) << m[1];
+      EXPECT_TRUE(std::regex_match(m[2].str(), uuid ? kUuid4 : kNumber)) << m[2];
+      if (m[1] == s.keys[0]) {
+        ++asked;
+        EXPECT_EQ(m[2], s.expected[0]);
+      } else {
+        ++distractors;
+        EXPECT_NE(m[2], s.expected[0]);
+      }
+    }
+    EXPECT_EQ(asked, 1u) << task;
+    EXPECT_GT(distractors, 30u) << task;
+  }
+}
+
+TEST(Niah, MultiKeyOneHasFourKeysOneAsked) {
+  std::mt19937_64 rng(17);
+  const auto s = niah::generate("mk-niah-1", 3000, 40, rng, "short", &brown());
+  const std::regex needle("One of the special magic numbers for ([a-z]+-[a-z]+) is: ([0-9]{7})\\.");
+  std::set<std::string> keys;
+  for (auto it = std::sregex_iterator(s.context.begin(), s.context.end(), needle); it != std::sregex_iterator(); ++it) {
+    keys.insert((*it)[1]);
+    EXPECT_EQ(count(s.context, (*it)[2]), 1u);
+  }
+  EXPECT_EQ(keys.size(), 4u);
+  EXPECT_TRUE(keys.count(s.keys[0]));
+}
+
+TEST(Niah, RulerTemplatesWordForWord) {
+  std::mt19937_64 rng(19);
+  const auto one = niah::generate("s-niah-2", 2000, 50, rng, "ruler", &brown());
+  const std::string k = one.keys[0];
+  EXPECT_EQ(one.context.rfind("A special magic number is hidden within the following text. Make sure to memorize it. "
+                              "I will quiz you about the number afterwards.\n",
+                              0),
+            0u);
+  EXPECT_EQ(one.question, "\nWhat is the special magic number for " + k +
+                              " mentioned in the provided text? The special magic number for " + k +
+                              " mentioned in the provided text is");
+
+  const auto uuid = niah::generate("mk-niah-3", 2000, 50, rng, "ruler");
+  EXPECT_EQ(uuid.question, "\nWhat is the special magic uuid for " + uuid.keys[0] +
+                               " mentioned in the provided text? The special magic uuid for " + uuid.keys[0] +
+                               " mentioned in the provided text is");
+
+  const auto many = niah::generate("mq-niah", 2000, 50, rng, "ruler", &brown());
+  const std::string q = many.keys[0] + ", " + many.keys[1] + ", " + many.keys[2] + ", and " + many.keys[3];
+  EXPECT_EQ(many.context.rfind("Some special magic numbers are hidden within the following text. Make sure to memorize "
+                               "it. I will quiz you about the numbers afterwards.\n",
+                               0),
+            0u);
+  EXPECT_EQ(many.question, "\nWhat are all the special magic numbers for " + q +
+                               " mentioned in the provided text? The special magic numbers for " + q +
+                               " mentioned in the provided text are");
+  // The values are in the answer in the order the question names their keys.
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(count(many.context, "for " + many.keys[i] + " is: " + many.expected[i] + "."), 1u);
+}
+
+TEST(Niah, ShortTemplates) {
+  std::mt19937_64 rng(23);
+  const auto one = niah::generate("s-niah-1", 500, 50, rng, "short");
+  EXPECT_EQ(one.question, "\nQ: magic number for " + one.keys[0] + "?\nA:");
+  const auto uuid = niah::generate("s-niah-3", 500, 50, rng, "short", &brown());
+  EXPECT_EQ(uuid.question, "\nQ: magic uuid for " + uuid.keys[0] + "?\nA:");
+  const auto mv = niah::generate("mv-niah", 800, 50, rng, "short", &brown());
+  EXPECT_EQ(mv.question, "\nQ: magic numbers for " + mv.keys[0] + "?\nA:");
+  EXPECT_EQ(mv.context.rfind("One of the special magic", 0), std::string::npos) << "no preamble in the short style";
+}
+
+TEST(Niah, ShortestLengthWorksAndShorterIsRefused) {
+  std::mt19937_64 rng(29);
+  for (const auto& task : niah::task_names())
+    for (const std::string style : {"short", "ruler"}) {
+      const int least = niah::min_total_length(task, style);
+      for (int rep = 0; rep < 5; ++rep)
+        EXPECT_EQ(niah::generate(task, least, 50, rng, style, &brown()).prompt().size(), size_t(least)) << task;
+      EXPECT_EQ(field_of([&] { niah::generate(task, least - 1, 50, rng, style, &brown()); }), "total_length") << task;
+    }
+  EXPECT_EQ(field_of([&] { niah::generate("s-niah-2", 1000, 50, rng, "short", nullptr); }), "essay");
+  EXPECT_EQ(field_of([&] { niah::generate("s-niah-9", 1000, 50, rng); }), "task");
+  EXPECT_EQ(field_of([&] { niah::generate("s-niah-1", 1000, 101, rng); }), "depth");
+  EXPECT_EQ(field_of([&] { niah::generate("s-niah-1", 1000, -1, rng); }), "depth");
+  EXPECT_EQ(field_of([&] { niah::generate("s-niah-1", 1000, 50, rng, "long"); }), "question");
+}
+
+TEST(Niah, KeysAreNeverSubstringsOfOtherKeys) {
+  EXPECT_EQ(niah::key_adjectives().size(), 50u);
+  EXPECT_EQ(niah::key_nouns().size(), 50u);
+  std::vector<std::string> keys;
+  for (const auto& a : niah::key_adjectives())
+    for (const auto& n : niah::key_nouns()) keys.push_back(a + "-" + n);
+  std::set<std::string> distinct(keys.begin(), keys.end());
+  EXPECT_EQ(distinct.size(), 2500u);
+  for (const auto& a : keys)
+    for (const auto& b : keys)
+      if (a != b && b.find(a) != std::string::npos) FAIL() << a << " is inside " << b;
+}
+
+TEST(Niah, RulerDepthsAndEvenSubsets) {
+  const auto d = niah::ruler_depths();
+  ASSERT_EQ(d.size(), 40u);
+  EXPECT_EQ(d[0], 0);
+  EXPECT_EQ(d[1], 3);   // 100/39 = 2.56
+  EXPECT_EQ(d[20], 51);  // 2000/39 = 51.3
+  EXPECT_EQ(d[39], 100);
+  for (size_t i = 1; i < d.size(); ++i) EXPECT_GT(d[i], d[i - 1]);
+  EXPECT_EQ(niah::depths(40), d);
+  EXPECT_EQ(niah::depths(5), (std::vector<int>{0, 26, 51, 74, 100}));
+  EXPECT_EQ(niah::depths(2), (std::vector<int>{0, 100}));
+  EXPECT_EQ(niah::depths(1), (std::vector<int>{0}));
+  EXPECT_EQ(field_of([] { niah::depths(0); }), "eval.niah.depths");
+  EXPECT_EQ(field_of([] { niah::depths(41); }), "eval.niah.depths");
+}
+
+TEST(Niah, StringMatchAllGivesPartialCreditCaseInsensitively) {
+  EXPECT_DOUBLE_EQ(niah::string_match_all(" 1234567.", {"1234567"}), 1.0);
+  EXPECT_DOUBLE_EQ(niah::string_match_all(" 1234568.", {"1234567"}), 0.0);
+  EXPECT_DOUBLE_EQ(niah::string_match_all("1111111, 3333333 and more text", {"1111111", "2222222", "3333333", "4444444"}),
+                   0.5);
+  EXPECT_DOUBLE_EQ(niah::string_match_all("AB12CDEF-0000-4000-8000-00000000ABCD",
+                                          {"ab12cdef-0000-4000-8000-00000000abcd"}),
+                   1.0);
+  EXPECT_DOUBLE_EQ(niah::string_match_all("", {"1"}), 0.0);
+  EXPECT_EQ(field_of([] { niah::string_match_all("x", {}); }), "expected");
+}
+
+TEST(Niah, TrainingSampleIsPromptThenAnswerWithAnswerMask) {
+  std::mt19937_64 rng(31);
+  for (const auto& task : niah::task_names()) {
+    const int seq_len = 1024;
+    const auto t = niah::make_training_sample(rng, seq_len, {task}, "short", &brown(), Split::train);
+    ASSERT_EQ(t.tokens.size(), size_t(seq_len + 1));
+    ASSERT_EQ(t.weights.size(), size_t(seq_len));
+    ASSERT_EQ(t.answer_mask.size(), size_t(seq_len));
+    EXPECT_EQ(t.sample.task, task);
+    std::string text;
+    for (int32_t b : t.tokens) text += char(b);
+    EXPECT_EQ(text, t.sample.prompt() + t.sample.answer);
+    EXPECT_EQ(text.back(), '\n');
+    for (float w : t.weights) EXPECT_EQ(w, 1.0f);
+    std::string masked;
+    for (size_t i = 0; i < t.answer_mask.size(); ++i)
+      if (t.answer_mask[i]) masked += char(t.tokens[i + 1]);  // the target of position i
+    EXPECT_EQ(masked, t.sample.answer) << task;
+    EXPECT_EQ(niah::string_match_all(masked, t.sample.expected), 1.0);
+    EXPECT_EQ(int(t.sample.answer.size()), niah::answer_length(task));
+  }
+}
+
+TEST(Niah, TrainingSamplesRepeatWithTheSeedAndVaryTheTask) {
+  const std::vector<std::string> tasks = {"s-niah-1", "mk-niah-2", "s-niah-2"};
+  std::mt19937_64 a(37), b(37);
+  std::set<std::string> seen;
+  for (int i = 0; i < 30; ++i) {
+    const auto x = niah::make_training_sample(a, 512, tasks, "short", &brown());
+    const auto y = niah::make_training_sample(b, 512, tasks, "short", &brown());
+    EXPECT_EQ(x.tokens, y.tokens);
+    seen.insert(x.sample.task);
+  }
+  EXPECT_EQ(seen.size(), 3u);
+  std::mt19937_64 c(1);
+  EXPECT_EQ(field_of([&] { niah::make_training_sample(c, 64, {"s-niah-1"}, "short", nullptr); }), "seq_len");
+}
+
+}  // namespace
