@@ -33,13 +33,14 @@ src, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 no_space_before = {",", ".", ";", ":", "?", "!", ")", "]", "}", "''", "'"}
 no_space_after = {"``", "(", "[", "{"}
 quote = {"``": '"', "''": '"'}
+doubled = {",", ".", ";", ":", "?", "!"}
 
 def paragraph(block):
     words = [tok.rsplit("/", 1)[0] for tok in block.split()]
     text, glue = "", True  # glue: the next word attaches without a space
     for w in words:
-        # Brown doubles some semicolons and repeats the period after an abbreviation ("Jr. .").
-        if (w == ";" and text.endswith(";")) or (w == "." and text.endswith(".")):
+        # Brown doubles some marks ("? ?", "; ;") and repeats the period after an abbreviation ("Jr. .").
+        if w in doubled and text.endswith(w):
             continue
         if text and not glue and w not in no_space_before:
             text += " "
@@ -55,8 +56,9 @@ for doc in docs:
 print(f"make-corpus: wrote {len(docs)} documents to {out}")
 PY
 
-files=$(ls "$out"/c[a-r][0-9][0-9].txt | wc -l)
-bytes=$(cat "$out"/c[a-r][0-9][0-9].txt | wc -c)
+documents=("$out"/c[a-r][0-9][0-9].txt)
+files=${#documents[@]}
+bytes=$(cat "${documents[@]}" | wc -c)
 cat >"$out/README.md" <<EOF
 # The Brown Corpus, as plain text (Proteus Lab's default corpus)
 

@@ -7,7 +7,9 @@
 #define EIGEN_DONT_PARALLELIZE
 #include "core/backend/cpu_backend.hpp"
 
-#include <omp.h>
+#include <thread>
+
+#include <utility>
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -39,29 +41,32 @@ constexpr int kColumnPiece = 64;           // column reductions: pieces of this 
 constexpr int kMaxGemmPieces = 16;         // a GEMM is cut into at most this many pieces
 constexpr double kMinGemmPieceFlops = 1 << 21;
 
-// Runs body(i) for i in [0, count) on `threads` threads; the first exception is rethrown here
-// (an exception must not leave an OpenMP region).
+// Runs body(i) for i in [0, count) on the pool; the first exception is rethrown here.
+// grain: the fewest items worth the pool. Waking the workers costs microseconds; with tiny work
+// (a few rows of a one-sequence forward, say) that costs more than the work, so small loops stay
+// on the calling thread.
 template <class Body>
-void parallel_for(int64_t count, int threads, Body&& body) {
+void parallel_for(int64_t count, ThreadPool& pool, Body&& body, int64_t grain = 1) {
   if (count <= 0) return;
-  std::exception_ptr error;
-#pragma omp parallel for schedule(static) num_threads(threads) if (count > 1 && threads > 1)
-  for (int64_t i = 0; i < count; ++i) {
-    try {
-      body(i);
-    } catch (...) {
-#pragma omp critical(proteus_cpu_backend_error)
-      if (!error) error = std::current_exception();
-    }
+  if (pool.threads() == 1 || count < 2 * grain) {
+    for (int64_t i = 0; i < count; ++i) body(i);
+    return;
   }
-  if (error) std::rethrow_exception(error);
+  pool.run(count, [&](int64_t i) { body(i); });
+}
+
+// Row-wise ops (norms, embedding rows, cross-entropy rows): only worth threads by the dozen.
+constexpr int64_t kRowGrain = 256;
+template <class Body>
+void parallel_rows(int64_t rows, ThreadPool& pool, Body&& body) {
+  parallel_for(rows, pool, std::forward<Body>(body), kRowGrain);
 }
 
 // Elementwise ops: body(begin, end) over fixed pieces of n.
 template <class Body>
-void parallel_elements(size_t n, int threads, Body&& body) {
+void parallel_elements(size_t n, ThreadPool& pool, Body&& body) {
   const int64_t pieces = static_cast<int64_t>((n + kElementPiece - 1) / kElementPiece);
-  parallel_for(pieces, threads, [&](int64_t i) {
+  parallel_for(pieces, pool, [&](int64_t i) {
     const size_t begin = static_cast<size_t>(i) * kElementPiece;
     body(begin, std::min(n, begin + kElementPiece));
   });
@@ -69,9 +74,9 @@ void parallel_elements(size_t n, int threads, Body&& body) {
 
 // Column reductions: body(c0, c1) over fixed pieces of C columns.
 template <class Body>
-void parallel_columns(int C, int threads, Body&& body) {
+void parallel_columns(int C, ThreadPool& pool, Body&& body) {
   const int pieces = (C + kColumnPiece - 1) / kColumnPiece;
-  parallel_for(pieces, threads, [&](int64_t i) {
+  parallel_for(pieces, pool, [&](int64_t i) {
     const int c0 = static_cast<int>(i) * kColumnPiece;
     body(c0, std::min(C, c0 + kColumnPiece));
   });
@@ -190,7 +195,9 @@ const CpuRuleState<T>& rule_state(const OpState& state, const MemoryRuleArgs<T>&
 }  // namespace
 
 template <class T>
-CpuBackend<T>::CpuBackend(int threads) : threads_(threads > 0 ? threads : std::max(1, omp_get_num_procs())) {}
+CpuBackend<T>::CpuBackend(int threads)
+    : threads_(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+      pool_(std::make_unique<ThreadPool>(threads_)) {}
 
 // ---- memory ----
 
@@ -220,7 +227,7 @@ void CpuBackend<T>::download(T* host, const T* src, size_t n) {
 
 template <class T>
 void CpuBackend<T>::fill(T* dst, T value, size_t n) {
-  parallel_elements(n, threads_, [&](size_t i0, size_t i1) { std::fill(dst + i0, dst + i1, value); });
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) { std::fill(dst + i0, dst + i1, value); });
 }
 
 template <class T>
@@ -232,7 +239,7 @@ void CpuBackend<T>::copy(T* dst, const T* src, size_t n) {
 
 template <class T>
 void CpuBackend<T>::embedding_forward(T* out, const int32_t* tokens, const T* wte, int N, int C) {
-  parallel_for(N, threads_, [&](int64_t n) {
+  parallel_rows(N, *pool_, [&](int64_t n) {
     const T* row = wte + static_cast<size_t>(tokens[n]) * C;
     std::copy(row, row + C, out + static_cast<size_t>(n) * C);
   });
@@ -241,7 +248,7 @@ void CpuBackend<T>::embedding_forward(T* out, const int32_t* tokens, const T* wt
 template <class T>
 void CpuBackend<T>::embedding_backward(T* dwte, const T* dout, const int32_t* tokens, int N, int C) {
   // Rows sharing a token add in row order: split by columns, never by rows.
-  parallel_columns(C, threads_, [&](int c0, int c1) {
+  parallel_columns(C, *pool_, [&](int c0, int c1) {
     for (int n = 0; n < N; ++n) {
       T* dst = dwte + static_cast<size_t>(tokens[n]) * C;
       const T* src = dout + static_cast<size_t>(n) * C;
@@ -254,7 +261,7 @@ void CpuBackend<T>::embedding_backward(T* dwte, const T* dout, const int32_t* to
 
 template <class T>
 void CpuBackend<T>::rmsnorm_forward(T* out, T* rstd, const T* in, const T* w, int N, int C, T eps) {
-  parallel_for(N, threads_, [&](int64_t n) {
+  parallel_rows(N, *pool_, [&](int64_t n) {
     const T* x = in + static_cast<size_t>(n) * C;
     T* y = out + static_cast<size_t>(n) * C;
     double ss = 0;
@@ -270,7 +277,7 @@ void CpuBackend<T>::rmsnorm_backward(T* din, T* dw, const T* dout, const T* in, 
                                      int C) {
   if (din) {
     // dx = r w g - x r^3 (sum_c g w x) / C
-    parallel_for(N, threads_, [&](int64_t n) {
+    parallel_rows(N, *pool_, [&](int64_t n) {
       const size_t off = static_cast<size_t>(n) * C;
       const T* x = in + off;
       const T* g = dout + off;
@@ -282,7 +289,7 @@ void CpuBackend<T>::rmsnorm_backward(T* din, T* dw, const T* dout, const T* in, 
     });
   }
   if (dw) {
-    parallel_columns(C, threads_, [&](int c0, int c1) {
+    parallel_columns(C, *pool_, [&](int c0, int c1) {
       std::vector<double> acc(c1 - c0, 0.0);
       for (int n = 0; n < N; ++n) {
         const size_t off = static_cast<size_t>(n) * C;
@@ -299,7 +306,7 @@ template <class T>
 void CpuBackend<T>::matmul_forward(T* out, const T* in, const T* w, int N, int IC, int OC) {
   const CMapMat<T> W(w, OC, IC);
   const Split s = split_rows(N, 2.0 * IC * OC);
-  parallel_for(s.count, threads_, [&](int64_t i) {
+  parallel_for(s.count, *pool_, [&](int64_t i) {
     const int r0 = static_cast<int>(i) * s.per, rows = std::min(s.per, N - r0);
     const CMapMat<T> X(in + static_cast<size_t>(r0) * IC, rows, IC);
     MapMat<T> Y(out + static_cast<size_t>(r0) * OC, rows, OC);
@@ -312,7 +319,7 @@ void CpuBackend<T>::matmul_backward(T* din, T* dw, const T* dout, const T* in, c
   if (din) {
     const CMapMat<T> W(w, OC, IC);
     const Split s = split_rows(N, 2.0 * IC * OC);
-    parallel_for(s.count, threads_, [&](int64_t i) {
+    parallel_for(s.count, *pool_, [&](int64_t i) {
       const int r0 = static_cast<int>(i) * s.per, rows = std::min(s.per, N - r0);
       const CMapMat<T> DY(dout + static_cast<size_t>(r0) * OC, rows, OC);
       MapMat<T> DX(din + static_cast<size_t>(r0) * IC, rows, IC);
@@ -323,7 +330,7 @@ void CpuBackend<T>::matmul_backward(T* din, T* dw, const T* dout, const T* in, c
     // Split over dw's rows: each piece sums over all N rows itself, so the order is fixed.
     const CMapMat<T> X(in, N, IC);
     const Split s = split_rows(OC, 2.0 * N * IC);
-    parallel_for(s.count, threads_, [&](int64_t i) {
+    parallel_for(s.count, *pool_, [&](int64_t i) {
       const int o0 = static_cast<int>(i) * s.per, rows = std::min(s.per, OC - o0);
       const CStridedMat<T> DY(dout + o0, N, rows, Eigen::OuterStride<>(OC));
       MapMat<T> DW(dw + static_cast<size_t>(o0) * IC, rows, IC);
@@ -336,7 +343,7 @@ void CpuBackend<T>::matmul_backward(T* din, T* dw, const T* dout, const T* in, c
 
 template <class T>
 void CpuBackend<T>::conv_silu_forward(T* out, T* pre, const T* in, const T* w, int B, int Tn, int Ch, int K) {
-  parallel_for(static_cast<int64_t>(B) * Tn, threads_, [&](int64_t row) {
+  parallel_rows(static_cast<int64_t>(B) * Tn, *pool_, [&](int64_t row) {
     const int t = static_cast<int>(row % Tn);
     const size_t off = static_cast<size_t>(row) * Ch;
     for (int c = 0; c < Ch; ++c) {
@@ -354,12 +361,12 @@ void CpuBackend<T>::conv_silu_backward(T* din, T* dw, const T* dout, const T* in
                                        int Tn, int Ch, int K) {
   const size_t n = static_cast<size_t>(B) * Tn * Ch;
   std::vector<T> dpre(n);  // (B, T, Ch)
-  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) dpre[i] = dout[i] * silu_grad(pre[i]);
   });
   if (din) {
     // in[t] feeds pre[t + K-1-j] through tap j.
-    parallel_for(static_cast<int64_t>(B) * Tn, threads_, [&](int64_t row) {
+    parallel_rows(static_cast<int64_t>(B) * Tn, *pool_, [&](int64_t row) {
       const int t = static_cast<int>(row % Tn);
       const size_t off = static_cast<size_t>(row) * Ch;
       for (int c = 0; c < Ch; ++c) {
@@ -371,7 +378,7 @@ void CpuBackend<T>::conv_silu_backward(T* din, T* dw, const T* dout, const T* in
     });
   }
   if (dw) {
-    parallel_columns(Ch, threads_, [&](int c0, int c1) {
+    parallel_columns(Ch, *pool_, [&](int c0, int c1) {
       std::vector<double> acc(static_cast<size_t>(c1 - c0) * K, 0.0);
       for (int b = 0; b < B; ++b)
         for (int t = 0; t < Tn; ++t) {
@@ -393,7 +400,7 @@ void CpuBackend<T>::conv_silu_backward(T* din, T* dw, const T* dout, const T* in
 
 template <class T>
 void CpuBackend<T>::l2norm_forward(T* out, T* rnorm, const T* in, int N, int d, T eps) {
-  parallel_for(N, threads_, [&](int64_t n) {
+  parallel_rows(N, *pool_, [&](int64_t n) {
     const size_t off = static_cast<size_t>(n) * d;
     double ss = 0;
     for (int i = 0; i < d; ++i) ss += static_cast<double>(in[off + i]) * in[off + i];
@@ -406,7 +413,7 @@ void CpuBackend<T>::l2norm_forward(T* out, T* rnorm, const T* in, int N, int d, 
 template <class T>
 void CpuBackend<T>::l2norm_backward(T* din, const T* dout, const T* out, const T* rnorm, int N, int d) {
   // dx = r (g - y (g . y))
-  parallel_for(N, threads_, [&](int64_t n) {
+  parallel_rows(N, *pool_, [&](int64_t n) {
     const size_t off = static_cast<size_t>(n) * d;
     double dot = 0;
     for (int i = 0; i < d; ++i) dot += static_cast<double>(dout[off + i]) * out[off + i];
@@ -419,21 +426,21 @@ void CpuBackend<T>::l2norm_backward(T* din, const T* dout, const T* out, const T
 
 template <class T>
 void CpuBackend<T>::sigmoid_forward(T* out, const T* in, size_t n) {
-  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) out[i] = sigmoid(in[i]);
   });
 }
 
 template <class T>
 void CpuBackend<T>::sigmoid_backward(T* din, const T* dout, const T* out, size_t n) {
-  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) din[i] = dout[i] * out[i] * (T(1) - out[i]);
   });
 }
 
 template <class T>
 void CpuBackend<T>::decay_forward(T* a, const T* in, const T* A_log, const T* dt_bias, int N, int H) {
-  parallel_for(N, threads_, [&](int64_t n) {
+  parallel_rows(N, *pool_, [&](int64_t n) {
     for (int h = 0; h < H; ++h) {
       const size_t i = static_cast<size_t>(n) * H + h;
       a[i] = std::exp(-std::exp(A_log[h]) * softplus(in[i] + dt_bias[h]));
@@ -446,7 +453,7 @@ void CpuBackend<T>::decay_backward(T* din, T* dA_log, T* ddt_bias, const T* da, 
                                    const T* A_log, const T* dt_bias, int N, int H) {
   // a = exp(-A sp(z)), A = exp(A_log), z = in + dt_bias: da/dz = -a A sp'(z), da/dA_log = -a A sp(z).
   std::vector<T> dz(static_cast<size_t>(N) * H);  // (N, H)
-  parallel_for(N, threads_, [&](int64_t n) {
+  parallel_rows(N, *pool_, [&](int64_t n) {
     for (int h = 0; h < H; ++h) {
       const size_t i = static_cast<size_t>(n) * H + h;
       dz[i] = -da[i] * a[i] * std::exp(A_log[h]) * softplus_grad(in[i] + dt_bias[h]);
@@ -470,14 +477,14 @@ void CpuBackend<T>::decay_backward(T* din, T* dA_log, T* ddt_bias, const T* da, 
 
 template <class T>
 void CpuBackend<T>::swiglu_forward(T* out, const T* gate, const T* up, size_t n) {
-  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) out[i] = gate[i] * sigmoid(gate[i]) * up[i];
   });
 }
 
 template <class T>
 void CpuBackend<T>::swiglu_backward(T* dgate, T* dup, const T* dout, const T* gate, const T* up, size_t n) {
-  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) {
       const T g = gate[i];
       dgate[i] = dout[i] * up[i] * silu_grad(g);
@@ -490,21 +497,21 @@ void CpuBackend<T>::swiglu_backward(T* dgate, T* dup, const T* dout, const T* ga
 
 template <class T>
 void CpuBackend<T>::add(T* out, const T* x, const T* y, size_t n) {
-  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) out[i] = x[i] + y[i];
   });
 }
 
 template <class T>
 void CpuBackend<T>::axpy(T* y, T alpha, const T* x, size_t n) {
-  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) y[i] += alpha * x[i];
   });
 }
 
 template <class T>
 void CpuBackend<T>::scale(T* x, T alpha, size_t n) {
-  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) x[i] *= alpha;
   });
 }
@@ -514,7 +521,7 @@ void CpuBackend<T>::scale(T* x, T alpha, size_t n) {
 template <class T>
 void CpuBackend<T>::xent_forward(T* losses, T* probs, const T* logits, const int32_t* targets, const T* weight,
                                  int N, int V) {
-  parallel_for(N, threads_, [&](int64_t n) {
+  parallel_rows(N, *pool_, [&](int64_t n) {
     const T* l = logits + static_cast<size_t>(n) * V;
     T* p = probs + static_cast<size_t>(n) * V;
     const T mx = *std::max_element(l, l + V);
@@ -531,7 +538,7 @@ void CpuBackend<T>::xent_forward(T* losses, T* probs, const T* logits, const int
 template <class T>
 void CpuBackend<T>::xent_backward(T* dlogits, const T* probs, const int32_t* targets, const T* weight,
                                   T dloss_scale, int N, int V) {
-  parallel_for(N, threads_, [&](int64_t n) {
+  parallel_rows(N, *pool_, [&](int64_t n) {
     const T* p = probs + static_cast<size_t>(n) * V;
     T* d = dlogits + static_cast<size_t>(n) * V;
     const T wt = weight ? weight[n] : T(1);
@@ -552,7 +559,7 @@ void CpuBackend<T>::attention_forward(T* out, T* probs, const T* q, const T* k, 
                                       int d) {
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
   const Eigen::OuterStride<> stride(static_cast<Eigen::Index>(H) * d);
-  parallel_for(static_cast<int64_t>(B) * H, threads_, [&](int64_t bh) {
+  parallel_for(static_cast<int64_t>(B) * H, *pool_, [&](int64_t bh) {
     const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
     const size_t off = static_cast<size_t>(b) * Tn * H * d + static_cast<size_t>(h) * d;
     const CStridedMat<T> Q(q + off, Tn, d, stride), K(k + off, Tn, d, stride), Vm(v + off, Tn, d, stride);
@@ -578,7 +585,7 @@ void CpuBackend<T>::attention_backward(T* dq, T* dk, T* dv, const T* dout, const
                                        const T* v, int B, int Tn, int H, int d) {
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(d)));
   const Eigen::OuterStride<> stride(static_cast<Eigen::Index>(H) * d);
-  parallel_for(static_cast<int64_t>(B) * H, threads_, [&](int64_t bh) {
+  parallel_for(static_cast<int64_t>(B) * H, *pool_, [&](int64_t bh) {
     const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
     const size_t off = static_cast<size_t>(b) * Tn * H * d + static_cast<size_t>(h) * d;
     const CStridedMat<T> Q(q + off, Tn, d, stride), K(k + off, Tn, d, stride), Vm(v + off, Tn, d, stride);
@@ -616,7 +623,7 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
   state->window = memory::rule_uses_gamma(args.rule) ? args.window : 0;
   state->heads.resize(static_cast<size_t>(args.B) * args.H);
   const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
-  parallel_for(static_cast<int64_t>(args.B) * H, threads_, [&](int64_t bh) {
+  parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
     const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
     auto& hd = state->heads[bh];
     gather_head(hd.q, args.q, b, h, Tn, H, d_k);
@@ -641,7 +648,7 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
   const CpuRuleState<T>& st = rule_state(state, args);
   const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v, c = st.window;
   const size_t nk = static_cast<size_t>(Tn) * d_k, nv = static_cast<size_t>(Tn) * d_v;
-  parallel_for(static_cast<int64_t>(args.B) * H, threads_, [&](int64_t bh) {
+  parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
     const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
     const auto& hd = st.heads[bh];
     std::vector<T> dOh;
@@ -678,7 +685,7 @@ void CpuBackend<T>::memory_block_norms(T* out, const MemoryRuleArgs<T>& args, co
     throw InputError("n_blocks", "must be in [1, " + std::to_string(D) + "], got " + std::to_string(n_blocks));
   const int64_t size = D / n_blocks;
   const int Tn = args.T;
-  parallel_for(static_cast<int64_t>(args.B) * args.H, threads_, [&](int64_t bh) {
+  parallel_for(static_cast<int64_t>(args.B) * args.H, *pool_, [&](int64_t bh) {
     const auto& S = st.heads[bh].tape.S;  // (T+1, d_k, d_v), S_0 first
     for (int t = 0; t < Tn; ++t) {
       const T* St = S.data() + static_cast<size_t>(t + 1) * D;
@@ -717,7 +724,7 @@ void CpuBackend<T>::adamw_update(T* params, const T* grads, T* m, T* v, const T*
   if (step < 1) throw InputError("step", "AdamW steps are 1-based, got " + std::to_string(step));
   const T bc1 = static_cast<T>(1.0 - std::pow(static_cast<double>(beta1), step));
   const T bc2 = static_cast<T>(1.0 - std::pow(static_cast<double>(beta2), step));
-  parallel_elements(n, threads_, [&](size_t i0, size_t i1) {
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) {
       if (update_mask && update_mask[i] == T(0)) continue;  // locked: every bit stays
       const T g = grads[i];
@@ -733,7 +740,6 @@ void CpuBackend<T>::adamw_update(T* params, const T* grads, T* m, T* v, const T*
 template <class T>
 std::unique_ptr<Backend<T>> make_cpu_backend(int threads) {
   auto be = std::make_unique<CpuBackend<T>>(threads);
-  omp_set_num_threads(be->threads());
   Eigen::setNbThreads(be->threads());
   return be;
 }

@@ -7,13 +7,14 @@
 #include <string>
 
 #include "core/backend/backend.hpp"
+#include "core/backend/thread_pool.hpp"
 
 namespace proteus::backend {
 
 template <class T>
 class CpuBackend final : public Backend<T> {
  public:
-  // threads: OpenMP threads for every op, 0 = all cores.
+  // threads: threads for every op (a pool, the calling thread included), 0 = all cores.
   explicit CpuBackend(int threads);
 
   std::string name() const override { return "cpu"; }
@@ -79,6 +80,7 @@ class CpuBackend final : public Backend<T> {
 
  private:
   int threads_;
+  std::unique_ptr<ThreadPool> pool_;  // every op's loops; threads_ threads, the caller included
 };
 
 // threads: 0 = all cores. Also sets the process's OpenMP and Eigen thread counts.

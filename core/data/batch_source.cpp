@@ -39,8 +39,7 @@ void validate(const config::DataConfig& cfg) {
   for (size_t i = 0; i < cfg.mix.size(); ++i) {
     const auto& item = cfg.mix[i];
     if (item.task != "text" && item.task != "niah" && item.task != "mqar")
-      throw InputError(indexed("data.mix", i) + ".task",
-                       "must be one of text, niah, mqar, got \"" + item.task + "\"");
+      throw InputError(indexed("data.mix", i) + ".task", "must be one of text, niah, mqar, got \"" + item.task + "\"");
     if (!std::isfinite(item.weight) || item.weight < 0)
       throw InputError(indexed("data.mix", i) + ".weight", "must be a number >= 0, got " + std::to_string(item.weight));
     total += item.weight;

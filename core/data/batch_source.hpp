@@ -25,9 +25,9 @@ namespace proteus::data {
 struct Batch {
   int B = 0;
   int T = 0;
-  std::vector<int32_t> tokens;   // (B, T)
-  std::vector<int32_t> targets;  // (B, T) the token each position should predict
-  std::vector<float> weights;    // (B, T) loss weight of each target; 0 = not counted
+  std::vector<int32_t> tokens;        // (B, T)
+  std::vector<int32_t> targets;       // (B, T) the token each position should predict
+  std::vector<float> weights;         // (B, T) loss weight of each target; 0 = not counted
   std::vector<std::string> row_task;  // (B) "text", "niah" or "mqar"
 };
 

@@ -122,7 +122,8 @@ std::vector<Document> ByteCorpus::split_paragraph_groups(const std::string& name
       pieces.push_back(std::move(current));
   }
   std::vector<Document> documents;
-  for (size_t k = 0; k < pieces.size(); ++k) documents.push_back({name + "#" + std::to_string(k), std::move(pieces[k])});
+  for (size_t k = 0; k < pieces.size(); ++k)
+    documents.push_back({name + "#" + std::to_string(k), std::move(pieces[k])});
   return documents;
 }
 

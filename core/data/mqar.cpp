@@ -30,9 +30,9 @@ void check(int seq_len, int vocab, int pairs, double alpha) {
                      "must exceed the sequence length " + std::to_string(seq_len) + ", got " + std::to_string(vocab));
   if (pairs < 1) throw InputError("data.mqar.pairs", "must be at least 1, got " + std::to_string(pairs));
   if (4 * pairs > seq_len)
-    throw InputError("data.mqar.pairs", std::to_string(pairs) + " pairs need 4 * pairs = " + std::to_string(4 * pairs) +
-                                            " positions (context and query slots), more than seq_len = " +
-                                            std::to_string(seq_len));
+    throw InputError("data.mqar.pairs",
+                     std::to_string(pairs) + " pairs need 4 * pairs = " + std::to_string(4 * pairs) +
+                         " positions (context and query slots), more than seq_len = " + std::to_string(seq_len));
   if (!(alpha > 0.0) || !std::isfinite(alpha))
     throw InputError("data.mqar.alpha", "must be a positive number, got " + std::to_string(alpha));
 }

@@ -256,21 +256,21 @@ const std::vector<std::string>& question_styles() {
 
 const std::vector<std::string>& key_adjectives() {
   static const std::vector<std::string> words = {
-      "amber",  "ancient", "azure",  "bold",   "brave",  "bright", "calm",   "clever",  "crisp",  "dusty",
-      "eager",  "fierce",  "frosty", "gentle", "golden", "hidden", "hollow", "humble",  "jolly",  "lively",
-      "lucky",  "merry",   "misty",  "narrow", "noble",  "polite", "proud",  "quiet",   "rapid",  "rosy",
-      "rustic", "sandy",   "scarlet", "shy",   "silent", "silver", "smooth", "sturdy",  "sunny",  "swift",
-      "tender", "tidy",    "velvet", "vivid",  "wild",   "windy",  "wise",   "witty",   "young",  "zesty"};
+      "amber",  "ancient", "azure",   "bold",   "brave",  "bright", "calm",   "clever", "crisp", "dusty",
+      "eager",  "fierce",  "frosty",  "gentle", "golden", "hidden", "hollow", "humble", "jolly", "lively",
+      "lucky",  "merry",   "misty",   "narrow", "noble",  "polite", "proud",  "quiet",  "rapid", "rosy",
+      "rustic", "sandy",   "scarlet", "shy",    "silent", "silver", "smooth", "sturdy", "sunny", "swift",
+      "tender", "tidy",    "velvet",  "vivid",  "wild",   "windy",  "wise",   "witty",  "young", "zesty"};
   return words;
 }
 
 const std::vector<std::string>& key_nouns() {
   static const std::vector<std::string> words = {
-      "anchor", "beacon", "bridge",  "candle",  "canyon",  "castle", "cedar",  "comet",  "cottage", "desert",
-      "dragon", "ember",  "falcon",  "feather", "forest",  "garden", "glacier", "hammer", "harbor", "island",
-      "jungle", "kettle", "ladder",  "lantern", "lotus",   "marble", "meadow", "mirror", "orchard", "otter",
-      "panther", "parrot", "pebble", "pepper",  "planet",  "quarry", "rabbit", "river",  "saddle",  "spider",
-      "tiger",  "tunnel", "valley",  "violin",  "wagon",   "walrus", "willow", "window", "yacht",   "zebra"};
+      "anchor",  "beacon", "bridge", "candle",  "canyon", "castle", "cedar",   "comet",  "cottage", "desert",
+      "dragon",  "ember",  "falcon", "feather", "forest", "garden", "glacier", "hammer", "harbor",  "island",
+      "jungle",  "kettle", "ladder", "lantern", "lotus",  "marble", "meadow",  "mirror", "orchard", "otter",
+      "panther", "parrot", "pebble", "pepper",  "planet", "quarry", "rabbit",  "river",  "saddle",  "spider",
+      "tiger",   "tunnel", "valley", "violin",  "wagon",  "walrus", "willow",  "window", "yacht",   "zebra"};
   return words;
 }
 
@@ -296,7 +296,8 @@ int min_total_length(const std::string& task, const std::string& question_style)
   const std::string value(kind_length(s.value), '0');
   const std::vector<std::string> query(size_t(s.asked), key);
   const size_t needles = size_t(s.keys * s.values_per_key) * (needle_text(s, key, value).size() + separator(s).size());
-  return int(preamble(s, question_style).size() + needles + 1 + question_text(s, question_style, join_query(query)).size());
+  return int(preamble(s, question_style).size() + needles + 1 +
+             question_text(s, question_style, join_query(query)).size());
 }
 
 int answer_length(const std::string& task) {
@@ -319,7 +320,8 @@ NiahSample generate(const std::string& task, int total_length, int depth_percent
     throw InputError("essay", task + " needs a text corpus for its essay haystack");
 
   const std::string sep = separator(s);
-  for (;;) {
+  constexpr int kAttempts = 100;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
     // Keys and values, all distinct within the sample.
     std::vector<std::string> keys, taken;
     std::vector<std::vector<std::string>> values(size_t(s.keys));
@@ -365,7 +367,7 @@ NiahSample generate(const std::string& task, int total_length, int depth_percent
     } else if (s.haystack == Haystack::needle) {
       hay = build_hay(
           [&] {
-            std::string k = keys[0], v = random_unused(s.value, rng, taken);
+            std::string k = random_unused(s.key, rng, taken), v = random_unused(s.value, rng, taken);
             return needle_text(s, k, v);
           },
           sep, budget);
@@ -410,6 +412,8 @@ NiahSample generate(const std::string& task, int total_length, int depth_percent
     out.answer = " " + join(out.expected, ", ") + ".\n";
     return out;
   }
+  throw InputError("essay", "the haystack held one of the sample's keys or values in " + std::to_string(kAttempts) +
+                                " draws in a row; the corpus seems made of such strings");
 }
 
 double string_match_all(const std::string& prediction, const std::vector<std::string>& expected) {

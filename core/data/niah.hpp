@@ -55,7 +55,7 @@ namespace proteus::data::niah {
 
 const std::vector<std::string>& task_names();  // the 8 tasks above, in that order
 bool is_task(const std::string& task);
-bool uses_essay(const std::string& task);      // needs a corpus for its haystack
+bool uses_essay(const std::string& task);           // needs a corpus for its haystack
 const std::vector<std::string>& question_styles();  // "short", "ruler"
 
 // The key word lists.
@@ -83,7 +83,8 @@ struct NiahSample {
 // A sample whose prompt is exactly total_length bytes. essay / essay_split give the haystack of
 // the essay tasks (required for them). Throws InputError: unknown task ("task"), question style
 // ("question"), depth outside [0, 100] ("depth"), total_length below min_total_length
-// ("total_length"), essay task without a corpus ("essay").
+// ("total_length"), essay task without a corpus, or a corpus whose passages keep holding the
+// sample's keys or values (100 draws in a row; "essay").
 NiahSample generate(const std::string& task, int total_length, int depth_percent, std::mt19937_64& rng,
                     const std::string& question_style = "short", const ByteCorpus* essay = nullptr,
                     Split essay_split = Split::val);

@@ -80,6 +80,9 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
   r.state = result.state;
   r.message = result.message;
   r.step = result.steps_done;
+  if (result.tokens_per_s > 0) r.tokens_per_s = result.tokens_per_s;
+  r.elapsed_s = result.wall_s;
+  if (!std::isnan(result.final_val_bpb)) r.val_bpb = result.final_val_bpb;
   if (result.state != "finished") {
     if (!result.message.empty()) pub.state().messages.push_back(r.name + ": " + result.message);
     pub.publish();
@@ -112,8 +115,8 @@ eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::Eval
   model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
   train::load_checkpoint(ckpt, model, nullptr);
   auto report = eval::evaluate(model, cfg, progress);
+  const auto status = reader.status();  // before the writer reopens the run and marks it running
   auto writer = runs::RunWriter::resume(run_dir);
-  const auto status = reader.status();
   eval::write_eval_report(writer, report);
   writer.set_status(status.state, status.message, status.step);  // evaluating does not change the run's state
   return report;

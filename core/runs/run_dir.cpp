@@ -38,10 +38,11 @@ bool is_fixed_file(const std::string& file) {
 }
 
 // A file name inside the run directory: one component, visible, no separators.
-void check_plain_name(const std::string& file) {
+void check_plain_name(const std::string& file, const char* field = "file") {
   if (file.empty() || file.front() == '.' || file.find('/') != std::string::npos ||
       file.find('\\') != std::string::npos || file.find('\0') != std::string::npos)
-    throw InputError("file", "must be a plain file name inside the run directory, got \"" + file + "\"");
+    throw InputError(field, "must be a plain name inside its directory (no '/', not starting with '.'), got \"" +
+                                file + "\"");
 }
 
 void check_result_name(const std::string& file, const std::string& extension) {
@@ -103,7 +104,7 @@ int RunWriter::open_metrics(const std::filesystem::path& dir) {
 }
 
 RunWriter RunWriter::create(const std::filesystem::path& runs_dir, const std::string& name, const json& config) {
-  check_plain_name(name);
+  check_plain_name(name, "name");
   std::filesystem::create_directories(runs_dir);
   std::filesystem::path dir;
   for (int n = 1;; ++n) {

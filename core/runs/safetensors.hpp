@@ -31,7 +31,7 @@ struct Tensor {
   std::vector<int64_t> shape;  // [] is a scalar (one element)
   std::vector<uint8_t> bytes;  // numel() * dtype_size(dtype), little-endian, row-major
 
-  int64_t numel() const;
+  int64_t numel() const;  // -1 for a shape with a negative dimension or too many elements
 
   // Throws std::invalid_argument when values.size() differs from the shape's element count.
   static Tensor from_f32(std::string name, std::vector<int64_t> shape, std::span<const float> values);

@@ -132,7 +132,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
     const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
     tokens += double(batch.B) * batch.T;
     train_seconds += dt;
-    m.tokens_per_s = dt > 0 ? batch.B * batch.T / dt : 0;
+    m.tokens_per_s = train_seconds > 0 ? tokens / train_seconds : 0;  // mean over this session: steady
     m.elapsed_s = wall();
     r.final_loss = m.loss;
     const bool last = step == t.steps;

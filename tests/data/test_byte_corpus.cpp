@@ -38,7 +38,8 @@ std::string field_of(const std::function<void()>& f) {
 
 TEST(ByteCorpus, LoadsEveryTxtFileOfAFolderAndNothingElse) {
   TempDir dir;
-  for (int i = 0; i < 10; ++i) dir.write("doc" + std::to_string(i) + ".txt", "Document number " + std::to_string(i) + ".\n");
+  for (int i = 0; i < 10; ++i)
+    dir.write("doc" + std::to_string(i) + ".txt", "Document number " + std::to_string(i) + ".\n");
   dir.write("README.md", "not a document");
   dir.write("sub/deeper.txt", "not read either");
   const auto c = ByteCorpus::load(dir.path().string(), 0.2);
@@ -117,7 +118,8 @@ TEST(ByteCorpus, SingleFileIsCutIntoParagraphGroups) {
 
 TEST(ByteCorpus, FileWithoutBlankLinesIsCutAtLineEnds) {
   std::string text;
-  for (int i = 0; text.size() < 30000; ++i) text += "Line " + std::to_string(i) + " of a file with one paragraph per line.\n";
+  for (int i = 0; text.size() < 30000; ++i)
+    text += "Line " + std::to_string(i) + " of a file with one paragraph per line.\n";
   TempDir dir;
   const auto c = ByteCorpus::load(dir.write("lines.txt", text), 0.2);
   const size_t n = c.documents(Split::train).size() + c.documents(Split::val).size();
@@ -151,7 +153,8 @@ TEST(ByteCorpus, ErrorsNameTheField) {
   EXPECT_EQ(field_of([&] { ByteCorpus::load(dir.path().string(), 0.05); }), "(no error)");
   EXPECT_EQ(field_of([&] { ByteCorpus::load(dir.path().string(), 0.0); }), "data.text.holdout");
   EXPECT_EQ(field_of([&] { ByteCorpus::load(dir.path().string(), 1.0); }), "data.text.holdout");
-  EXPECT_EQ(field_of([&] { ByteCorpus::load(dir.write("small.txt", "too small to split"), 0.05); }), "data.text.holdout");
+  EXPECT_EQ(field_of([&] { ByteCorpus::load(dir.write("small.txt", "too small to split"), 0.05); }),
+            "data.text.holdout");
 }
 
 TEST(ByteCorpus, WindowsStayInTheirSplitAndHaveTheirLength) {

@@ -32,7 +32,8 @@ TEST(Mqar, LayoutKeysValuesAndAnswers) {
   std::mt19937_64 rng(1);
   for (const Case c : {Case{64, 8192, 4}, Case{128, 8192, 8}, Case{256, 8192, 16}, Case{64, 65, 16}, Case{9, 10, 2}})
     for (int rep = 0; rep < 50; ++rep) {
-      SCOPED_TRACE("T=" + std::to_string(c.T) + " vocab=" + std::to_string(c.vocab) + " pairs=" + std::to_string(c.pairs));
+      SCOPED_TRACE("T=" + std::to_string(c.T) + " vocab=" + std::to_string(c.vocab) +
+                   " pairs=" + std::to_string(c.pairs));
       const auto s = mqar::generate(rng, c.T, c.vocab, c.pairs, 0.01);
       ASSERT_EQ(s.inputs.size(), size_t(c.T));
       ASSERT_EQ(s.targets.size(), size_t(c.T));

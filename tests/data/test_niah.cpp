@@ -3,10 +3,10 @@
 // the templates word for word, RULER's depths, string_match_all, and training samples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 #include <memory>
-#include <regex>
 #include <set>
 
 #include "core/data/niah.hpp"
@@ -21,8 +21,8 @@ using proteus::data::Split;
 namespace niah = proteus::data::niah;
 
 const ByteCorpus& brown() {
-  static const auto corpus = std::make_unique<ByteCorpus>(
-      ByteCorpus::load(proteus::data::testing::default_corpus_path(), 0.05));
+  static const auto corpus =
+      std::make_unique<ByteCorpus>(ByteCorpus::load(proteus::data::testing::default_corpus_path(), 0.05));
   return *corpus;
 }
 
@@ -35,7 +35,8 @@ size_t count(const std::string& text, const std::string& what) {
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   size_t from = 0;
-  for (size_t at; (at = text.find('\n', from)) != std::string::npos; from = at + 1) out.push_back(text.substr(from, at - from));
+  for (size_t at; (at = text.find('\n', from)) != std::string::npos; from = at + 1)
+    out.push_back(text.substr(from, at - from));
   out.push_back(text.substr(from));
   return out;
 }
@@ -58,14 +59,40 @@ struct Shape {
 };
 
 const Shape kShapes[] = {
-    {"s-niah-1", 1, 1, 1, false},  {"s-niah-2", 1, 1, 1, false}, {"s-niah-3", 1, 1, 1, true},
+    {"s-niah-1", 1, 1, 1, false},  {"s-niah-2", 1, 1, 1, false},  {"s-niah-3", 1, 1, 1, true},
     {"mk-niah-1", 4, 1, 1, false}, {"mk-niah-2", 1, 1, 1, false}, {"mk-niah-3", 1, 1, 1, true},
     {"mv-niah", 1, 4, 1, false},   {"mq-niah", 4, 4, 4, false},
 };
 
-const std::regex kNumber("[1-9][0-9]{6}");
-const std::regex kUuid4("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
-const std::regex kWordKey("[a-z]+-[a-z]+");
+// Shapes of keys and values, checked character by character.
+bool is_number7(const std::string& v) {
+  return v.size() == 7 && v[0] >= '1' && v[0] <= '9' &&
+         std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+bool is_uuid4(const std::string& v) {
+  if (v.size() != 36 || v[14] != '4' || std::string("89ab").find(v[19]) == std::string::npos) return false;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash != (v[i] == '-')) return false;
+    if (!dash && std::string("0123456789abcdef").find(v[i]) == std::string::npos) return false;
+  }
+  return true;
+}
+bool is_word_key(const std::string& k) {
+  const size_t dash = k.find('-');
+  return dash != std::string::npos && dash > 0 && dash + 1 < k.size() && k.find('-', dash + 1) == std::string::npos &&
+         std::all_of(k.begin(), k.end(), [](char c) { return c == '-' || (c >= 'a' && c <= 'z'); });
+}
+
+// "One of the special magic {type} for KEY is: VALUE." -> (KEY, VALUE); false for any other line.
+bool parse_needle(const std::string& line, const std::string& type, std::string& key, std::string& value) {
+  const std::string head = "One of the special magic " + type + " for ";
+  const size_t is = line.find(" is: ");
+  if (line.rfind(head, 0) != 0 || is == std::string::npos || line.back() != '.') return false;
+  key = line.substr(head.size(), is - head.size());
+  value = line.substr(is + 5, line.size() - is - 6);
+  return key.find(' ') == std::string::npos && value.find(' ') == std::string::npos;
+}
 
 TEST(Niah, TaskListIsRulers) {
   EXPECT_EQ(niah::task_names(), (std::vector<std::string>{"s-niah-1", "s-niah-2", "s-niah-3", "mk-niah-1", "mk-niah-2",
@@ -94,7 +121,7 @@ TEST(Niah, EveryTaskHasItsNeedlesValuesAndLength) {
           EXPECT_EQ(s.answer, answer + ".\n");
           const std::string type = shape.uuid_values ? "uuids" : "numbers";
           for (const auto& v : s.expected) {
-            EXPECT_TRUE(std::regex_match(v, shape.uuid_values ? kUuid4 : kNumber)) << v;
+            EXPECT_TRUE(shape.uuid_values ? is_uuid4(v) : is_number7(v)) << v;
             EXPECT_EQ(count(s.context, v), 1u) << v;  // once in its needle, nowhere else
             EXPECT_EQ(count(s.question, v), 0u) << v;
           }
@@ -108,7 +135,8 @@ TEST(Niah, EveryTaskHasItsNeedlesValuesAndLength) {
           EXPECT_EQ(s.context.compare(s.needle_offset, 25, "One of the special magic "), 0);
           if (niah::uses_essay(shape.task)) {
             // Every needle of an essay task is one of the sample's own: 1, 4 (MK-1, MQ) or 4 values (MV).
-            EXPECT_EQ(count(s.context, "One of the special magic"), std::max(shape.keys_in_context, shape.values_asked));
+            EXPECT_EQ(count(s.context, "One of the special magic"),
+                      std::max(shape.keys_in_context, shape.values_asked));
             const size_t head = style == std::string("ruler") ? s.context.find('\n') + 1 : 0;
             EXPECT_EQ(s.context.find('\n', head), std::string::npos) << "essay whitespace is collapsed";
           }
@@ -129,8 +157,8 @@ TEST(Niah, NeedleSitsNearTheRequestedDepth) {
   EXPECT_EQ(first.needle_offset, 0u);
   const auto last = niah::generate("s-niah-1", 2000, 100, rng, "short");
   EXPECT_EQ(last.context.find('\n', last.needle_offset), std::string::npos);
-  EXPECT_EQ(last.context.substr(last.needle_offset), "One of the special magic numbers for " + last.keys[0] +
-                                                          " is: " + last.expected[0] + ".");
+  EXPECT_EQ(last.context.substr(last.needle_offset),
+            "One of the special magic numbers for " + last.keys[0] + " is: " + last.expected[0] + ".");
 }
 
 TEST(Niah, NoiseHaystackIsTheRulerBlockPerLine) {
@@ -157,20 +185,19 @@ TEST(Niah, NeedleHaystackLinesAreDistractorsWithOtherKeys) {
     const bool uuid = std::string(task) == "mk-niah-3";
     const std::string type = uuid ? "uuids" : "numbers";
     const auto s = niah::generate(task, 4000, 30, rng, "short");
-    const std::regex needle("One of the special magic " + type + " for (\\S+) is: (\\S+)\\.");
     const auto lines = lines_of(s.context);
     size_t asked = 0, distractors = 0;
     for (size_t i = 0; i + 1 < lines.size(); ++i) {  // the last line may be cut short
-      std::smatch m;
-      ASSERT_TRUE(std::regex_match(lines[i], m, needle)) << lines[i];
-      EXPECT_TRUE(std::regex_match(m[1].str(), uuid ? kUuid4 : kWordKey)) << m[1];
-      EXPECT_TRUE(std::regex_match(m[2].str(), uuid ? kUuid4 : kNumber)) << m[2];
-      if (m[1] == s.keys[0]) {
+      std::string key, value;
+      ASSERT_TRUE(parse_needle(lines[i], type, key, value)) << lines[i];
+      EXPECT_TRUE(uuid ? is_uuid4(key) : is_word_key(key)) << key;
+      EXPECT_TRUE(uuid ? is_uuid4(value) : is_number7(value)) << value;
+      if (key == s.keys[0]) {
         ++asked;
-        EXPECT_EQ(m[2], s.expected[0]);
+        EXPECT_EQ(value, s.expected[0]);
       } else {
         ++distractors;
-        EXPECT_NE(m[2], s.expected[0]);
+        EXPECT_NE(value, s.expected[0]);
       }
     }
     EXPECT_EQ(asked, 1u) << task;
@@ -181,14 +208,35 @@ TEST(Niah, NeedleHaystackLinesAreDistractorsWithOtherKeys) {
 TEST(Niah, MultiKeyOneHasFourKeysOneAsked) {
   std::mt19937_64 rng(17);
   const auto s = niah::generate("mk-niah-1", 3000, 40, rng, "short", &brown());
-  const std::regex needle("One of the special magic numbers for ([a-z]+-[a-z]+) is: ([0-9]{7})\\.");
   std::set<std::string> keys;
-  for (auto it = std::sregex_iterator(s.context.begin(), s.context.end(), needle); it != std::sregex_iterator(); ++it) {
-    keys.insert((*it)[1]);
-    EXPECT_EQ(count(s.context, (*it)[2]), 1u);
+  const std::string head = "One of the special magic numbers for ";
+  for (size_t at = s.context.find(head); at != std::string::npos; at = s.context.find(head, at + 1)) {
+    const size_t end = s.context.find('.', s.context.find(" is: ", at));
+    std::string key, value;
+    ASSERT_TRUE(parse_needle(s.context.substr(at, end + 1 - at), "numbers", key, value));
+    EXPECT_TRUE(is_word_key(key)) << key;
+    EXPECT_TRUE(is_number7(value)) << value;
+    keys.insert(key);
+    EXPECT_EQ(count(s.context, value), 1u);
   }
   EXPECT_EQ(keys.size(), 4u);
   EXPECT_TRUE(keys.count(s.keys[0]));
+}
+
+TEST(Niah, KeysAndValuesThatTheEssayHoldsAreNotUsed) {
+  // A corpus that names a fifth of all keys: a sample using one would show it twice.
+  std::vector<proteus::data::Document> docs;
+  for (size_t a = 0; a < 10; ++a) {
+    std::string text;
+    for (const auto& n : niah::key_nouns()) text += "The " + niah::key_adjectives()[a] + "-" + n + " was here. ";
+    docs.push_back({"keys" + std::to_string(a) + ".txt", text});
+  }
+  const auto corpus = ByteCorpus::from_documents(docs, 0.2);
+  std::mt19937_64 rng(41);
+  for (int rep = 0; rep < 100; ++rep) {
+    const auto s = niah::generate("s-niah-2", 1500, 50, rng, "short", &corpus, Split::train);
+    ASSERT_EQ(count(s.context, s.keys[0]), 1u) << s.keys[0];
+  }
 }
 
 TEST(Niah, RulerTemplatesWordForWord) {
@@ -230,7 +278,8 @@ TEST(Niah, ShortTemplates) {
   EXPECT_EQ(uuid.question, "\nQ: magic uuid for " + uuid.keys[0] + "?\nA:");
   const auto mv = niah::generate("mv-niah", 800, 50, rng, "short", &brown());
   EXPECT_EQ(mv.question, "\nQ: magic numbers for " + mv.keys[0] + "?\nA:");
-  EXPECT_EQ(mv.context.rfind("One of the special magic", 0), std::string::npos) << "no preamble in the short style";
+  EXPECT_EQ(mv.context.find("special magic numbers are hidden"), std::string::npos) << "no preamble in the short style";
+  EXPECT_EQ(mv.context.find("special magic number is hidden"), std::string::npos);
 }
 
 TEST(Niah, ShortestLengthWorksAndShorterIsRefused) {
@@ -266,7 +315,7 @@ TEST(Niah, RulerDepthsAndEvenSubsets) {
   const auto d = niah::ruler_depths();
   ASSERT_EQ(d.size(), 40u);
   EXPECT_EQ(d[0], 0);
-  EXPECT_EQ(d[1], 3);   // 100/39 = 2.56
+  EXPECT_EQ(d[1], 3);    // 100/39 = 2.56
   EXPECT_EQ(d[20], 51);  // 2000/39 = 51.3
   EXPECT_EQ(d[39], 100);
   for (size_t i = 1; i < d.size(); ++i) EXPECT_GT(d[i], d[i - 1]);
@@ -281,11 +330,10 @@ TEST(Niah, RulerDepthsAndEvenSubsets) {
 TEST(Niah, StringMatchAllGivesPartialCreditCaseInsensitively) {
   EXPECT_DOUBLE_EQ(niah::string_match_all(" 1234567.", {"1234567"}), 1.0);
   EXPECT_DOUBLE_EQ(niah::string_match_all(" 1234568.", {"1234567"}), 0.0);
-  EXPECT_DOUBLE_EQ(niah::string_match_all("1111111, 3333333 and more text", {"1111111", "2222222", "3333333", "4444444"}),
-                   0.5);
-  EXPECT_DOUBLE_EQ(niah::string_match_all("AB12CDEF-0000-4000-8000-00000000ABCD",
-                                          {"ab12cdef-0000-4000-8000-00000000abcd"}),
-                   1.0);
+  EXPECT_DOUBLE_EQ(
+      niah::string_match_all("1111111, 3333333 and more text", {"1111111", "2222222", "3333333", "4444444"}), 0.5);
+  EXPECT_DOUBLE_EQ(
+      niah::string_match_all("AB12CDEF-0000-4000-8000-00000000ABCD", {"ab12cdef-0000-4000-8000-00000000abcd"}), 1.0);
   EXPECT_DOUBLE_EQ(niah::string_match_all("", {"1"}), 0.0);
   EXPECT_EQ(field_of([] { niah::string_match_all("x", {}); }), "expected");
 }

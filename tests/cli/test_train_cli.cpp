@@ -1,0 +1,107 @@
+// `proteus train`, `sweep` and `eval` as a user meets them: bad configs exit 2 with one line
+// naming the field, --dry-run lists the runs of a preset, and a tiny config trains, evaluates
+// and leaves a complete run directory that `proteus eval` can evaluate again.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(PROTEUS_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int s = pclose(p);
+  r.status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+  return r;
+}
+
+fs::path temp_dir() {
+  auto d = fs::temp_directory_path() / ("proteus-cli-train-" + std::to_string(std::random_device{}()));
+  fs::create_directories(d);
+  return d;
+}
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+const std::string tiny = R"({
+  "name": "tiny", "seed": 1, "threads": 2,
+  "model": {"d_model": 16, "layers": 1, "mixer": {"heads": 1, "d_head": 4, "E": 2}},
+  "data": {"seq_len": 16, "batch": 2, "text": {"path": ")" + std::string(PROTEUS_SOURCE_DIR) + R"(/assets/corpus/brown"}},
+  "train": {"steps": 4, "warmup": 1, "eval_every": 2, "log_every": 1, "val_batches": 1},
+  "eval": {"per_position": {"seq_len": 20, "sequences": 2}, "niah": {"enabled": false}, "occupancy": {"blocks": 2}}
+})";
+
+TEST(TrainCommand, BadConfigExitsTwoWithOneLineNamingTheField) {
+  const auto dir = temp_dir();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"model": {"mixer": {"E": 0}}})", "model.mixer.E"},
+      {R"({"model": {"mixr": {}}})", "model.mixr"},
+      {R"({"train": {"lr": "fast"}})", "train.lr"},
+      {R"({"data": {"mix": [{"task": "poetry", "weight": 1}]}})", "data.mix[0].task"},
+      {R"({"model": )", "parse error"},
+  };
+  for (const auto& [json, field] : cases) {
+    write(dir / "bad.json", json);
+    const auto r = run("train " + (dir / "bad.json").string() + " --runs-dir " + (dir / "runs").string());
+    EXPECT_EQ(r.status, 2) << json << "\n" << r.out;
+    EXPECT_NE(r.out.find(field), std::string::npos) << json << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_FALSE(fs::exists(dir / "runs")) << "nothing is written for a refused config";
+  }
+  EXPECT_EQ(run("train " + (dir / "missing.json").string()).status, 2);
+  EXPECT_EQ(run("train --resume " + dir.string()).status, 2);
+}
+
+TEST(TrainCommand, DryRunListsThePresetsRuns) {
+  const auto r = run(std::string("train ") + PROTEUS_SOURCE_DIR + "/experiments/quickstart-cpu.json --dry-run");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("quickstart-baseline"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("E=16"), std::string::npos) << r.out;
+  const auto s = run(std::string("sweep ") + PROTEUS_SOURCE_DIR + "/experiments/e-ablation-cpu.json --dry-run");
+  EXPECT_EQ(s.status, 0) << s.out;
+  for (int e : {1, 2, 4, 8, 16, 32}) EXPECT_NE(s.out.find("E=" + std::to_string(e) + " "), std::string::npos) << s.out;
+}
+
+TEST(TrainCommand, EveryPresetIsAValidConfig) {
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(PROTEUS_SOURCE_DIR) / "experiments")) {
+    if (entry.path().extension() != ".json" || entry.path().string().find("/results/") != std::string::npos) continue;
+    const bool sweep = entry.path().filename().string().find("ablation") != std::string::npos;
+    const auto r = run(std::string(sweep ? "sweep " : "train ") + entry.path().string() + " --dry-run");
+    EXPECT_EQ(r.status, 0) << entry.path() << "\n" << r.out;
+  }
+}
+
+TEST(TrainCommand, TrainsEvaluatesAndEvaluatesAgain) {
+  const auto dir = temp_dir();
+  write(dir / "tiny.json", tiny);
+  const auto r = run("train " + (dir / "tiny.json").string() + " --runs-dir " + (dir / "runs").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto run_dir = dir / "runs" / "tiny";
+  for (const char* f : {"config.json", "metrics.jsonl", "status.json", "checkpoint.safetensors", "per_position.csv",
+                        "per_position.json", "occupancy.json"})
+    EXPECT_TRUE(fs::exists(run_dir / f)) << f;
+  fs::remove(run_dir / "per_position.csv");
+  const auto e = run("eval " + run_dir.string());
+  EXPECT_EQ(e.status, 0) << e.out;
+  EXPECT_TRUE(fs::exists(run_dir / "per_position.csv"));
+  EXPECT_EQ(run("eval " + (dir / "nope").string()).status, 2);
+}
+
+}  // namespace
