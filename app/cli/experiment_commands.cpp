@@ -90,6 +90,7 @@ std::vector<config::RunConfig> load_runs(const std::string& program, const Exper
   try {
     auto j = with_overrides(config::load_experiment_json(o.config), o);
     auto runs = sweep ? config::expand_sweep(j) : config::expand_variants(j);
+    for (const auto& r : runs) engine::validate_run(r);
     if (o.variants.empty()) return runs;
     std::vector<config::RunConfig> picked;
     for (const auto& v : o.variants) {

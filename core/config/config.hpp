@@ -51,6 +51,7 @@ struct TextConfig {
 struct NiahConfig {
   std::vector<std::string> tasks = {"s-niah-1"};  // s-niah-1..3, mk-niah-1..3, mv-niah, mq-niah
   std::string question = "short";                 // short | ruler (same wording in training and eval)
+  double answer_weight = 1.0;                     // loss weight of the answer bytes in training rows
 };
 
 struct MqarConfig {

@@ -70,6 +70,7 @@ void visit_data(V& v, DataConfig& d) {
   v.object("niah", [&] {
     v.field("tasks", d.niah.tasks);
     v.field("question", d.niah.question);
+    v.field("answer_weight", d.niah.answer_weight);
   });
   v.object("mqar", [&] {
     v.field("vocab", d.mqar.vocab);
@@ -548,6 +549,18 @@ void validate(const RunConfig& c) {
     throw InputError("data.niah.tasks", "must hold at least one task (" + join(niah_task_names()) + ")");
   for (size_t i = 0; i < d.niah.tasks.size(); ++i) one_of(indexed("data.niah.tasks", i), d.niah.tasks[i], niah_task_names());
   one_of("data.niah.question", d.niah.question, {"short", "ruler"});
+  non_negative("data.niah.answer_weight", d.niah.answer_weight);
+  // The model's vocabulary must cover every token the data can hold.
+  bool bytes = false, mqar = c.eval.mqar.enabled;
+  for (const auto& item : d.mix) {
+    bytes |= item.weight > 0 && (item.task == "text" || item.task == "niah");
+    mqar |= item.weight > 0 && item.task == "mqar";
+  }
+  if (bytes && c.model.vocab < 256)
+    throw InputError("model.vocab", "must be >= 256 for byte-level text and NIAH data, got " + std::to_string(c.model.vocab));
+  if (mqar && c.model.vocab < d.mqar.vocab)
+    throw InputError("model.vocab", "must be >= data.mqar.vocab = " + std::to_string(d.mqar.vocab) +
+                                        " for MQAR, got " + std::to_string(c.model.vocab));
   if (d.mqar.vocab <= d.seq_len)
     throw InputError("data.mqar.vocab", "must exceed data.seq_len = " + std::to_string(d.seq_len) + ", got " +
                                             std::to_string(d.mqar.vocab));

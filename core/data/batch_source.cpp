@@ -101,7 +101,9 @@ Batch BatchSource::draw(std::mt19937_64& rng, Split split) const {
     if (task == "niah") {
       auto s = niah::make_training_sample(rng, T, cfg_.niah.tasks, cfg_.niah.question, corpus(), split);
       row = std::move(s.tokens);
-      batch.weights.insert(batch.weights.end(), s.weights.begin(), s.weights.end());
+      // The answer is ~10 bytes of a long row: answer_weight lets retrieval outweigh the haystack.
+      for (size_t t = 0; t < s.weights.size(); ++t)
+        batch.weights.push_back(s.answer_mask[t] ? s.weights[t] * static_cast<float>(cfg_.niah.answer_weight) : s.weights[t]);
     } else {
       row = corpus_->sample_windows(split, 1, T, rng);
       batch.weights.insert(batch.weights.end(), size_t(T), 1.0f);

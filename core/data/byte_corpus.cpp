@@ -130,7 +130,12 @@ std::vector<Document> ByteCorpus::split_paragraph_groups(const std::string& name
 ByteCorpus ByteCorpus::load(const std::string& path, double holdout) {
   check_holdout(holdout);
   std::error_code ec;
-  const fs::path root(path);
+  fs::path root(path);
+#ifdef PROTEUS_ASSET_ROOT
+  // Relative paths of the shipped assets ("assets/corpus/brown") also work from any directory.
+  if (!path.empty() && root.is_relative() && !fs::exists(root, ec) && fs::exists(fs::path(PROTEUS_ASSET_ROOT) / root, ec))
+    root = fs::path(PROTEUS_ASSET_ROOT) / root;
+#endif
   if (path.empty() || !fs::exists(root, ec))
     throw InputError("data.text.path", "no such file or folder: \"" + path + "\"");
   std::vector<Document> documents;

@@ -4,6 +4,9 @@
 #include <filesystem>
 
 #include "core/backend/registry.hpp"
+#include "core/config/config_json.hpp"
+#include "core/data/batch_source.hpp"
+#include "core/data/niah.hpp"
 #include "core/memory/input_error.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/train/checkpoint.hpp"
@@ -106,6 +109,30 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
 
 }  // namespace
 
+void validate_run(const config::RunConfig& cfg) {
+  config::validate(cfg);
+  data::validate(cfg.data);
+  const auto& e = cfg.eval.niah;
+  bool niah_in_mix = false;
+  for (const auto& m : cfg.data.mix) niah_in_mix |= m.task == "niah" && m.weight > 0;
+  if (!e.enabled || !niah_in_mix) return;
+  const auto tasks = e.tasks.empty() ? cfg.data.niah.tasks : e.tasks;
+  for (size_t i = 0; i < e.tasks.size(); ++i)
+    if (!data::niah::is_task(e.tasks[i]))
+      throw InputError("eval.niah.tasks[" + std::to_string(i) + "]", "unknown task '" + e.tasks[i] + "'");
+  const int L = cfg.data.seq_len;
+  const auto lengths = e.lengths.empty() ? std::vector<int>{L / 2, L, 2 * L} : e.lengths;
+  for (const auto& task : tasks) {
+    const int need = data::niah::min_total_length(task, cfg.data.niah.question);
+    for (size_t i = 0; i < lengths.size(); ++i)
+      if (lengths[i] < need)
+        throw InputError(e.lengths.empty() ? "eval.niah.lengths" : "eval.niah.lengths[" + std::to_string(i) + "]",
+                         "a " + task + " prompt (" + cfg.data.niah.question + " question) needs at least " +
+                             std::to_string(need) + " bytes, got " + std::to_string(lengths[i]) +
+                             (e.lengths.empty() ? " (the default half of data.seq_len)" : ""));
+  }
+}
+
 eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::EvalProgress& progress) {
   const auto reader = runs::RunReader::open(run_dir);
   const auto cfg = reader.run_config();
@@ -123,6 +150,7 @@ eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::Eval
 }
 
 ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate) {
+  for (const auto& c : runs) validate_run(c);  // in the caller's thread: errors reach it directly
   return ExperimentHandle::start([runs = std::move(runs), evaluate](JobContext<Snapshot>& ctx) {
     Publisher pub(ctx);
     for (const auto& c : runs) {

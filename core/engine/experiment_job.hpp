@@ -38,6 +38,11 @@ struct Snapshot {
 
 using ExperimentHandle = Handle<Snapshot>;
 
+// Everything that can be checked before a run starts, so a bad config fails in a second and
+// not after training: the config's own fields, the data (corpus path, task fit), and that
+// every NIAH evaluation length holds its task's prompt. Throws InputError naming the field.
+void validate_run(const config::RunConfig& cfg);
+
 // Trains each config in turn (evaluating each after training when `evaluate`).
 ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate = true);
 // Continues a cancelled or crashed run from its checkpoint, then evaluates it.

@@ -167,6 +167,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
 
 TrainResult train_new_run(const config::RunConfig& cfg, const TrainHooks& hooks) {
   config::validate(cfg);
+  data::validate(cfg.data);  // before the run directory exists: a refused config leaves nothing
   auto writer = runs::RunWriter::create(cfg.runs_dir, cfg.name, config::to_json(cfg));
   Session s(cfg, std::move(writer));
   return run_loop(s, hooks);

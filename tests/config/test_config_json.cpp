@@ -92,6 +92,7 @@ TEST(config, NonDefaultRoundTrip) {
   c.model.mixer.schedule.unlock = {1, 2, 4, 8, 16, 32, 64, 128};
   c.model.param_schedule.enabled = true;
   c.data.mix = {{"text", 0.5}, {"niah", 0.25}, {"mqar", 0.25}};
+  c.model.vocab = c.data.mqar.vocab;  // MQAR tokens need the wider vocabulary
   c.train.lr = 1.0 / 3.0;  // a double with no short decimal form
   c.train.min_lr = 1e-5;
   c.eval.niah.lengths = {64, 1024};
@@ -316,3 +317,19 @@ TEST(config, ClosestName) {
 }
 
 }  // namespace
+
+TEST(config, VocabularyMustCoverTheData) {
+  RunConfig c;
+  c.data.mix = {{"mqar", 1.0}};
+  try {
+    validate(c);
+    ADD_FAILURE() << "a 256-token model accepted for 8192-token MQAR";
+  } catch (const proteus::InputError& e) {
+    EXPECT_EQ(e.field(), "model.vocab");
+  }
+  c.model.vocab = c.data.mqar.vocab;
+  EXPECT_NO_THROW(validate(c));
+  c.data.mix = {{"text", 1.0}};
+  c.model.vocab = 100;
+  EXPECT_THROW(validate(c), proteus::InputError);
+}
