@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the default example: one head of the gated delta
-# rule with E = 4 blocks on a tiny input (assets/examples/delta-e4.json), printed step by step.
+# Installs what is missing, builds, and runs the default experiment: the quickstart preset
+# (a delta-rule model, baseline and Proteus E = 16, trained and evaluated on the CPU in a few
+# minutes). Any other preset can be named: scripts/run.sh experiments/niah-cpu.json
+# A memory-op input (assets/examples/*.json) runs that one op instead and prints it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,11 +10,11 @@ scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)" --target proteus
 
-example=${1:-assets/examples/delta-e4.json}
-out=build/$(basename "${example%.json}")-out.json
-build/app/cli/proteus memory-op --in "$example" --out "$out"
-echo "proteus memory-op --in $example --out $out"
-python3 - "$out" <<'PY' 2>/dev/null || cat "$out"
+target=${1:-experiments/quickstart-cpu.json}
+if [[ "$target" == assets/examples/* ]]; then
+  out=build/$(basename "${target%.json}")-out.json
+  build/app/cli/proteus memory-op --in "$target" --out "$out"
+  python3 - "$out" <<'PY' 2>/dev/null || cat "$out"
 import json, sys
 r = json.load(open(sys.argv[1]))
 print(f"{'t':>3} {'blocks':>6} {'elements':>8}  o_t")
@@ -24,3 +26,7 @@ for row in r["S"]:
 if "grad" in r:
     print("gradients:", ", ".join(sorted(r["grad"])))
 PY
+  exit 0
+fi
+shift || true
+exec build/app/cli/proteus train "$target" "$@"
