@@ -6,7 +6,9 @@
 
 #include <cmath>
 
+#include "core/backend/cpu_backend.hpp"
 #include "core/memory/input_error.hpp"
+#include "core/model/model.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/runs/safetensors.hpp"
 #include "core/train/checkpoint.hpp"
@@ -103,6 +105,38 @@ TEST(Trainer, RefusesABadConfigByField) {
     EXPECT_EQ(e.field(), "model.mixer.E");
   }
   EXPECT_TRUE(runs::list_runs(dir).empty()) << "a refused config must not leave a run directory";
+}
+
+TEST(Trainer, ParameterScheduleLeavesLockedHiddenUnitsUntouched) {
+  const auto dir = test_support::fresh_dir("paramsched");
+  auto cfg = test_support::tiny_run(dir);
+  cfg.model.d_hidden = 16;
+  cfg.model.param_schedule.enabled = true;
+  cfg.model.param_schedule.E = 4;  // 4 units per block
+  cfg.model.param_schedule.N = 8;  // Delta = 2: steps 1 and 2 train the first block only
+  cfg.train.steps = 2;
+  const auto r = train::train_new_run(cfg);
+  ASSERT_EQ(r.state, "finished") << r.message;
+  // The initial weights, from the same seed.
+  auto be = backend::make_cpu_backend<float>(1);
+  model::Model<float> init(cfg.model, config::resolved_mixer_horizon(cfg), *be, cfg.seed);
+  std::vector<float> p0(init.num_params());
+  be->download(p0.data(), init.params(), p0.size());
+  const auto ckpt = runs::read_safetensors(std::filesystem::path(r.run_dir) / train::kCheckpointFile);
+  const auto* w1 = init.table().find("layers.0.mlp.w1.weight");
+  const auto trained = ckpt.at("layers.0.mlp.w1.weight").to_f32();
+  const int C = cfg.model.d_model;
+  int moved_active = 0;
+  for (int j = 0; j < 16; ++j)
+    for (int c = 0; c < C; ++c) {
+      const float before = p0[w1->offset + j * C + c], after = trained[j * C + c];
+      if (j >= 4) {
+        ASSERT_EQ(before, after) << "locked hidden unit " << j << " moved";
+      } else {
+        moved_active += before != after;
+      }
+    }
+  EXPECT_GT(moved_active, 0) << "the first block must train";
 }
 
 TEST(LearningRate, WarmsUpThenFollowsTheCosine) {
