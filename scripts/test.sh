@@ -14,7 +14,7 @@ cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 if [ "${PROTEUS_SKIP_SANITIZE:-0}" != 1 ]; then
-  cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROTEUS_CUDA=OFF \
+  cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROTEUS_CUDA=OFF -DPROTEUS_GUI=OFF \
     -DPROTEUS_SANITIZE=address,undefined
   cmake --build build-sanitize -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

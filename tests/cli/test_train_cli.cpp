@@ -48,6 +48,13 @@ const std::string tiny = R"({
   "eval": {"per_position": {"seq_len": 20, "sequences": 2}, "niah": {"enabled": false}, "occupancy": {"blocks": 2}}
 })";
 
+// The tiny config with a sweep over E added before its closing brace.
+std::string tiny_with_sweep() {
+  auto text = tiny;
+  text.insert(text.rfind('}'), R"(, "sweep": {"model.mixer.E": [1, 2]})");
+  return text;
+}
+
 TEST(TrainCommand, BadConfigExitsTwoWithOneLineNamingTheField) {
   const auto dir = temp_dir();
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -102,6 +109,16 @@ TEST(TrainCommand, TrainsEvaluatesAndEvaluatesAgain) {
   EXPECT_EQ(e.status, 0) << e.out;
   EXPECT_TRUE(fs::exists(run_dir / "per_position.csv"));
   EXPECT_EQ(run("eval " + (dir / "nope").string()).status, 2);
+}
+
+TEST(SweepCommand, TrainsEveryPointOfTheGrid) {
+  const auto dir = temp_dir();
+  auto cfg = tiny_with_sweep();
+  write(dir / "sweep.json", cfg);
+  const auto r = run("sweep " + (dir / "sweep.json").string() + " --runs-dir " + (dir / "runs").string() + " --no-eval");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(fs::exists(dir / "runs" / "tiny-E1" / "checkpoint.safetensors")) << r.out;
+  EXPECT_TRUE(fs::exists(dir / "runs" / "tiny-E2" / "checkpoint.safetensors")) << r.out;
 }
 
 }  // namespace
