@@ -10,6 +10,7 @@
 #include "core/data/batch_source.hpp"
 #include "core/memory/input_error.hpp"
 #include "tests/data/temp_corpus.hpp"
+#include "tests/support/input_error_field.hpp"
 
 namespace {
 
@@ -21,14 +22,7 @@ using proteus::data::BatchSource;
 using proteus::data::testing::default_corpus_path;
 using proteus::data::testing::TempDir;
 
-std::string field_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.field();
-  }
-  return "(no error)";
-}
+using proteus::test_support::field_of;
 
 // A folder of 20 documents, each one repeated letter 'a'..'t'.
 class BatchSourceTest : public ::testing::Test {

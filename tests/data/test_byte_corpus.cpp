@@ -10,6 +10,7 @@
 #include "core/data/byte_corpus.hpp"
 #include "core/memory/input_error.hpp"
 #include "tests/data/temp_corpus.hpp"
+#include "tests/support/input_error_field.hpp"
 
 namespace {
 
@@ -27,14 +28,7 @@ std::set<std::string> names(const ByteCorpus& c, Split split) {
   return out;
 }
 
-std::string field_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.field();
-  }
-  return "(no error)";
-}
+using proteus::test_support::field_of;
 
 TEST(ByteCorpus, LoadsEveryTxtFileOfAFolderAndNothingElse) {
   TempDir dir;

@@ -9,20 +9,14 @@
 
 #include "core/data/mqar.hpp"
 #include "core/memory/input_error.hpp"
+#include "tests/support/input_error_field.hpp"
 
 namespace {
 
 using proteus::InputError;
 namespace mqar = proteus::data::mqar;
 
-std::string field_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.field();
-  }
-  return "(no error)";
-}
+using proteus::test_support::field_of;
 
 struct Case {
   int T, vocab, pairs;

@@ -12,6 +12,7 @@
 #include "core/data/niah.hpp"
 #include "core/memory/input_error.hpp"
 #include "tests/data/temp_corpus.hpp"
+#include "tests/support/input_error_field.hpp"
 
 namespace {
 
@@ -41,14 +42,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-std::string field_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.field();
-  }
-  return "(no error)";
-}
+using proteus::test_support::field_of;
 
 struct Shape {
   const char* task;

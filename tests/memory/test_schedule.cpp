@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/memory/schedule.hpp"
+#include "tests/support/input_error_field.hpp"
 
 namespace {
 
@@ -125,14 +126,7 @@ TEST(Schedule, CustomList) {
   EXPECT_EQ(s.active_blocks(10), 4);
 }
 
-std::string field_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.field();
-  }
-  return "(no error)";
-}
+using proteus::test_support::field_of;
 
 TEST(Schedule, RefusesBadInput) {
   EXPECT_EQ(field_of([] { Schedule::custom(16, 4, 16, {2, 5, 9, 13}); }), "unlock[0]");
