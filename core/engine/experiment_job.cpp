@@ -1,7 +1,10 @@
 #include "core/engine/experiment_job.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 #include "core/backend/registry.hpp"
 #include "core/config/config_json.hpp"
@@ -14,19 +17,27 @@
 namespace proteus::engine {
 namespace {
 
-// The worker's mutable picture; every change is published as a fresh immutable copy.
+// The worker's mutable picture; every change is published as a fresh immutable copy. Runs
+// trained side by side edit it from their own threads, so every edit holds `mu`.
 class Publisher {
  public:
   explicit Publisher(JobContext<Snapshot>& ctx) : ctx_(ctx) {}
+  std::recursive_mutex mu;
   Snapshot& state() { return s_; }
   void publish() {
+    std::lock_guard<std::recursive_mutex> lock(mu);
     ctx_.publish(std::make_shared<const Snapshot>(s_));
     Progress p;
     const int n = static_cast<int>(s_.runs.size());
-    if (n > 0 && s_.current >= 0) {
+    double done = 0;
+    for (const auto& r : s_.runs) {
+      if (r.state == "finished" || r.state == "failed" || r.state == "cancelled") done += 1;
+      else if (r.state == "evaluating") done += 0.95;
+      else if (r.state == "training" && r.total_steps > 0) done += 0.9 * r.step / r.total_steps;
+    }
+    p.fraction = n > 0 ? done / n : 0;
+    if (s_.current >= 0 && s_.current < n) {
       const auto& r = s_.runs[s_.current];
-      const double within = r.total_steps > 0 ? double(r.step) / r.total_steps : 0;
-      p.fraction = (s_.current + (r.state == "finished" ? 1.0 : 0.9 * within)) / n;
       p.phase = r.state + " " + r.name;
       if (r.tokens_per_s > 0 && r.state == "training" && r.step > 0)
         p.eta_s = r.elapsed_s / r.step * (r.total_steps - r.step);
@@ -43,6 +54,7 @@ class Publisher {
 train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index) {
   train::TrainHooks h;
   h.on_step = [&pub, index](const train::StepMetrics& m) {
+    std::lock_guard<std::recursive_mutex> lock(pub.mu);
     auto& r = pub.state().runs[index];
     r.step = m.step;
     r.total_steps = m.total_steps;
@@ -55,55 +67,67 @@ train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index
   h.should_stop = [&ctx] { return ctx.cancelled(); };
   h.wait_if_paused = [&ctx] { ctx.wait_if_paused(); };
   h.on_message = [&pub](const std::string& msg) {
+    std::lock_guard<std::recursive_mutex> lock(pub.mu);
     pub.state().messages.push_back(msg);
     pub.publish();
   };
   return h;
 }
 
-// Trains (or resumes) run `index`, then evaluates it; false when the job should stop.
+// Trains (or resumes) run `index`, then evaluates it; false when the job should stop. The
+// publisher's lock is held for each edit, never across training or evaluation.
 bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, bool evaluate,
                          const std::function<train::TrainResult(const train::TrainHooks&)>& train) {
-  auto& r = pub.state().runs[index];
-  pub.state().current = index;
-  r.state = "training";
-  pub.publish();
+  using Lock = std::lock_guard<std::recursive_mutex>;
+  auto& r = pub.state().runs[index];  // the vector never grows once the job runs
+  {
+    Lock lock(pub.mu);
+    pub.state().current = index;
+    r.state = "training";
+    pub.publish();
+  }
   train::TrainResult result;
   try {
     result = train(hooks_for(pub, ctx, index));
   } catch (const std::exception& e) {
+    Lock lock(pub.mu);
     r.state = "failed";
     r.message = e.what();
     pub.state().messages.push_back(r.name + ": " + e.what());
     pub.publish();
     return !ctx.cancelled();
   }
-  r.run_dir = result.run_dir;
-  r.device = result.device;
-  r.state = result.state;
-  r.message = result.message;
-  r.step = result.steps_done;
-  if (result.tokens_per_s > 0) r.tokens_per_s = result.tokens_per_s;
-  r.elapsed_s = result.wall_s;
-  if (!std::isnan(result.final_val_bpb)) r.val_bpb = result.final_val_bpb;
-  if (result.state != "finished") {
-    if (!result.message.empty()) pub.state().messages.push_back(r.name + ": " + result.message);
+  {
+    Lock lock(pub.mu);
+    r.run_dir = result.run_dir;
+    r.device = result.device;
+    r.state = result.state;
+    r.message = result.message;
+    r.step = result.steps_done;
+    if (result.tokens_per_s > 0) r.tokens_per_s = result.tokens_per_s;
+    r.elapsed_s = result.wall_s;
+    if (!std::isnan(result.final_val_bpb)) r.val_bpb = result.final_val_bpb;
+    if (result.state != "finished") {
+      if (!result.message.empty()) pub.state().messages.push_back(r.name + ": " + result.message);
+      pub.publish();
+      return result.state != "cancelled";
+    }
+    if (evaluate) r.state = "evaluating";
     pub.publish();
-    return result.state != "cancelled";
   }
   if (evaluate) {
-    r.state = "evaluating";
-    pub.publish();
     auto report = evaluate_saved_run(result.run_dir, [&](const std::string& phase, double) {
+      Lock lock(pub.mu);
       r.message = phase;
       pub.publish();
       return !ctx.cancelled();
     });
+    Lock lock(pub.mu);
     r.report = std::make_shared<const eval::EvalReport>(std::move(report));
     r.state = ctx.cancelled() ? "cancelled" : "finished";
     r.message = ctx.cancelled() ? "cancelled during evaluation" : "";
+    pub.publish();
   }
-  pub.publish();
   return !ctx.cancelled();
 }
 
@@ -149,9 +173,14 @@ eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::Eval
   return report;
 }
 
-ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate) {
+ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate, bool side_by_side) {
   for (const auto& c : runs) validate_run(c);  // in the caller's thread: errors reach it directly
-  return ExperimentHandle::start([runs = std::move(runs), evaluate](JobContext<Snapshot>& ctx) {
+  if (side_by_side && runs.size() > 1) {
+    // The cores are shared out: each run gets its part instead of all of them competing.
+    const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    for (auto& c : runs) c.threads = std::max(1, (c.threads > 0 ? c.threads : cores) / static_cast<int>(runs.size()));
+  }
+  return ExperimentHandle::start([runs = std::move(runs), evaluate, side_by_side](JobContext<Snapshot>& ctx) {
     Publisher pub(ctx);
     for (const auto& c : runs) {
       RunView v;
@@ -160,12 +189,19 @@ ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evalua
       pub.state().runs.push_back(v);
     }
     pub.publish();
-    for (size_t i = 0; i < runs.size(); ++i) {
-      const auto& cfg = runs[i];
-      if (!train_then_evaluate(pub, ctx, static_cast<int>(i), evaluate,
-                               [&](const train::TrainHooks& h) { return train::train_new_run(cfg, h); }))
-        break;
+    auto one = [&](size_t i) {
+      return train_then_evaluate(pub, ctx, static_cast<int>(i), evaluate,
+                                 [&](const train::TrainHooks& h) { return train::train_new_run(runs[i], h); });
+    };
+    if (side_by_side) {
+      std::vector<std::thread> workers;
+      for (size_t i = 0; i < runs.size(); ++i) workers.emplace_back([&, i] { one(i); });
+      for (auto& w : workers) w.join();
+    } else {
+      for (size_t i = 0; i < runs.size(); ++i)
+        if (!one(i)) break;
     }
+    std::lock_guard<std::recursive_mutex> lock(pub.mu);
     pub.state().done = true;
     pub.publish();
   });

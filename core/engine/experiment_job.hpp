@@ -43,8 +43,10 @@ using ExperimentHandle = Handle<Snapshot>;
 // every NIAH evaluation length holds its task's prompt. Throws InputError naming the field.
 void validate_run(const config::RunConfig& cfg);
 
-// Trains each config in turn (evaluating each after training when `evaluate`).
-ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate = true);
+// Trains each config in turn (evaluating each after training when `evaluate`), or all at once
+// with `side_by_side` (the compare view: baseline and Proteus fill in together; the CPU threads
+// are shared out between them).
+ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate = true, bool side_by_side = false);
 // Continues a cancelled or crashed run from its checkpoint, then evaluates it.
 ExperimentHandle start_resume(std::string run_dir, bool evaluate = true);
 // Evaluates saved runs again (their config's eval section, possibly edited in config.json).

@@ -71,6 +71,32 @@ TEST(ExperimentJob, CancelLeavesAReadableResumableRun) {
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(s->runs[0].run_dir) / "checkpoint.safetensors"));
 }
 
+TEST(ExperimentJob, SideBySideTrainsBothRunsAtOnce) {
+  const auto dir = test_support::fresh_dir("side");
+  auto base = test_support::tiny_run(dir);
+  base.model.mixer.E = 1;
+  base.name = "baseline";
+  auto proteus = base;
+  proteus.model.mixer.E = 4;
+  proteus.name = "proteus";
+  proteus.train.steps = 200;  // long enough that the baseline finishes while it still trains
+  base.train.steps = 3;
+  auto job = engine::start_training({proteus, base}, false, true);
+  bool overlapped = false;
+  while (job.running()) {
+    if (auto s = job.latest())
+      overlapped |= s->runs[1].state == "finished" && s->runs[0].state == "training";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  job.wait();
+  const auto s = job.latest();
+  EXPECT_TRUE(overlapped) << "the second run finished only after the first";
+  for (const auto& r : s->runs) {
+    EXPECT_EQ(r.state, "finished") << r.name << ": " << r.message;
+    EXPECT_EQ(r.history.back().step, r.total_steps) << r.name;
+  }
+}
+
 TEST(ExperimentJob, PauseHoldsTheWorkerUntilResume) {
   const auto dir = test_support::fresh_dir("pause");
   auto cfg = test_support::tiny_run(dir);
