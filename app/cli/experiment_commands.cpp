@@ -27,6 +27,7 @@ struct ExperimentOptions {
   std::vector<std::string> sets;  // "path=value" overrides
   std::vector<std::string> variants;  // only these variants (by name)
   bool no_eval = false;
+  bool side_by_side = false;
   bool dry_run = false;
 };
 
@@ -66,6 +67,7 @@ void add_common_options(CLI::App* c, ExperimentOptions& o) {
   c->add_option("--variant", o.variants, "train only this variant of the config (repeatable), e.g. --variant baseline")
       ->option_text("NAME");
   c->add_flag("--no-eval", o.no_eval, "skip the evaluations after training");
+  c->add_flag("--side-by-side", o.side_by_side, "train the runs at once, sharing the cores (the compare view)");
   c->add_flag("--dry-run", o.dry_run, "validate and list the runs without training");
 }
 
@@ -76,7 +78,7 @@ int run_job(const std::string& program, const std::vector<config::RunConfig>& ru
                 << " seed=" << r.seed << " steps=" << r.train.steps << "\n";
     return exit_ok;
   }
-  auto job = engine::start_training(runs, !o.no_eval);
+  auto job = engine::start_training(runs, !o.no_eval, o.side_by_side);
   std::shared_ptr<const engine::Snapshot> s;
   try {
     s = watch_job(job);
