@@ -7,6 +7,7 @@
 #include "app/cli/bench_command.hpp"
 #include "app/cli/command_support.hpp"
 #include "app/cli/experiment_commands.hpp"
+#include "app/cli/export_command.hpp"
 #include "app/cli/memory_op_command.hpp"
 
 namespace {
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   proteus::cli::add_sweep_command(app);
   proteus::cli::add_memory_op_command(app);
   proteus::cli::add_bench_command(app);
+  proteus::cli::add_export_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -142,7 +142,8 @@ EvalReport read_eval_report(const runs::RunReader& reader) {
   }
   if (has("niah.json")) {
     NiahResult n;
-    for (const auto& t : reader.read_json("niah.json").at("tasks")) {
+    const auto niah = reader.read_json("niah.json");  // kept alive: the loop runs over a part of it
+    for (const auto& t : niah.at("tasks")) {
       NiahTaskGrid g;
       g.task = t.at("task");
       g.lengths = t.at("lengths").get<std::vector<int>>();

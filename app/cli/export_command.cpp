@@ -1,0 +1,122 @@
+// `proteus export`: reads run directories through RunReader, builds standard_figures and writes
+// each in every requested format (figure files atomically) into one folder.
+#include "app/cli/export_command.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app/cli/command_support.hpp"
+#include "core/figures/painter.hpp"
+#include "core/figures/run_figures.hpp"
+#include "core/memory/input_error.hpp"
+#include "core/runs/atomic_file.hpp"
+#include "core/runs/run_dir.hpp"
+
+namespace proteus::cli {
+namespace {
+
+constexpr const char* program = "proteus export";
+
+constexpr const char* export_help = R"(Figures, each when the runs have its data (NAME.png, .svg, .pdf, .csv):
+  loss, val_bpb                    training loss and held-out bits per byte over steps
+  per_position, ppl_ratio          perplexity by position (log x); ratio to the first run
+  niah_<task>_<run>                NIAH accuracy, depth x context length
+  occupancy_<run>_l0_h0            block state norms over position, layer 0, head 0
+  activation_map_<run>             the schedule's active blocks over position
+  e_ablation                       final bits per byte against E (runs of several E)
+Several runs are drawn on the same axes in the order given (the first is the reference of
+ppl_ratio). The CSV holds each figure's data: series,x,y rows, or one row per heatmap cell.
+Exit status: 0 done; 2 bad input (not a run directory, unknown format, size out of range);
+1 a file could not be written.)";
+
+struct ExportOptions {
+  std::vector<std::string> runs;
+  std::string out;
+  std::string formats = "png,svg,pdf,csv";
+  double width = 480;
+  double height = 320;
+  double dpi = 300;
+};
+
+std::vector<std::string> parse_formats(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string f = list.substr(start, comma - start);
+    if (f != "png" && f != "svg" && f != "pdf" && f != "csv")
+      throw InputError("--formats", "unknown format '" + f + "' (expected png, svg, pdf or csv)");
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+    start = comma + 1;
+  }
+  return out;
+}
+
+void run(const ExportOptions& o) {
+  std::vector<runs::RunReader> readers;
+  std::vector<std::string> formats;
+  std::vector<figures::NamedFigure> figs;
+  try {
+    formats = parse_formats(o.formats);
+    for (const auto& r : o.runs) readers.push_back(runs::RunReader::open(r));
+    // Sizes are checked before anything is written, under the option names a user typed.
+    try {
+      figures::check_figure_size(o.width, o.height, o.dpi);
+    } catch (const InputError& e) {
+      throw InputError("--" + e.field(), e.reason());
+    }
+    figs = figures::standard_figures(readers);
+  } catch (const InputError& e) {
+    fail(program, e.what(), exit_bad_input);
+  } catch (const std::exception& e) {
+    fail(program, std::string("cannot read the runs: ") + e.what(), exit_bad_input);
+  }
+  const std::filesystem::path out = o.out.empty() ? readers.front().dir() / "figures" : std::filesystem::path(o.out);
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec || !std::filesystem::is_directory(out))
+    fail(program, "--out: cannot make the folder " + out.string() + (ec ? ": " + ec.message() : ""), exit_failure);
+  if (figs.empty()) {
+    std::cout << program << ": the runs have nothing to draw yet\n";
+    return;
+  }
+  int written = 0;
+  for (const auto& nf : figs)
+    for (const auto& f : formats) {
+      const auto file = out / (nf.name + "." + f);
+      try {
+        if (f == "csv") runs::write_file_atomically(file, figures::figure_csv(nf.figure));
+        else figures::save_figure(nf.figure, file, o.width, o.height, o.dpi);
+      } catch (const std::exception& e) {
+        fail(program, e.what(), exit_failure);
+      }
+      std::cout << file.string() << '\n';
+      ++written;
+    }
+  std::cout << program << ": " << figs.size() << " figures, " << written << " files in " << out.string() << '\n';
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& app) {
+  auto options = std::make_shared<ExportOptions>();
+  CLI::App* command = app.add_subcommand("export", "Draw the runs' figures to PNG, SVG, PDF and CSV (runs compared when several)");
+  command->add_option("runs", options->runs, "run directories (runs/<name>)")->required()->option_text("RUN [RUN...]");
+  command->add_option("--out", options->out, "output folder (default: the first run's folder + /figures)")
+      ->option_text("DIR");
+  command->add_option("--formats", options->formats, "comma-separated: png, svg, pdf, csv (default: all four)")
+      ->option_text("LIST");
+  command->add_option("--width", options->width, "figure width in points (default 480)")->option_text("PT");
+  command->add_option("--height", options->height, "figure height in points (default 320)")->option_text("PT");
+  command->add_option("--dpi", options->dpi, "PNG resolution in pixels per inch (default 300)")->option_text("N");
+  command->footer(export_help);
+  command->callback([options] { run(*options); });
+}
+
+}  // namespace proteus::cli
