@@ -12,25 +12,14 @@
 #include <random>
 #include <string>
 
+#include "tests/support/run_command.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Result run(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(PROTEUS_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int s = pclose(p);
-  r.status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-  return r;
-}
+using Result = proteus::test_support::CommandResult;
+inline Result run(const std::string& args) { return proteus::test_support::run_proteus(args); }
 
 fs::path temp_dir() {
   auto d = fs::temp_directory_path() / ("proteus-cli-train-" + std::to_string(std::random_device{}()));

@@ -1,0 +1,28 @@
+// For tests of the `proteus` command: run it (PROTEUS_BIN) with arguments and collect its exit
+// status and its output, stdout and stderr together.
+#pragma once
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace proteus::test_support {
+
+struct CommandResult {
+  int status = -1;
+  std::string out;
+};
+
+inline CommandResult run_proteus(const std::string& args) {
+  CommandResult r;
+  const std::string cmd = std::string(PROTEUS_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int s = pclose(p);
+  r.status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+  return r;
+}
+
+}  // namespace proteus::test_support
