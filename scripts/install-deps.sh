@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian/Ubuntu packages Proteus Lab builds with, only those that are missing.
+# Installs the Debian/Ubuntu packages Proteus Lab builds with, only those that are missing: the
+# engine's, the window's (Dear ImGui, GLFW, OpenGL, a font) and Xvfb for the window's test.
 # CUDA is not installed here: when a toolkit is present (nvcc), the build finds it.
 set -euo pipefail
 
@@ -8,6 +9,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libeigen3-dev nlohmann-json3-dev libcli11-dev
   libcairo2-dev
+  libimgui-dev libglfw3-dev libgl-dev libopengl-dev fonts-dejavu-core
+  xvfb xauth libgl1-mesa-dri
 )
 
 missing=()

@@ -3,15 +3,22 @@
 # address and undefined-behaviour sanitizers. GPU tests (label `gpu`) skip without a device.
 #   PROTEUS_SKIP_SANITIZE=1   skip the sanitizer pass
 #   PROTEUS_CUDA=OFF          build the CPU-only product even where nvcc is installed
+#   PROTEUS_GUI=OFF           leave out the window (proteus-lab) and its Xvfb run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 jobs=$(nproc)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPROTEUS_CUDA="${PROTEUS_CUDA:-ON}"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPROTEUS_CUDA="${PROTEUS_CUDA:-ON}" -DPROTEUS_GUI="${PROTEUS_GUI:-ON}"
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
+
+# The window, driven by a script under Xvfb: preset, training, export, screenshot.
+if [ "${PROTEUS_GUI:-ON}" != OFF ]; then
+  [ -x build/app/gui/proteus-lab ] || { echo "test.sh: proteus-lab was not built (see the cmake warning above)" >&2; exit 1; }
+  scripts/gui-smoke.sh build
+fi
 
 if [ "${PROTEUS_SKIP_SANITIZE:-0}" != 1 ]; then
   cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROTEUS_CUDA=OFF -DPROTEUS_GUI=OFF \

@@ -127,8 +127,7 @@ std::vector<Document> ByteCorpus::split_paragraph_groups(const std::string& name
   return documents;
 }
 
-ByteCorpus ByteCorpus::load(const std::string& path, double holdout) {
-  check_holdout(holdout);
+fs::path locate_corpus(const std::string& path) {
   std::error_code ec;
   fs::path root(path);
 #ifdef PROTEUS_ASSET_ROOT
@@ -138,6 +137,13 @@ ByteCorpus ByteCorpus::load(const std::string& path, double holdout) {
 #endif
   if (path.empty() || !fs::exists(root, ec))
     throw InputError("data.text.path", "no such file or folder: \"" + path + "\"");
+  return root;
+}
+
+ByteCorpus ByteCorpus::load(const std::string& path, double holdout) {
+  check_holdout(holdout);
+  std::error_code ec;
+  const fs::path root = locate_corpus(path);
   std::vector<Document> documents;
   if (fs::is_directory(root, ec)) {
     std::vector<fs::path> files;

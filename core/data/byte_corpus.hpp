@@ -9,6 +9,7 @@
 // round(holdout * n) of them (at least one, at most n - 1) are held out, so every run of a
 // corpus validates on the same documents.
 #pragma once
+#include <filesystem>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -22,6 +23,10 @@ struct Document {
   std::string name;  // file name, or "file.txt#k" for the k-th piece of a single file
   std::string text;
 };
+
+// Where a corpus path points: as given, or under the repository's assets when it is a relative
+// path of the shipped corpus. Throws InputError("data.text.path", ...) when there is nothing there.
+std::filesystem::path locate_corpus(const std::string& path);
 
 class ByteCorpus {
  public:

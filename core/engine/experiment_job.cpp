@@ -51,9 +51,34 @@ class Publisher {
   Snapshot s_;
 };
 
-train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index) {
+// The validation rows' per-position NLL as a PerPositionResult with log buckets; positions no
+// counted row covers (NaN) are left out of the buckets.
+std::shared_ptr<const eval::PerPositionResult> live_per_position(const std::vector<double>& nll, int buckets) {
+  auto r = std::make_shared<eval::PerPositionResult>();
+  r->seq_len = static_cast<int>(nll.size());
+  r->nll = nll;
+  double total = 0;
+  int counted = 0;
+  for (double x : nll)
+    if (std::isfinite(x)) total += x, ++counted;
+  r->mean_nll = counted > 0 ? total / counted : 0;
+  for (auto [lo, hi] : eval::log_buckets(r->seq_len, buckets)) {
+    double s = 0;
+    int n = 0;
+    for (int t = lo; t <= hi; ++t)
+      if (std::isfinite(nll[t - 1])) s += nll[t - 1], ++n;
+    if (n == 0) continue;
+    r->bucket_lo.push_back(lo);
+    r->bucket_hi.push_back(hi);
+    r->bucket_nll.push_back(s / n);
+  }
+  return r;
+}
+
+train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index, int buckets) {
   train::TrainHooks h;
-  h.on_step = [&pub, index](const train::StepMetrics& m) {
+  h.on_step = [&pub, index, buckets](const train::StepMetrics& m) {
+    auto live = m.val_position_nll.empty() ? nullptr : live_per_position(m.val_position_nll, buckets);
     std::lock_guard<std::recursive_mutex> lock(pub.mu);
     auto& r = pub.state().runs[index];
     r.step = m.step;
@@ -61,7 +86,17 @@ train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index
     r.tokens_per_s = m.tokens_per_s;
     r.elapsed_s = m.elapsed_s;
     if (!std::isnan(m.val_bpb)) r.val_bpb = m.val_bpb;
+    if (live) {
+      r.live_per_position = std::move(live);
+      r.live_per_position_step = m.step;
+    }
     r.history.push_back(m);
+    r.history.back().val_position_nll.clear();  // the snapshot is copied at every publish: keep it small
+    pub.publish();
+  };
+  h.on_run_dir = [&pub, index](const std::string& dir) {
+    std::lock_guard<std::recursive_mutex> lock(pub.mu);
+    pub.state().runs[index].run_dir = dir;
     pub.publish();
   };
   h.should_stop = [&ctx] { return ctx.cancelled(); };
@@ -76,7 +111,7 @@ train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index
 
 // Trains (or resumes) run `index`, then evaluates it; false when the job should stop. The
 // publisher's lock is held for each edit, never across training or evaluation.
-bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, bool evaluate,
+bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, bool evaluate, int buckets,
                          const std::function<train::TrainResult(const train::TrainHooks&)>& train) {
   using Lock = std::lock_guard<std::recursive_mutex>;
   auto& r = pub.state().runs[index];  // the vector never grows once the job runs
@@ -88,7 +123,7 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
   }
   train::TrainResult result;
   try {
-    result = train(hooks_for(pub, ctx, index));
+    result = train(hooks_for(pub, ctx, index, buckets));
   } catch (const std::exception& e) {
     Lock lock(pub.mu);
     r.state = "failed";
@@ -190,7 +225,7 @@ ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evalua
     }
     pub.publish();
     auto one = [&](size_t i) {
-      return train_then_evaluate(pub, ctx, static_cast<int>(i), evaluate,
+      return train_then_evaluate(pub, ctx, static_cast<int>(i), evaluate, runs[i].eval.per_position.buckets,
                                  [&](const train::TrainHooks& h) { return train::train_new_run(runs[i], h); });
     };
     if (side_by_side) {
@@ -229,7 +264,7 @@ ExperimentHandle start_resume(std::string run_dir, bool evaluate) {
     }
     pub.state().runs.push_back(v);
     pub.publish();
-    train_then_evaluate(pub, ctx, 0, evaluate,
+    train_then_evaluate(pub, ctx, 0, evaluate, cfg.eval.per_position.buckets,
                         [&](const train::TrainHooks& h) { return train::resume_run(run_dir, h); });
     pub.state().done = true;
     pub.publish();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <limits>
 #include <numbers>
 
 #include "core/backend/registry.hpp"
@@ -54,13 +55,32 @@ struct Session {
   }
 };
 
-double validation_bpb(model::Model<float>& model, const std::vector<data::Batch>& val) {
+// Held-out bits per byte, and the mean NLL at each position over the rows that count.
+double validation_bpb(model::Model<float>& model, const std::vector<data::Batch>& val,
+                      std::vector<double>* position_nll) {
   double nats = 0, weight = 0;
+  std::vector<double> pos_sum, pos_rows;
   for (const auto& b : val) {
     double w = 0;
     for (float x : b.weights) w += x;
     nats += model.forward(b.tokens.data(), b.targets.data(), b.weights.data(), b.B, b.T) * w;
     weight += w;
+    if (!position_nll) continue;
+    const auto losses = model.position_losses();  // (B, T) plain NLL, 0 where the weight is 0
+    pos_sum.resize(b.T, 0.0);
+    pos_rows.resize(b.T, 0.0);
+    for (int r = 0; r < b.B; ++r)
+      for (int t = 0; t < b.T; ++t) {
+        const size_t i = static_cast<size_t>(r) * b.T + t;
+        if (b.weights[i] <= 0) continue;
+        pos_sum[t] += losses[i];
+        pos_rows[t] += 1;
+      }
+  }
+  if (position_nll) {
+    position_nll->assign(pos_sum.size(), std::numeric_limits<double>::quiet_NaN());
+    for (size_t t = 0; t < pos_sum.size(); ++t)
+      if (pos_rows[t] > 0) (*position_nll)[t] = pos_sum[t] / pos_rows[t];
   }
   return weight > 0 ? nats / weight / std::numbers::ln2 : 0.0;
 }
@@ -89,6 +109,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
   TrainResult r;
   r.run_dir = s.writer.dir().string();
   r.device = s.be.device;
+  if (hooks.on_run_dir) hooks.on_run_dir(r.run_dir);
   if (!s.be.message.empty() && hooks.on_message) hooks.on_message(s.be.message);
   double tokens = 0, train_seconds = 0;
   const int first = s.state.step + 1;
@@ -138,7 +159,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
     const bool last = step == t.steps;
     const bool eval_now = (t.eval_every > 0 && step % t.eval_every == 0) || last;
     if (eval_now) {
-      m.val_bpb = validation_bpb(model, s.val);
+      m.val_bpb = validation_bpb(model, s.val, &m.val_position_nll);
       r.final_val_bpb = m.val_bpb;
     }
     if (eval_now || step == 1 || (t.log_every > 0 && step % t.log_every == 0)) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/config/config.hpp"
 
@@ -25,6 +26,9 @@ struct StepMetrics {
   double tokens_per_s = 0;
   double elapsed_s = 0;
   double val_bpb = std::numeric_limits<double>::quiet_NaN();  // set at evaluation steps
+  // At evaluation steps: mean held-out NLL (nats) at each position 1..seq_len over the validation
+  // rows that count toward val_bpb, so the window can redraw per-position perplexity as it trains.
+  std::vector<double> val_position_nll;
 };
 
 // The trainer's window to whoever runs it (the engine, a test). All optional.
@@ -33,6 +37,7 @@ struct TrainHooks {
   std::function<bool()> should_stop;                // polled every step: true = cancel
   std::function<void()> wait_if_paused;             // may block between steps
   std::function<void(const std::string&)> on_message;  // notices (device fallback, resume)
+  std::function<void(const std::string&)> on_run_dir;  // the run directory, once it exists
 };
 
 struct TrainResult {

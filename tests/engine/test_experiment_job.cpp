@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "core/engine/experiment_job.hpp"
@@ -112,6 +113,42 @@ TEST(ExperimentJob, PauseHoldsTheWorkerUntilResume) {
   while (job.latest()->runs[0].step < held + 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   job.cancel();
   job.wait();
+}
+
+}  // namespace
+
+namespace {
+
+// The compare view redraws per-position perplexity at every evaluation step, before the final
+// evaluations: the snapshot carries the validation rows' per-position loss from step eval_every on.
+TEST(ExperimentJob, PublishesTheLivePerPositionCurveAtEachEvaluation) {
+  const auto dir = proteus::test_support::fresh_dir("live-pp");
+  auto cfg = proteus::test_support::tiny_run(dir);
+  auto job = proteus::engine::start_training({cfg}, false);
+  std::string run_dir_while_training;
+  std::vector<int> live_steps;
+  while (job.running()) {
+    if (auto s = job.latest(); s && !s->runs.empty()) {
+      const auto& r = s->runs[0];
+      if (r.state == "training" && !r.run_dir.empty()) run_dir_while_training = r.run_dir;
+      if (r.live_per_position && (live_steps.empty() || live_steps.back() != r.live_per_position_step))
+        live_steps.push_back(r.live_per_position_step);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  job.wait();
+  const auto s = job.latest();
+  const auto& r = s->runs[0];
+  ASSERT_TRUE(r.live_per_position);
+  EXPECT_EQ(r.live_per_position_step, cfg.train.steps);
+  EXPECT_EQ(r.live_per_position->seq_len, cfg.data.seq_len);
+  EXPECT_FALSE(r.live_per_position->bucket_nll.empty());
+  for (double x : r.live_per_position->nll) EXPECT_TRUE(std::isfinite(x) && x > 0);
+  // Its mean over positions is the validation loss the trainer reported (all text rows, weight 1).
+  EXPECT_NEAR(r.live_per_position->mean_nll / std::log(2.0), r.val_bpb, 1e-4);
+  for (int step : live_steps) EXPECT_EQ(step % cfg.train.eval_every, 0) << "only evaluation steps carry the curve";
+  EXPECT_FALSE(run_dir_while_training.empty()) << "the run directory is known while the run trains";
+  for (const auto& m : r.history) EXPECT_TRUE(m.val_position_nll.empty()) << "history stays small";
 }
 
 }  // namespace

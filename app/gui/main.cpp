@@ -1,0 +1,162 @@
+// proteus-lab: the desktop app. GLFW + OpenGL 3 + Dear ImGui around LabApp; the engine trains on
+// its own threads and the loop only reads published snapshots. With script options (see --help)
+// it runs unattended: CI drives it under Xvfb, and the README's screenshots come from it.
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <stb/stb_image_write.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app/gui/state/frame_stats.hpp"
+#include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/scripted_run.hpp"
+
+namespace {
+
+// The folder holding experiments/ and assets/: the working directory when it has them, else the
+// source tree this binary was built from.
+std::filesystem::path source_root() {
+  if (std::filesystem::is_directory("experiments") && std::filesystem::is_directory("assets")) return ".";
+  return PROTEUS_SOURCE_DIR;
+}
+
+bool save_screenshot(const std::string& path, int w, int h) {
+  std::vector<unsigned char> pixels(size_t(w) * h * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  std::vector<unsigned char> flipped(pixels.size());  // OpenGL's rows run bottom-up
+  for (int y = 0; y < h; ++y)
+    std::copy_n(pixels.data() + size_t(h - 1 - y) * w * 4, size_t(w) * 4, flipped.data() + size_t(y) * w * 4);
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  return stbi_write_png(path.c_str(), w, h, 4, flipped.data(), w * 4) != 0;
+}
+
+void glfw_error(int code, const char* what) { std::fprintf(stderr, "proteus-lab: GLFW error %d: %s\n", code, what); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"Proteus Lab: edit E and schedules, train in the background, watch live plots, export them"};
+  proteus::gui::ScriptOptions script;
+  std::string runs_dir = "runs";
+  int width = 1600, height = 1000;
+  cli.add_option("--preset", script.preset, "experiment file to open (e.g. experiments/quickstart-cpu.json)");
+  cli.add_option("--runs-dir", runs_dir, "where runs are written and browsed (default: runs)");
+  cli.add_option("--set", script.sets, "override a config field: PATH=VALUE (e.g. train.steps=20); repeatable");
+  cli.add_option("--tab", script.tab, "tab to show: activation, training, runs, teach")
+      ->check(CLI::IsMember({"activation", "training", "runs", "teach"}));
+  cli.add_option("--teach-step", script.teach_step, "teaching panel: show this token");
+  cli.add_flag("--train", script.train, "start training the experiment at once");
+  cli.add_option("--export", script.export_dir, "export the figures (PNG, SVG, PDF, CSV) here once training is done");
+  cli.add_option("--screenshot", script.screenshot, "save a PNG of the window once the steps above are done");
+  cli.add_option("--frame-stats", script.frame_stats, "write frame times (p50, p99 while training and idle) as JSON at exit");
+  cli.add_flag("--quit", script.quit, "exit when the scripted steps are done");
+  cli.add_option("--timeout", script.timeout_s, "scripted run: fail (exit 1) after this many seconds");
+  cli.add_option("--width", width, "window width in pixels")->check(CLI::Range(640, 7680));
+  cli.add_option("--height", height, "window height in pixels")->check(CLI::Range(400, 4320));
+  CLI11_PARSE(cli, argc, argv);
+
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit()) {
+    std::cerr << "proteus-lab: cannot open a window (no display?). Without one, use the proteus command: "
+                 "proteus train experiments/quickstart-cpu.json\n";
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  GLFWwindow* window = glfwCreateWindow(width, height, "Proteus Lab", nullptr, nullptr);
+  if (!window) {
+    std::cerr << "proteus-lab: cannot create an OpenGL 3.3 window\n";
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(1);  // vsync: the loop sleeps in the swap instead of spinning beside the trainer
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // the layout is fixed; nothing to remember between sessions
+  const char* font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+  if (std::filesystem::exists(font)) io.Fonts->AddFontFromFileTTF(font, 15.0f);
+  ImGui::StyleColorsLight();
+  ImGui::GetStyle().FrameRounding = 3;
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330");
+
+  int exit_code = 0;
+  {
+    proteus::gui::LabApp app(source_root(), runs_dir);
+    if (script.preset.empty() && !script.any())
+      app.load_experiment(app.source_root / "experiments" / "quickstart-cpu.json");
+    proteus::gui::ScriptedRun run(script);
+    // A scripted run's screenshots should not show a hover read-out where Xvfb's pointer rests.
+    if (script.any()) glfwSetCursorPos(window, width - 2, height - 2);
+    proteus::gui::FrameStats stats;
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    auto last = t0;
+    bool first = true;
+    while (!glfwWindowShouldClose(window)) {
+      const auto frame_start = Clock::now();
+      const double now_s = std::chrono::duration<double>(frame_start - t0).count();
+      if (!run.step(app, now_s)) {
+        exit_code = run.exit_code();
+        break;
+      }
+      glfwPollEvents();
+      ImGui_ImplOpenGL3_NewFrame();
+      ImGui_ImplGlfw_NewFrame();
+      ImGui::NewFrame();
+      app.frame();
+      ImGui::Render();
+      int w, h;
+      glfwGetFramebufferSize(window, &w, &h);
+      glViewport(0, 0, w, h);
+      glClearColor(0.94f, 0.94f, 0.94f, 1.0f);
+      glClear(GL_COLOR_BUFFER_BIT);
+      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      if (const auto shot = run.screenshot_due(); !shot.empty()) {
+        const bool ok = save_screenshot(shot, w, h);
+        if (ok) std::cout << "proteus-lab: screenshot " << shot << '\n';
+        run.screenshot_taken(ok);
+      }
+      glfwSwapBuffers(window);
+      const auto frame_end = Clock::now();
+      // Xvfb has no vsync: cap at 60 frames per second so the loop does not take a core from training.
+      const auto min_frame = std::chrono::microseconds(16667);
+      if (frame_end - frame_start < min_frame) std::this_thread::sleep_for(min_frame - (frame_end - frame_start));
+      if (!first)
+        stats.add(std::chrono::duration<double, std::milli>(frame_start - last).count(),
+                  std::chrono::duration<double, std::milli>(frame_end - frame_start).count(), app.training.active());
+      first = false;
+      last = frame_start;
+    }
+    if (!script.frame_stats.empty()) {
+      std::ofstream out(script.frame_stats);
+      out << stats.summary().dump(2) << '\n';
+      if (!out) std::cerr << "proteus-lab: cannot write " << script.frame_stats << '\n';
+    }
+    app.training.stop();  // the run is checkpointed on the way out: nothing is lost
+  }
+
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}

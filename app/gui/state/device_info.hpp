@@ -1,0 +1,15 @@
+// What the window says about the device: whether a CUDA GPU can train here, in plain words.
+#pragma once
+#include <string>
+
+namespace proteus::gui {
+
+struct DeviceInfo {
+  bool cuda = false;     // a CUDA backend is built in and found a GPU
+  std::string summary;   // "GPU: CUDA available" / "CPU only: <why>"
+};
+
+// Asks the backend registry for a CUDA backend once (cheap when there is none).
+DeviceInfo probe_device();
+
+}  // namespace proteus::gui

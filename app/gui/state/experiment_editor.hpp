@@ -1,0 +1,70 @@
+// What the window's controls edit: one run config, and how it becomes runs (one run, the compare
+// pair baseline E = 1 vs Proteus, or an E sweep), loaded from and saved to the same experiment
+// JSON files `proteus train` and `proteus sweep` read. No drawing: tested headlessly.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/config.hpp"
+#include "core/figures/figure.hpp"
+#include "core/memory/schedule.hpp"
+
+namespace proteus::gui {
+
+enum class RunMode { single, compare, sweep_e };
+
+struct PresetFile {
+  std::string label;  // path relative to experiments/, e.g. "rules/delta-cpu.json"
+  std::filesystem::path path;
+};
+
+// Every *.json under experiments_dir (presets; results/ left out), sorted by label.
+std::vector<PresetFile> find_presets(const std::filesystem::path& experiments_dir);
+
+class ExperimentEditor {
+ public:
+  config::RunConfig config;            // the run (in compare mode: the Proteus run)
+  RunMode mode = RunMode::compare;
+  std::vector<int> sweep_E = {1, 2, 4, 8, 16, 32};
+  std::string source;                  // the file last loaded or saved; "" for the defaults
+  std::vector<std::string> notes;      // what loading left out (a sweep over other fields, ...)
+
+  // Loads an experiment file (parent chain merged): variants with an E = 1 run become compare
+  // mode (config = the variant with the largest E), a sweep over model.mixer.E becomes sweep
+  // mode, anything else one run. Throws InputError naming the file or field; the editor is
+  // unchanged then.
+  void load(const std::filesystem::path& file);
+  // The experiment as JSON that load() and the command line read back to the same runs.
+  nlohmann::json to_experiment_json() const;
+  // Writes to_experiment_json() atomically. Throws std::runtime_error when it cannot.
+  void save(const std::filesystem::path& file);
+
+  // The runs the mode makes, validated (engine::validate_run): throws InputError naming the field.
+  // compare: "<name>-baseline" (E = 1) and "<name>-proteus-e<E>"; sweep: "<name>-E<e>" per E.
+  std::vector<config::RunConfig> runs() const;
+  // "" when runs() would succeed, else the InputError's text (the window shows it and disables Start).
+  std::string problem() const;
+
+  // The memory schedule of one head as configured (D = d_head^2, E, N); throws InputError for
+  // values out of range.
+  memory::Schedule schedule() const;
+  // The activation map (block x position) of schedule(), drawn to 2 N positions or the
+  // per-position evaluation length, whichever is longer, so the unlocks and the tail both show.
+  figures::Figure activation_figure() const;
+
+  // Schedule edits that keep the config valid.
+  // Sets E in [1, D]; a custom schedule is re-spread over the new E (its shape kept).
+  void set_E(int E);
+  // Sets the type; switching to "custom" starts from the unlock points of the current schedule.
+  void set_schedule_type(const std::string& type);
+  // Moves custom unlock point j (j >= 1; u_1 = 1 is fixed) to `position`, clamped between its
+  // neighbours and to [1, N]. Returns the position it landed on. No-op unless type is custom.
+  int64_t drag_unlock(int j, int64_t position);
+  // Sets the horizon N (0 = data.seq_len); custom unlock points past it are pulled back to N.
+  void set_N(int N);
+};
+
+}  // namespace proteus::gui

@@ -1,0 +1,46 @@
+// The runs browser: the run directories under a runs folder (made by the window or the command
+// line), a selection of them, and the figures that overlay the selected runs (the same
+// standard_figures `proteus export` draws). Reading is on demand: rescan() lists, load() reads.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/figures/run_figures.hpp"
+#include "core/runs/run_dir.hpp"
+
+namespace proteus::gui {
+
+struct RunEntry {
+  std::string path;
+  std::string name;
+  std::string state;    // running | finished | cancelled | failed | "?" when status.json is unreadable
+  int64_t step = 0;
+  std::string summary;  // rule, E, d_model
+  bool selected = false;
+};
+
+class RunsBrowser {
+ public:
+  // Lists runs_dir's run directories, keeping the selection of those still there.
+  void rescan(const std::filesystem::path& runs_dir);
+  // Adds one run directory from anywhere (the "Open" field); throws InputError when it is not one.
+  void add(const std::filesystem::path& run_dir);
+  std::vector<RunEntry>& entries() { return entries_; }
+  const std::vector<RunEntry>& entries() const { return entries_; }
+  void select_only(const std::vector<std::string>& paths);
+  std::vector<std::string> selected() const;
+
+  // Rebuilds the overlay figures of the selected runs; the error text of a run that does not
+  // parse, else "".
+  std::string load();
+  const std::vector<figures::NamedFigure>& figures() const { return figures_; }
+
+ private:
+  static RunEntry describe(const std::filesystem::path& dir);
+  std::vector<RunEntry> entries_;
+  std::vector<std::string> extra_;  // directories opened by hand, kept across rescans
+  std::vector<figures::NamedFigure> figures_;
+};
+
+}  // namespace proteus::gui

@@ -1,0 +1,59 @@
+// The window's side of a training job (ARCHITECTURE seam 3): starts the engine's job, forwards
+// pause / resume / stop, and turns the latest published snapshot into the live figures. The render
+// loop calls refresh() every frame: it takes the latest snapshot (a pointer copy under the job's
+// lock, never a wait) and rebuilds figures only when a new one has arrived.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/config/config.hpp"
+#include "core/engine/experiment_job.hpp"
+#include "core/figures/run_figures.hpp"
+
+namespace proteus::gui {
+
+// Figures from one snapshot: loss and val_bpb for every run; per-position perplexity and its
+// ratio to run 0 (the baseline) from the final evaluation where there is one, else the live
+// validation curve; NIAH heatmaps, occupancy; the E-ablation curve once two runs with distinct E
+// have a val_bpb. `configs` are the snapshot's runs' configs in order (for E and lengths).
+std::vector<figures::NamedFigure> snapshot_figures(const engine::Snapshot& snapshot,
+                                                   const std::vector<config::RunConfig>& configs);
+
+// "12.3k tok/s", "2 min 05 s", ... for the status line.
+std::string format_rate(double tokens_per_s);
+std::string format_duration(double seconds);
+
+class TrainingSession {
+ public:
+  // Starts training `runs` (validated by the caller); side_by_side trains them at once (compare).
+  // Throws what engine::start_training throws. A job still running is cancelled first.
+  void start(std::vector<config::RunConfig> runs, bool side_by_side, bool evaluate = true);
+  // Continues a cancelled or crashed run from its checkpoint (then evaluates it).
+  void resume_run(const std::string& run_dir);
+  void pause() { handle_.pause(); }
+  void resume() { handle_.resume(); }
+  void stop() { handle_.cancel(); }  // the engine checkpoints: the run stays resumable
+  bool active() const { return handle_.valid() && handle_.running(); }
+  bool paused() const { return handle_.paused(); }
+  bool started() const { return handle_.valid(); }
+
+  // Takes the latest snapshot; true when it is new (figures rebuilt). Never blocks on the worker.
+  bool refresh();
+  const engine::Snapshot* snapshot() const { return snapshot_.get(); }
+  const std::vector<figures::NamedFigure>& figures() const { return figures_; }
+  const std::vector<config::RunConfig>& configs() const { return configs_; }
+  engine::Progress progress() const { return handle_.progress(); }
+  // One line: phase, step, tokens/s, time left; or the job's error once it has stopped.
+  std::string status_line() const;
+  // The run directories the job has made so far.
+  std::vector<std::string> run_dirs() const;
+
+ private:
+  engine::ExperimentHandle handle_;
+  std::vector<config::RunConfig> configs_;
+  std::shared_ptr<const engine::Snapshot> snapshot_;
+  std::vector<figures::NamedFigure> figures_;
+};
+
+}  // namespace proteus::gui

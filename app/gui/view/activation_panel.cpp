@@ -1,0 +1,108 @@
+// Instant feedback before any training: the block activation map of the configured schedule,
+// redrawn as E, N or the schedule changes, and the custom schedule's unlock points as handles
+// to drag along the position axis.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <tuple>
+
+#include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/plot_view.hpp"
+#include "core/config/config.hpp"
+
+namespace proteus::gui {
+namespace {
+
+// One handle per unlock point u_2..u_E on a strip [1, N]; u_1 = 1 is fixed.
+bool draw_unlock_strip(LabApp& app, float width) {
+  auto& spec = app.editor.config.model.mixer.schedule;
+  const int64_t N = config::resolved_mixer_horizon(app.editor.config);
+  const float h = 46;
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##strip", ImVec2(width, h));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  // The same position axis as the activation map above it (plot_view's margins, colour bar included).
+  const float x0 = o.x + 58, x1 = o.x + width - 12 - 56, y = o.y + h / 2;
+  double lo = 0.5, hi = double(N) + 0.5;
+  if (app.activation) std::tie(lo, hi) = figures::x_range(*app.activation);
+  auto px = [&](double pos) { return x0 + float((pos - lo) / (hi - lo)) * (x1 - x0); };
+  auto pos_at = [&](float x) { return int64_t(std::llround(lo + (x - x0) / (x1 - x0) * (hi - lo))); };
+  dl->AddLine(ImVec2(x0, y), ImVec2(x1, y), ImGui::GetColorU32(ImGuiCol_Border), 2.0f);
+  dl->AddText(ImVec2(o.x + 4, y - ImGui::GetFontSize() / 2), ImGui::GetColorU32(ImGuiCol_TextDisabled), "unlock");
+  static int dragging = -1;
+  bool changed = false;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  int hovered = -1;
+  for (int j = 0; j < int(spec.unlock.size()); ++j) {
+    const ImVec2 c(px(double(spec.unlock[j])), y);
+    if (j > 0 && std::abs(mouse.x - c.x) < 7 && std::abs(mouse.y - c.y) < 12) hovered = j;
+  }
+  if (hovered >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) dragging = hovered;
+  if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging = -1;
+  if (dragging > 0 && dragging < int(spec.unlock.size())) {
+    const int64_t before = spec.unlock[dragging];
+    const int64_t now = app.editor.drag_unlock(dragging, pos_at(mouse.x));
+    changed = now != before;
+    ImGui::SetTooltip("block %d unlocks at position %lld", dragging + 1, static_cast<long long>(now));
+  } else if (hovered > 0) {
+    ImGui::SetTooltip("block %d unlocks at position %lld: drag", hovered + 1,
+                      static_cast<long long>(spec.unlock[hovered]));
+  }
+  for (int j = 0; j < int(spec.unlock.size()); ++j) {
+    const ImVec2 c(px(double(spec.unlock[j])), y);
+    const ImU32 col = j == 0 ? ImGui::GetColorU32(ImGuiCol_TextDisabled)
+                      : j == dragging || j == hovered ? ImGui::GetColorU32(ImGuiCol_SliderGrabActive)
+                                                      : ImGui::GetColorU32(ImGuiCol_SliderGrab);
+    dl->AddTriangleFilled(ImVec2(c.x, c.y - 9), ImVec2(c.x - 6, c.y + 7), ImVec2(c.x + 6, c.y + 7), col);
+  }
+  return changed;
+}
+
+}  // namespace
+
+void draw_activation_panel(LabApp& app) {
+  auto& ed = app.editor;
+  auto& m = ed.config.model.mixer;
+  if (m.type != "memory") {
+    ImGui::TextWrapped("The attention reference has no memory blocks: choose a memory mixer to see the activation map.");
+    return;
+  }
+  bool changed = false;
+  const int D = m.d_head * m.d_head;
+  int E = m.E;
+  ImGui::SetNextItemWidth(260);
+  if (ImGui::SliderInt("E (drag)", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
+  ImGui::SameLine();
+  int N = m.N > 0 ? m.N : ed.config.data.seq_len;
+  ImGui::SetNextItemWidth(260);
+  if (ImGui::SliderInt("horizon N", &N, 1, std::max(4 * ed.config.data.seq_len, N), "%d",
+                       ImGuiSliderFlags_Logarithmic))
+    ed.set_N(N), changed = true;
+  ImGui::SameLine();
+  if (m.schedule.type != "custom") {
+    if (ImGui::Button("Edit as custom")) ed.set_schedule_type("custom"), changed = true;
+  } else if (ImGui::Button("Back to uniform")) {
+    ed.set_schedule_type("uniform");
+    changed = true;
+  }
+  if (changed) app.editor_changed();
+
+  const float w = ImGui::GetContentRegionAvail().x;
+  const float strip = m.schedule.type == "custom" ? 56.0f : 0.0f;
+  const float h = std::max(200.0f, ImGui::GetContentRegionAvail().y - strip - 3 * ImGui::GetTextLineHeightWithSpacing());
+  if (app.activation) draw_figure("activation", *app.activation, ImVec2(w, h));
+  else ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", app.activation_error.c_str());
+  if (m.schedule.type == "custom" && draw_unlock_strip(app, w)) app.editor_changed();
+  try {
+    const auto s = ed.schedule();
+    ImGui::TextDisabled("D = %lld elements per head in E = %lld blocks of %lld; a block unlocks at each marked position; "
+                        "past N = %lld every block is active.",
+                        static_cast<long long>(s.D()), static_cast<long long>(s.E()),
+                        static_cast<long long>(s.block_size()), static_cast<long long>(s.N()));
+  } catch (const std::exception&) {
+  }
+}
+
+}  // namespace proteus::gui

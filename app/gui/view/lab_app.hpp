@@ -1,0 +1,79 @@
+// The window's whole state and its frame: the controls on the left, the views in tabs on the
+// right (activation map, training, runs, teaching), a status line at the bottom. Each panel is its
+// own file (draw_*_panel); the logic they call lives in app/gui/state and is tested headlessly.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/gui/state/device_info.hpp"
+#include "app/gui/state/experiment_editor.hpp"
+#include "app/gui/state/figure_export.hpp"
+#include "app/gui/state/runs_browser.hpp"
+#include "app/gui/state/teaching_stepper.hpp"
+#include "app/gui/state/training_session.hpp"
+
+namespace proteus::gui {
+
+enum class Tab { activation, training, runs, teach };
+
+class LabApp {
+ public:
+  LabApp(std::filesystem::path source_root, std::filesystem::path runs_dir);
+
+  void frame();  // the UI of one frame, between ImGui::NewFrame and ImGui::Render
+
+  // Actions the panels and the scripted runs share.
+  void load_experiment(const std::filesystem::path& file);  // errors go to the status line
+  bool start_training();                                     // false (and a message) when refused
+  void start_export(const std::vector<figures::NamedFigure>& figs, const std::filesystem::path& dir);
+  bool export_busy() const { return export_job_.valid() && export_job_.running(); }
+  void notify(const std::string& message, bool error = false);
+  // The editor changed: revalidate and redraw the activation map.
+  void editor_changed();
+  void show(Tab t) { requested_tab_ = t; }
+
+  std::filesystem::path source_root, runs_dir;
+  std::string export_dir = "exports";
+  ExperimentEditor editor;
+  TrainingSession training;
+  RunsBrowser runs;
+  TeachingStepper teaching;
+  DeviceInfo device;
+  ExportSettings export_settings;
+
+  // Cached from the editor (rebuilt by editor_changed).
+  std::string problem;
+  std::optional<figures::Figure> activation;
+  std::string activation_error;
+  std::vector<PresetFile> presets;
+  std::string preset_label;  // the preset the editor was loaded from, or ""
+
+  // Teaching playback.
+  bool teaching_playing = false;
+  double teaching_next_step_s = 0;
+  float teaching_steps_per_s = 2.0f;
+
+  std::string status;         // the last notice
+  bool status_is_error = false;
+  std::vector<std::string> log;
+
+ private:
+  void draw_status_bar();
+  ExportHandle export_job_;
+  std::optional<Tab> requested_tab_;
+};
+
+// Panels (one file each).
+void draw_controls_panel(LabApp& app);
+void draw_activation_panel(LabApp& app);
+void draw_training_panel(LabApp& app);
+void draw_runs_panel(LabApp& app);
+void draw_teaching_panel(LabApp& app);
+// Figures in a grid of `columns`, each `height` pixels tall.
+void draw_figure_grid(const std::vector<figures::NamedFigure>& figs, int columns, float height);
+// Export buttons for a set of figures: folder, formats, size; runs on a worker.
+void draw_export_controls(LabApp& app, const std::vector<figures::NamedFigure>& figs, const char* id);
+
+}  // namespace proteus::gui

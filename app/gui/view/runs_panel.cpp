@@ -1,0 +1,93 @@
+// The runs browser: the runs folder's run directories (and any opened by path), overlaid.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "app/gui/view/lab_app.hpp"
+
+namespace proteus::gui {
+
+void draw_runs_panel(LabApp& app) {
+  auto& rb = app.runs;
+  static std::string runs_dir;
+  if (runs_dir.empty()) runs_dir = app.runs_dir.string();
+  ImGui::SetNextItemWidth(260);
+  ImGui::InputText("runs folder", &runs_dir);
+  ImGui::SameLine();
+  if (ImGui::Button("Rescan")) {
+    app.runs_dir = runs_dir;
+    rb.rescan(app.runs_dir);
+  }
+  ImGui::SameLine();
+  static std::string open_path;
+  ImGui::SetNextItemWidth(260);
+  ImGui::InputTextWithHint("##open", "path/to/a/run", &open_path);
+  ImGui::SameLine();
+  if (ImGui::Button("Open run")) {
+    try {
+      rb.add(open_path);
+      app.notify(rb.load().empty() ? "opened " + open_path : rb.load(), false);
+    } catch (const std::exception& e) {
+      app.notify(e.what(), true);
+    }
+  }
+
+  bool selection_changed = false;
+  if (ImGui::BeginTable("runs", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp,
+                        ImVec2(0, 160))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* h : {"overlay", "run", "state", "step", "model"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (auto& e : rb.entries()) {
+      ImGui::PushID(e.path.c_str());
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      selection_changed |= ImGui::Checkbox("##sel", &e.selected);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(e.name.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.path.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(e.state.c_str());
+      if (e.state == "cancelled" || e.state == "failed") {
+        ImGui::SameLine();
+        ImGui::BeginDisabled(app.training.active());
+        if (ImGui::SmallButton("resume")) {
+          try {
+            app.training.resume_run(e.path);
+            app.show(Tab::training);
+          } catch (const std::exception& ex) {
+            app.notify(ex.what(), true);
+          }
+        }
+        ImGui::EndDisabled();
+      }
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(e.step));
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(e.summary.c_str());
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  if (rb.entries().empty()) ImGui::TextDisabled("No runs in %s yet: train one, or open a run folder by path.", runs_dir.c_str());
+  if (selection_changed) {
+    const auto err = rb.load();
+    if (!err.empty()) app.notify(err, true);
+  }
+  draw_export_controls(app, rb.figures(), "runs-export");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(rb.selected().empty());
+  if (ImGui::Button("Export run folders")) {
+    try {
+      for (const auto& p : rb.selected()) export_run_folder(p, app.export_dir, app.export_settings);
+      app.notify("copied " + std::to_string(rb.selected().size()) + " runs with their figures to " + app.export_dir);
+    } catch (const std::exception& ex) {
+      app.notify(ex.what(), true);
+    }
+  }
+  ImGui::EndDisabled();
+  ImGui::BeginChild("overlay", ImVec2(0, 0), false);
+  draw_figure_grid(rb.figures(), 2, 300);
+  ImGui::EndChild();
+}
+
+}  // namespace proteus::gui

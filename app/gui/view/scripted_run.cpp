@@ -1,0 +1,125 @@
+#include "app/gui/view/scripted_run.hpp"
+
+#include <iostream>
+
+#include "core/config/config_json.hpp"
+#include "core/config/experiment.hpp"
+
+namespace proteus::gui {
+
+void ScriptedRun::fail(const std::string& why, int code) {
+  failure_ = why;
+  exit_code_ = code;
+  phase_ = Phase::done;
+  std::cerr << "proteus-lab: " << why << '\n';
+}
+
+bool ScriptedRun::step(LabApp& app, double now_s) {
+  if (o_.timeout_s > 0 && now_s > o_.timeout_s && phase_ != Phase::done) {
+    fail("scripted run timed out after " + std::to_string(o_.timeout_s) + " s", 1);
+    return false;
+  }
+  switch (phase_) {
+    case Phase::start: {
+      if (!o_.preset.empty()) {
+        app.load_experiment(o_.preset);
+        if (app.status_is_error) {
+          fail(app.status, 2);
+          return false;
+        }
+      }
+      try {
+        auto j = config::to_json(app.editor.config, config::JsonForm::as_given);
+        for (const auto& s : o_.sets) {
+          const auto eq = s.find('=');
+          if (eq == std::string::npos) throw std::invalid_argument("--set " + s + ": expected PATH=VALUE");
+          const std::string path = s.substr(0, eq), text = s.substr(eq + 1);
+          nlohmann::json value;
+          try {
+            value = nlohmann::json::parse(text);
+          } catch (const std::exception&) {
+            value = text;  // a bare word is a string
+          }
+          j = config::apply_override(j, path, value);
+        }
+        if (!o_.sets.empty()) app.editor.config = config::parse_run_config(j);
+        app.editor.config.runs_dir = app.runs_dir.string();
+        app.editor_changed();
+      } catch (const std::exception& e) {
+        fail(e.what(), 2);
+        return false;
+      }
+      if (o_.tab == "activation") app.show(Tab::activation);
+      else if (o_.tab == "training") app.show(Tab::training);
+      else if (o_.tab == "runs") app.show(Tab::runs);
+      else if (o_.tab == "teach") app.show(Tab::teach);
+      if (o_.teach_step >= 0) app.teaching.go_to(o_.teach_step);
+      if (o_.train && !app.start_training()) {
+        fail("cannot start training: " + app.status, 2);
+        return false;
+      }
+      if (!o_.tab.empty() && o_.train) {  // start_training switches to the training tab; the script's wins
+        if (o_.tab == "activation") app.show(Tab::activation);
+        else if (o_.tab == "runs") app.show(Tab::runs);
+        else if (o_.tab == "teach") app.show(Tab::teach);
+      }
+      phase_ = o_.train ? Phase::training : Phase::exporting;
+      return true;
+    }
+    case Phase::training: {
+      const auto* s = app.training.snapshot();
+      if (app.training.active() || !s || !s->done) return true;
+      for (const auto& r : s->runs)
+        if (r.state != "finished") {
+          fail("run " + r.name + " ended " + r.state + (r.message.empty() ? "" : ": " + r.message), 1);
+          return false;
+        }
+      app.runs.rescan(app.runs_dir);
+      app.runs.select_only(app.training.run_dirs());
+      if (const auto err = app.runs.load(); !err.empty()) {
+        fail(err, 1);
+        return false;
+      }
+      phase_ = Phase::exporting;
+      if (!o_.export_dir.empty()) {
+        app.export_dir = o_.export_dir;
+        app.start_export(app.training.figures(), o_.export_dir);
+        export_started_ = true;
+      }
+      return true;
+    }
+    case Phase::exporting: {
+      if (!o_.export_dir.empty() && !export_started_) {
+        // No training: export what the window shows (the runs browser's overlay, else the activation map).
+        std::vector<figures::NamedFigure> figs = app.runs.figures();
+        if (figs.empty() && app.activation) figs.push_back({"activation_map", *app.activation});
+        app.export_dir = o_.export_dir;
+        app.start_export(figs, o_.export_dir);
+        export_started_ = true;
+      }
+      if (app.export_busy()) return true;
+      if (app.status_is_error && !o_.export_dir.empty()) {
+        fail(app.status, 1);
+        return false;
+      }
+      phase_ = o_.screenshot.empty() ? Phase::done : Phase::screenshot;
+      return true;
+    }
+    case Phase::screenshot:
+      --settle_frames_;
+      return true;
+    case Phase::done:
+      return !o_.quit;
+  }
+  return true;
+}
+
+void ScriptedRun::screenshot_taken(bool ok) {
+  if (!ok) {
+    fail("could not write the screenshot " + o_.screenshot, 1);
+    return;
+  }
+  phase_ = Phase::done;
+}
+
+}  // namespace proteus::gui

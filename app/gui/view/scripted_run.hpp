@@ -1,0 +1,50 @@
+// A scripted session, for CI under Xvfb and for making the README's screenshots: load a preset,
+// apply overrides, train, export the figures, save a screenshot, write the frame times, quit.
+// Each frame the script looks at the app and takes its next step; it never blocks the loop.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "app/gui/state/frame_stats.hpp"
+#include "app/gui/view/lab_app.hpp"
+
+namespace proteus::gui {
+
+struct ScriptOptions {
+  std::string preset;                 // experiment file to load first
+  std::vector<std::string> sets;      // "path=value" overrides of the loaded config
+  std::string tab;                    // activation | training | runs | teach
+  int teach_step = -1;                // teaching panel: go to this token
+  bool train = false;                 // start training (the loaded mode: compare, sweep or one run)
+  std::string export_dir;             // export the training (or runs) figures here once training is done
+  std::string screenshot;             // PNG of the window once everything above is done
+  std::string frame_stats;            // JSON of frame times, written at exit
+  bool quit = false;                  // exit when done
+  double timeout_s = 0;               // give up (exit status 1) after this long; 0 = never
+  bool any() const { return !preset.empty() || !sets.empty() || train || !export_dir.empty() || !screenshot.empty() || quit; }
+};
+
+class ScriptedRun {
+ public:
+  explicit ScriptedRun(ScriptOptions o) : o_(std::move(o)) {}
+  // Called once per frame before the UI is built. Returns false when the app should exit now
+  // (exit_code() says how).
+  bool step(LabApp& app, double now_s);
+  // After the frame is rendered: the screenshot path to capture now, or "".
+  std::string screenshot_due() const { return phase_ == Phase::screenshot && settle_frames_ <= 0 ? o_.screenshot : ""; }
+  void screenshot_taken(bool ok);
+  int exit_code() const { return exit_code_; }
+  const std::string& failure() const { return failure_; }
+
+ private:
+  enum class Phase { start, training, exporting, screenshot, done };
+  void fail(const std::string& why, int code);
+  ScriptOptions o_;
+  Phase phase_ = Phase::start;
+  int settle_frames_ = 3;  // frames drawn after the last change before the screenshot
+  bool export_started_ = false;
+  int exit_code_ = 0;
+  std::string failure_;
+};
+
+}  // namespace proteus::gui

@@ -1,0 +1,179 @@
+// The window's controls without a window: presets load into the right mode, save round-trips
+// through the files the command line reads, bad input is refused by field, and the schedule
+// edits (E, N, dragging custom unlock points) keep the config valid and move the activation map.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "app/gui/state/experiment_editor.hpp"
+#include "core/config/experiment.hpp"
+#include "core/memory/input_error.hpp"
+#include "tests/train/tiny_run.hpp"
+
+namespace {
+
+using namespace proteus;
+const std::filesystem::path kExperiments = std::filesystem::path(PROTEUS_SOURCE_DIR) / "experiments";
+
+// The activation map's cell for block b at 1-based position t (rows are blocks, columns positions).
+double activation_at(const figures::Figure& f, int block, int t) {
+  const auto& h = *f.heatmap;
+  return h.values[size_t(block) * h.cols + (t - 1)];
+}
+
+TEST(ExperimentEditor, FindsThePresetsButNotTheResults) {
+  const auto presets = gui::find_presets(kExperiments);
+  std::vector<std::string> labels;
+  for (const auto& p : presets) labels.push_back(p.label);
+  EXPECT_NE(std::find(labels.begin(), labels.end(), "quickstart-cpu.json"), labels.end());
+  EXPECT_NE(std::find(labels.begin(), labels.end(), "rules/delta-cpu.json"), labels.end());
+  for (const auto& l : labels) EXPECT_NE(l.rfind("results/", 0), 0u) << l;
+  EXPECT_TRUE(std::is_sorted(labels.begin(), labels.end()));
+}
+
+TEST(ExperimentEditor, AVariantsPresetBecomesCompareMode) {
+  gui::ExperimentEditor ed;
+  ed.load(kExperiments / "quickstart-cpu.json");
+  EXPECT_EQ(ed.mode, gui::RunMode::compare);
+  EXPECT_EQ(ed.config.model.mixer.E, 16);
+  EXPECT_EQ(ed.config.name, "quickstart");
+  const auto runs = ed.runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].name, "quickstart-baseline");
+  EXPECT_EQ(runs[0].model.mixer.E, 1);
+  EXPECT_EQ(runs[1].name, "quickstart-proteus-e16");
+  EXPECT_EQ(runs[1].model.mixer.E, 16);
+  EXPECT_EQ(runs[0].seed, runs[1].seed) << "same data and seed for both";
+  EXPECT_EQ(ed.problem(), "");
+}
+
+TEST(ExperimentEditor, ASweepPresetBecomesAnESweep) {
+  gui::ExperimentEditor ed;
+  ed.load(kExperiments / "e-ablation-cpu.json");
+  EXPECT_EQ(ed.mode, gui::RunMode::sweep_e);
+  EXPECT_EQ(ed.sweep_E, (std::vector<int>{1, 2, 4, 8, 16, 32}));
+  const auto runs = ed.runs();
+  ASSERT_EQ(runs.size(), 6u);
+  EXPECT_EQ(runs[3].name, "e-ablation-E8");
+  EXPECT_EQ(runs[3].model.mixer.E, 8);
+  EXPECT_FALSE(runs[0].eval.niah.enabled) << "the preset's own fields survive";
+}
+
+TEST(ExperimentEditor, SavedFilesRunTheSameRunsFromTheCommandLine) {
+  const auto dir = test_support::fresh_dir("editor-save");
+  for (auto mode : {gui::RunMode::single, gui::RunMode::compare, gui::RunMode::sweep_e}) {
+    gui::ExperimentEditor ed;
+    ed.config = test_support::tiny_run(dir / "runs");
+    ed.config.model.mixer.schedule.type = "power";
+    ed.config.model.mixer.schedule.power = 3;
+    ed.mode = mode;
+    ed.sweep_E = {1, 4};
+    const auto file = dir / ("saved-" + std::to_string(int(mode)) + ".json");
+    ed.save(file);
+    const auto exp = config::load_experiment_json(file);
+    const auto cli_runs = mode == gui::RunMode::sweep_e ? config::expand_sweep(exp) : config::expand_variants(exp);
+    const auto window_runs = ed.runs();
+    ASSERT_EQ(cli_runs.size(), window_runs.size());
+    for (size_t i = 0; i < cli_runs.size(); ++i) {
+      EXPECT_EQ(cli_runs[i].model.mixer.E, window_runs[i].model.mixer.E);
+      EXPECT_EQ(cli_runs[i].model.mixer.schedule.power, window_runs[i].model.mixer.schedule.power);
+      EXPECT_EQ(cli_runs[i].train.steps, window_runs[i].train.steps);
+    }
+    gui::ExperimentEditor back;
+    back.load(file);
+    EXPECT_EQ(back.mode, mode);
+    EXPECT_EQ(config::to_json(back.config), config::to_json(ed.config));
+  }
+}
+
+TEST(ExperimentEditor, ABadFileIsRefusedAndTheEditorKeepsItsConfig) {
+  const auto dir = test_support::fresh_dir("editor-bad");
+  gui::ExperimentEditor ed;
+  ed.load(kExperiments / "quickstart-cpu.json");
+  std::ofstream(dir / "bad.json") << R"({"model": {"mixer": {"E": 0}}})";
+  try {
+    ed.load(dir / "bad.json");
+    FAIL() << "E = 0 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "model.mixer.E");
+  }
+  EXPECT_THROW(ed.load(dir / "missing.json"), InputError);
+  EXPECT_EQ(ed.config.model.mixer.E, 16);
+  EXPECT_EQ(ed.mode, gui::RunMode::compare);
+}
+
+TEST(ExperimentEditor, ProblemsNameTheField) {
+  const auto dir = test_support::fresh_dir("editor-problem");
+  gui::ExperimentEditor ed;
+  ed.config = test_support::tiny_run(dir);
+  ed.mode = gui::RunMode::compare;
+  ed.config.model.mixer.E = 1;
+  EXPECT_NE(ed.problem().find("model.mixer.E"), std::string::npos) << ed.problem();
+  ed.config.model.mixer.E = 4;
+  EXPECT_EQ(ed.problem(), "");
+  ed.config.data.text.path = (dir / "no-such-corpus").string();
+  EXPECT_NE(ed.problem().find("data.text.path"), std::string::npos) << ed.problem();
+}
+
+TEST(ExperimentEditor, DraggingACustomUnlockPointMovesTheActivationMap) {
+  gui::ExperimentEditor ed;
+  ed.config.data.seq_len = 64;
+  ed.config.model.mixer.d_head = 8;  // D = 64
+  ed.set_E(4);
+  ed.set_schedule_type("custom");
+  // Switching to custom starts from the schedule it replaces: uniform over N = 64, Delta = 16.
+  EXPECT_EQ(ed.config.model.mixer.schedule.unlock, (std::vector<int64_t>{1, 17, 33, 49}));
+  auto before = ed.activation_figure();
+  EXPECT_EQ(activation_at(before, 1, 16), 0.0);
+  EXPECT_EQ(activation_at(before, 1, 17), 1.0);
+
+  EXPECT_EQ(ed.drag_unlock(1, 5), 5);
+  auto after = ed.activation_figure();
+  EXPECT_EQ(activation_at(after, 1, 4), 0.0);
+  EXPECT_EQ(activation_at(after, 1, 5), 1.0);
+  // Clamped between its neighbours: past u_3 = 33 it stops there; before u_1 = 1 it stops at 1.
+  EXPECT_EQ(ed.drag_unlock(1, 40), 33);
+  EXPECT_EQ(ed.drag_unlock(1, -3), 1);
+  EXPECT_EQ(ed.drag_unlock(3, 1000), 64) << "the last point stops at the horizon";
+  EXPECT_EQ(ed.drag_unlock(0, 20), 1) << "u_1 = 1 is fixed";
+  EXPECT_NO_THROW(ed.schedule());
+  EXPECT_EQ(ed.problem(), "");
+}
+
+TEST(ExperimentEditor, ChangingEOrNKeepsACustomScheduleValid) {
+  gui::ExperimentEditor ed;
+  ed.config.data.seq_len = 64;
+  ed.config.model.mixer.d_head = 8;
+  ed.set_E(4);
+  ed.set_schedule_type("custom");
+  ed.drag_unlock(1, 9);
+  for (int E : {8, 3, 1, 64, 100}) {
+    ed.set_E(E);
+    const auto& u = ed.config.model.mixer.schedule.unlock;
+    ASSERT_EQ(u.size(), size_t(std::min(E, 64)));
+    EXPECT_EQ(u.front(), 1);
+    EXPECT_TRUE(std::is_sorted(u.begin(), u.end()));
+    EXPECT_NO_THROW(ed.schedule()) << "E = " << E;
+  }
+  ed.set_E(4);
+  ed.set_N(20);
+  for (auto x : ed.config.model.mixer.schedule.unlock) EXPECT_LE(x, 20);
+  EXPECT_NO_THROW(ed.schedule());
+  EXPECT_EQ(ed.schedule().N(), 20);
+}
+
+TEST(ExperimentEditor, TheActivationMapFollowsE) {
+  gui::ExperimentEditor ed;
+  ed.config.data.seq_len = 128;
+  ed.set_E(8);
+  auto f = ed.activation_figure();
+  EXPECT_EQ(f.heatmap->rows, 8);
+  EXPECT_GE(f.heatmap->cols, 256) << "drawn past the horizon";
+  ed.set_E(2);
+  f = ed.activation_figure();
+  EXPECT_EQ(f.heatmap->rows, 2);
+  EXPECT_EQ(activation_at(f, 1, 64), 0.0);
+  EXPECT_EQ(activation_at(f, 1, 65), 1.0);
+}
+
+}  // namespace
