@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   cli.add_option("--tab", script.tab, "tab to show: activation, training, runs, teach")
       ->check(CLI::IsMember({"activation", "training", "runs", "teach"}));
   cli.add_option("--teach-step", script.teach_step, "teaching panel: show this token");
+  cli.add_flag("--overlay", script.overlay, "runs browser: overlay every run in the runs folder");
   cli.add_flag("--train", script.train, "start training the experiment at once");
   cli.add_option("--export", script.export_dir, "export the figures (PNG, SVG, PDF, CSV) here once training is done");
   cli.add_option("--screenshot", script.screenshot, "save a PNG of the window once the steps above are done");

@@ -54,6 +54,16 @@ bool ScriptedRun::step(LabApp& app, double now_s) {
       else if (o_.tab == "runs") app.show(Tab::runs);
       else if (o_.tab == "teach") app.show(Tab::teach);
       if (o_.teach_step >= 0) app.teaching.go_to(o_.teach_step);
+      if (o_.overlay) {
+        app.runs.rescan(app.runs_dir);
+        std::vector<std::string> all;
+        for (const auto& e : app.runs.entries()) all.push_back(e.path);
+        app.runs.select_only(all);
+        if (const auto err = app.runs.load(); !err.empty()) {
+          fail(err, 2);
+          return false;
+        }
+      }
       if (o_.train && !app.start_training()) {
         fail("cannot start training: " + app.status, 2);
         return false;

@@ -15,13 +15,14 @@ struct ScriptOptions {
   std::vector<std::string> sets;      // "path=value" overrides of the loaded config
   std::string tab;                    // activation | training | runs | teach
   int teach_step = -1;                // teaching panel: go to this token
+  bool overlay = false;               // runs browser: overlay every run in the runs folder
   bool train = false;                 // start training (the loaded mode: compare, sweep or one run)
   std::string export_dir;             // export the training (or runs) figures here once training is done
   std::string screenshot;             // PNG of the window once everything above is done
   std::string frame_stats;            // JSON of frame times, written at exit
   bool quit = false;                  // exit when done
   double timeout_s = 0;               // give up (exit status 1) after this long; 0 = never
-  bool any() const { return !preset.empty() || !sets.empty() || train || !export_dir.empty() || !screenshot.empty() || quit; }
+  bool any() const { return !preset.empty() || !sets.empty() || train || overlay || !export_dir.empty() || !screenshot.empty() || quit; }
 };
 
 class ScriptedRun {
