@@ -306,9 +306,10 @@ Figure activation_map_figure(const memory::Schedule& schedule, int64_t horizon, 
   h.cols = static_cast<int>(horizon);
   h.values.resize(static_cast<size_t>(h.rows) * h.cols);
   for (int64_t t = 1; t <= horizon; ++t) {
-    // The schedule's own mask, read at each block's first element: nothing else computes one.
-    const auto mask = schedule.mask(t);
-    for (int b = 0; b < h.rows; ++b) h.values[static_cast<size_t>(b) * h.cols + (t - 1)] = mask[schedule.block_begin(b)];
+    // The schedule's own k(t): block b is active iff b < k(t). (Not mask(t): that is D bytes per
+    // position, too slow to redraw while E or N is dragged in the window.)
+    const int64_t k = schedule.active_blocks(t);
+    for (int b = 0; b < h.rows; ++b) h.values[static_cast<size_t>(b) * h.cols + (t - 1)] = b < k ? 1.0 : 0.0;
   }
   for (int64_t t = 0; t <= horizon; ++t) h.x_edges.push_back(t + 0.5);
   for (int b = 0; b <= h.rows; ++b) h.y_edges.push_back(b - 0.5);

@@ -155,6 +155,16 @@ TEST(ActivationMap, CellsAreTheSchedulesMask) {
   EXPECT_EQ(f.series[0].x[0], 16.5);
   EXPECT_TRUE(activation_map_figure(s, 16).series.empty());
   EXPECT_THROW(activation_map_figure(s, 0), InputError);
+
+  // Uneven blocks (D = 10 in E = 3: the last absorbs the remainder) and two unlocks at once.
+  const auto c = memory::Schedule::custom(10, 3, 8, {1, 1, 5});
+  const auto g = activation_map_figure(c, 12);
+  for (int64_t t = 1; t <= 12; ++t) {
+    const auto mask = c.mask(t);
+    for (int b = 0; b < 3; ++b)
+      for (int64_t e = c.block_begin(b); e < c.block_end(b); ++e)
+        EXPECT_EQ(g.heatmap->values[b * 12 + (t - 1)], mask[e]) << "t " << t << " block " << b;
+  }
 }
 
 TEST(EAblation, SortedByEOnALogAxisWithTicksAtE) {

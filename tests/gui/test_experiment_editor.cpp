@@ -31,6 +31,18 @@ TEST(ExperimentEditor, FindsThePresetsButNotTheResults) {
   EXPECT_TRUE(std::is_sorted(labels.begin(), labels.end()));
 }
 
+// Every experiment in experiments/ runs from the window as from the command line.
+TEST(ExperimentEditor, EveryPresetLoadsAndValidates) {
+  const auto presets = gui::find_presets(kExperiments);
+  ASSERT_GE(presets.size(), 10u);
+  for (const auto& p : presets) {
+    gui::ExperimentEditor ed;
+    ASSERT_NO_THROW(ed.load(p.path)) << p.label;
+    EXPECT_EQ(ed.problem(), "") << p.label;
+    EXPECT_NO_THROW(ed.activation_figure()) << p.label;
+  }
+}
+
 TEST(ExperimentEditor, AVariantsPresetBecomesCompareMode) {
   gui::ExperimentEditor ed;
   ed.load(kExperiments / "quickstart-cpu.json");

@@ -89,6 +89,13 @@ std::string number_text(double v) {
   return buf;
 }
 
+// A cell one unit wide around an integer (a position, a block) is that integer; else lo..hi.
+std::string cell_range_text(double lo, double hi) {
+  const double mid = (lo + hi) / 2;
+  if (hi - lo == 1 && mid == std::round(mid)) return number_text(mid);
+  return number_text(lo) + ".." + number_text(hi);
+}
+
 }  // namespace
 
 bool draw_figure(const char* id, const figures::Figure& f, ImVec2 size) {
@@ -173,7 +180,14 @@ bool draw_figure(const char* id, const figures::Figure& f, ImVec2 size) {
       for (int c = 0; c < hm->cols; ++c) {
         const double v = hm->values[size_t(r) * hm->cols + c];
         if (!X.usable(hm->x_edges[c]) || !X.usable(hm->x_edges[c + 1])) continue;
-        const float x0 = X.px(hm->x_edges[c]), x1 = X.px(hm->x_edges[c + 1]);
+        // A run of equal cells is one rectangle: an activation map of thousands of positions stays
+        // a few rectangles per row, so dragging E or N redraws at frame rate.
+        int last = c;
+        if (!hm->annotate && std::isfinite(v))
+          while (last + 1 < hm->cols && hm->values[size_t(r) * hm->cols + last + 1] == v &&
+                 X.usable(hm->x_edges[last + 2]))
+            ++last;
+        const float x0 = X.px(hm->x_edges[c]), x1 = X.px(hm->x_edges[last + 1]);
         const ImVec2 a(std::min(x0, x1), std::min(y0, y1)), b(std::max(x0, x1), std::max(y0, y1));
         if (std::isfinite(v)) {
           const auto col = figures::colormap(hm->colormap, std::clamp((v - hm->vmin) / span, 0.0, 1.0));
@@ -188,13 +202,19 @@ bool draw_figure(const char* id, const figures::Figure& f, ImVec2 size) {
           }
         }
         if (in_plot && mouse.x >= a.x && mouse.x < b.x && mouse.y >= a.y && mouse.y < b.y) {
-          const std::string col_name = c < int(hm->x_tick_labels.size()) ? hm->x_tick_labels[c]
-                                                                          : number_text(hm->x_edges[c]) + ".." + number_text(hm->x_edges[c + 1]);
-          const std::string row_name = r < int(hm->y_tick_labels.size()) ? hm->y_tick_labels[r]
-                                                                          : number_text(hm->y_edges[r]) + ".." + number_text(hm->y_edges[r + 1]);
+          // The hovered cell itself, not the run it was drawn in.
+          int hc = c;
+          while (hc < last && X.px(hm->x_edges[hc + 1]) <= mouse.x) ++hc;
+          const std::string col_name = hc < int(hm->x_tick_labels.size())
+                                           ? hm->x_tick_labels[hc]
+                                           : cell_range_text(hm->x_edges[hc], hm->x_edges[hc + 1]);
+          const std::string row_name = r < int(hm->y_tick_labels.size())
+                                           ? hm->y_tick_labels[r]
+                                           : cell_range_text(hm->y_edges[r], hm->y_edges[r + 1]);
           hover_text = f.x.label + " " + col_name + ", " + f.y.label + " " + row_name + ": " +
                        (std::isfinite(v) ? number_text(v) : std::string("no value"));
         }
+        c = last;
       }
     }
   }
