@@ -45,6 +45,21 @@ bool save_screenshot(const std::string& path, int w, int h) {
 
 void glfw_error(int code, const char* what) { std::fprintf(stderr, "proteus-lab: GLFW error %d: %s\n", code, what); }
 
+// When the user last did something (mouse, keys, resize): the loop draws at full rate for a
+// moment after input and otherwise sleeps in glfwWaitEventsTimeout, so an unattended window does
+// not take a core from training. ImGui's GLFW backend chains to these callbacks.
+double g_last_input_s = 0;
+void mark_input() { g_last_input_s = glfwGetTime(); }
+void install_input_marks(GLFWwindow* w) {
+  glfwSetCursorPosCallback(w, [](GLFWwindow*, double, double) { mark_input(); });
+  glfwSetMouseButtonCallback(w, [](GLFWwindow*, int, int, int) { mark_input(); });
+  glfwSetScrollCallback(w, [](GLFWwindow*, double, double) { mark_input(); });
+  glfwSetKeyCallback(w, [](GLFWwindow*, int, int, int, int) { mark_input(); });
+  glfwSetCharCallback(w, [](GLFWwindow*, unsigned int) { mark_input(); });
+  glfwSetWindowSizeCallback(w, [](GLFWwindow*, int, int) { mark_input(); });
+  glfwSetWindowFocusCallback(w, [](GLFWwindow*, int) { mark_input(); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,6 +80,9 @@ int main(int argc, char** argv) {
   cli.add_option("--frame-stats", script.frame_stats, "write frame times (p50, p99 while training and idle) as JSON at exit");
   cli.add_flag("--quit", script.quit, "exit when the scripted steps are done");
   cli.add_option("--timeout", script.timeout_s, "scripted run: fail (exit 1) after this many seconds");
+  bool continuous = false;
+  cli.add_flag("--continuous", continuous,
+               "draw at full rate all the time (default: full rate while you interact, 10 frames/s otherwise)");
   cli.add_option("--width", width, "window width in pixels")->check(CLI::Range(640, 7680));
   cli.add_option("--height", height, "window height in pixels")->check(CLI::Range(400, 4320));
   CLI11_PARSE(cli, argc, argv);
@@ -95,6 +113,7 @@ int main(int argc, char** argv) {
   if (std::filesystem::exists(font)) io.Fonts->AddFontFromFileTTF(font, 15.0f);
   ImGui::StyleColorsLight();
   ImGui::GetStyle().FrameRounding = 3;
+  install_input_marks(window);  // before the backend, which chains to them
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
 
@@ -111,19 +130,27 @@ int main(int argc, char** argv) {
     const auto t0 = Clock::now();
     auto last = t0;
     bool first = true;
+    double ui_ms = 0;
     while (!glfwWindowShouldClose(window)) {
+      // Full rate while the user acts (or drags, or the teaching panel plays), else a sleep that
+      // any input ends at once; training snapshots still show within a tenth of a second.
+      const bool hot = continuous || first || glfwGetTime() - g_last_input_s < 0.5 || ImGui::IsAnyItemActive() ||
+                       app.teaching_playing;
+      if (hot) glfwPollEvents();
+      else glfwWaitEventsTimeout(0.1);
       const auto frame_start = Clock::now();
       const double now_s = std::chrono::duration<double>(frame_start - t0).count();
       if (!run.step(app, now_s)) {
         exit_code = run.exit_code();
         break;
       }
-      glfwPollEvents();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
+      const auto ui_start = Clock::now();
       ImGui::NewFrame();
       app.frame();
       ImGui::Render();
+      ui_ms = std::chrono::duration<double, std::milli>(Clock::now() - ui_start).count();
       int w, h;
       glfwGetFramebufferSize(window, &w, &h);
       glViewport(0, 0, w, h);
@@ -137,12 +164,13 @@ int main(int argc, char** argv) {
       }
       glfwSwapBuffers(window);
       const auto frame_end = Clock::now();
-      // Xvfb has no vsync: cap at 60 frames per second so the loop does not take a core from training.
+      // Xvfb has no vsync: cap at 60 frames per second.
       const auto min_frame = std::chrono::microseconds(16667);
       if (frame_end - frame_start < min_frame) std::this_thread::sleep_for(min_frame - (frame_end - frame_start));
       if (!first)
         stats.add(std::chrono::duration<double, std::milli>(frame_start - last).count(),
-                  std::chrono::duration<double, std::milli>(frame_end - frame_start).count(), app.training.active());
+                  std::chrono::duration<double, std::milli>(frame_end - frame_start).count(), ui_ms,
+                  app.training.active());
       first = false;
       last = frame_start;
     }

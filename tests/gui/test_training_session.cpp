@@ -221,14 +221,15 @@ TEST(FigureExport, TheWorkerPublishesEachFileAndFinishes) {
 
 TEST(FrameStats, NearestRankQuantilesPerPhase) {
   gui::FrameStats st;
-  for (int i = 1; i <= 100; ++i) st.add(i, i / 2.0, true);
-  st.add(1000, 1, false);
+  for (int i = 1; i <= 100; ++i) st.add(i, i / 2.0, i / 4.0, true);
+  st.add(1000, 1, 0.5, false);
   const auto j = st.summary();
   EXPECT_EQ(j["training"]["frames"], 100);
   EXPECT_EQ(j["training"]["p50_ms"], 50);
   EXPECT_EQ(j["training"]["p99_ms"], 99);
   EXPECT_EQ(j["training"]["max_ms"], 100);
   EXPECT_EQ(j["training"]["work_p50_ms"], 25);
+  EXPECT_EQ(j["training"]["ui_p99_ms"], 24.75);
   EXPECT_EQ(j["idle"]["p50_ms"], 1000);
   EXPECT_TRUE(std::isnan(gui::FrameStats::quantile({}, 0.5)));
 }

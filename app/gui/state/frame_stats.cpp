@@ -15,7 +15,7 @@ double FrameStats::quantile(std::vector<double> samples, double q) {
 }
 
 nlohmann::json FrameStats::summary() const {
-  auto one = [](const std::vector<double>& s, const std::vector<double>& work) {
+  auto one = [](const std::vector<double>& s, const std::vector<double>& work, const std::vector<double>& ui) {
     nlohmann::json j = {{"frames", s.size()}};
     if (!s.empty()) {
       j["p50_ms"] = quantile(s, 0.5);
@@ -23,10 +23,12 @@ nlohmann::json FrameStats::summary() const {
       j["max_ms"] = *std::max_element(s.begin(), s.end());
       j["work_p50_ms"] = quantile(work, 0.5);
       j["work_p99_ms"] = quantile(work, 0.99);
+      j["ui_p50_ms"] = quantile(ui, 0.5);
+      j["ui_p99_ms"] = quantile(ui, 0.99);
     }
     return j;
   };
-  return {{"training", one(training_, training_work_)}, {"idle", one(idle_, idle_work_)}};
+  return {{"training", one(training_, training_work_, training_ui_)}, {"idle", one(idle_, idle_work_, idle_ui_)}};
 }
 
 }  // namespace proteus::gui
