@@ -25,7 +25,9 @@ void draw_runs_panel(LabApp& app) {
   if (ImGui::Button("Open run")) {
     try {
       rb.add(open_path);
-      app.notify(rb.load().empty() ? "opened " + open_path : rb.load(), false);
+      const auto err = rb.load();
+      if (err.empty()) app.notify("opened " + open_path);
+      else app.notify(err, true);
     } catch (const std::exception& e) {
       app.notify(e.what(), true);
     }
