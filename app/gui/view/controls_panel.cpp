@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "app/gui/view/lab_app.hpp"
@@ -109,7 +110,7 @@ void draw_controls_panel(LabApp& app) {
   ImGui::SameLine();
   if (ImGui::Button("Load")) app.load_experiment(file);
   ImGui::SameLine();
-  if (ImGui::Button("Save")) {
+  auto save = [&] {
     try {
       ed.save(file);
       app.notify("saved " + file + " (runs with: proteus " + std::string(ed.mode == RunMode::sweep_e ? "sweep " : "train ") +
@@ -117,6 +118,24 @@ void draw_controls_panel(LabApp& app) {
     } catch (const std::exception& e) {
       app.notify(std::string("cannot save: ") + e.what(), true);
     }
+  };
+  static std::string last_saved;
+  if (ImGui::Button("Save")) {
+    // Saving over a file this window did not write (a shipped preset, say) asks first.
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec) && file != last_saved) ImGui::OpenPopup("overwrite?");
+    else save(), last_saved = file;
+  }
+  if (ImGui::BeginPopup("overwrite?")) {
+    ImGui::Text("%s exists. Replace it?", file.c_str());
+    if (ImGui::Button("Replace")) {
+      save();
+      last_saved = file;
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
   }
 
   int mode = static_cast<int>(ed.mode);
@@ -173,8 +192,7 @@ void draw_controls_panel(LabApp& app) {
     }
     int N = m.N;
     if (input_int("horizon N", N, 0, 1 << 20, 16, 256)) ed.set_N(N), changed = true;
-    ImGui::SameLine();
-    ImGui::TextDisabled("0 = seq_len");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 = data.seq_len");
     if (m.schedule.type == "custom") ImGui::TextDisabled("drag the unlock points under the activation map");
   }
   if (ImGui::CollapsingHeader("Data")) {
@@ -219,8 +237,7 @@ void draw_controls_panel(LabApp& app) {
     std::vector<std::string> devices = {"cpu", "cuda"};
     changed |= combo("device", c.device, devices);
     changed |= input_int("CPU threads", c.threads, 0, 256);
-    ImGui::SameLine();
-    ImGui::TextDisabled("0 = all");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 = all cores");
     ImGui::TextWrapped("%s", app.device.summary.c_str());
     if (c.device == "cuda" && !app.device.cuda) ImGui::TextDisabled("cuda requested: the run will fall back to the CPU");
   }
