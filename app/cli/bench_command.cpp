@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "app/cli/command_support.hpp"
+#include "core/backend/op_benchmark.hpp"
 #include "core/config/experiment.hpp"
 #include "core/memory/input_error.hpp"
 #include "core/train/benchmark.hpp"
@@ -26,6 +27,12 @@ struct BenchOptions {
   std::vector<int> threads;
   std::string device;
   std::string out;
+  // --op memory-rule: one op at one shape instead of a config's training step.
+  std::string op;
+  std::string rule = "delta";
+  std::vector<int> shape = {8, 1024, 8, 64};  // B T H d_head (fla's benchmark shape)
+  std::vector<int> E = {1, 16};
+  bool no_decay = false;
 };
 
 std::string cpu_model() {
@@ -43,6 +50,49 @@ std::string today_utc() {
   return buf;
 }
 
+void bench_memory_rule(const BenchOptions& o, const std::string& machine, const std::string& day) {
+  const std::string program = "proteus bench --op memory-rule";
+  backend::MemoryRuleBenchSpec spec;
+  const auto rule = memory::rule_from_name(o.rule);
+  if (!rule) fail(program, "--rule: unknown rule '" + o.rule.substr(0, 32) + "'", exit_bad_input);
+  if (o.shape.size() != 4) fail(program, "--shape: give four numbers, B T H d_head", exit_bad_input);
+  spec.rule = *rule;
+  spec.B = o.shape[0], spec.T = o.shape[1], spec.H = o.shape[2], spec.d_k = spec.d_v = o.shape[3];
+  spec.decay = !o.no_decay;
+  spec.warmup = o.warmup;
+  spec.reps = o.steps;
+  const std::string device = o.device.empty() ? "cpu" : o.device;
+  const int threads = o.threads.empty() ? 0 : o.threads.front();
+  std::printf("%s, %s\n", day.c_str(), machine.c_str());
+  std::printf("%-8s %-6s %-22s %4s %6s %9s %9s %9s\n", "rule", "device", "B,T,H,d", "E", "decay", "fwd_ms",
+              "fwd+bwd_ms", "tape_MB");
+  std::string rows;
+  for (int E : o.E) {
+    spec.E = E;
+    backend::MemoryRuleBenchResult r;
+    try {
+      r = backend::benchmark_memory_rule(spec, device, threads);
+    } catch (const std::exception& e) {
+      fail(program, e.what(), exit_bad_input);
+    }
+    if (!r.message.empty()) std::fprintf(stderr, "%s: %s\n", program.c_str(), r.message.c_str());
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "%d,%d,%d,%d", spec.B, spec.T, spec.H, spec.d_k);
+    std::printf("%-8s %-6s %-22s %4d %6s %9.3f %9.3f %9.1f\n", o.rule.c_str(), r.device.c_str(), shape, E,
+                spec.decay ? "yes" : "no", r.forward_ms, r.forward_backward_ms, r.tape_mb);
+    char row[512];
+    std::snprintf(row, sizeof row, "| %s | %s | memory_rule %s | %s | %d | %s | %s | %.3f | %.3f |\n", day.c_str(),
+                  machine.c_str(), o.rule.c_str(), shape, E, spec.decay ? "yes" : "no", r.device.c_str(),
+                  r.forward_ms, r.forward_backward_ms);
+    rows += row;
+  }
+  if (!o.out.empty()) {
+    std::ofstream f(o.out, std::ios::app);
+    if (!f) fail(program, o.out + ": cannot open for appending", exit_failure);
+    f << rows;
+  }
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -55,7 +105,21 @@ void add_bench_command(CLI::App& app) {
       ->option_text("N...");
   c->add_option("--device", o->device, "cpu or cuda")->option_text("DEVICE");
   c->add_option("--out", o->out, "append the results as Markdown rows to this file")->option_text("FILE");
+  c->add_option("--op", o->op, "time one op instead of a training step: memory-rule")->option_text("OP");
+  c->add_option("--rule", o->rule, "with --op memory-rule: linear, delta, comba, titans or swla")->option_text("RULE");
+  c->add_option("--shape", o->shape, "with --op memory-rule: B T H d_head (default 8 1024 8 64)")
+      ->expected(4)
+      ->option_text("B T H D");
+  c->add_option("--E", o->E, "with --op memory-rule: blocks to try (default 1 16)")->option_text("E...");
+  c->add_flag("--no-decay", o->no_decay, "with --op memory-rule: the ungated-decay form (a = 1)");
   c->callback([o] {
+    if (!o->op.empty()) {
+      if (o->op != "memory-rule") fail("proteus bench", "--op: unknown op '" + o->op.substr(0, 32) + "' (memory-rule)", exit_bad_input);
+      if (o->steps < 1) fail("proteus bench", "--steps: must be >= 1", exit_bad_input);
+      const std::string machine = cpu_model() + ", " + std::to_string(std::thread::hardware_concurrency()) + " cores";
+      bench_memory_rule(*o, machine, today_utc());
+      return;
+    }
     const std::string program = "proteus bench";
     std::vector<config::RunConfig> runs;
     try {

@@ -7,7 +7,9 @@
 #include "app/cli/bench_command.hpp"
 #include "app/cli/command_support.hpp"
 #include "app/cli/experiment_commands.hpp"
+#if PROTEUS_HAVE_FIGURES
 #include "app/cli/export_command.hpp"
+#endif
 #include "app/cli/memory_op_command.hpp"
 
 namespace {
@@ -41,7 +43,9 @@ int main(int argc, char** argv) {
   proteus::cli::add_sweep_command(app);
   proteus::cli::add_memory_op_command(app);
   proteus::cli::add_bench_command(app);
+#if PROTEUS_HAVE_FIGURES
   proteus::cli::add_export_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

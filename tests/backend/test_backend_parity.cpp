@@ -208,6 +208,12 @@ std::vector<OpCase> op_cases() {
             return out;
           }));
     }
+  cases.push_back(make_case("reductions", 1e-12, [=](auto& s) {
+    const int n = 5003;  // several partial sums on a GPU, and a ragged tail
+    auto* x = s.up(random_vector(n, 44));
+    s.be.synchronize();
+    return Outputs{{"sum", {s.be.sum(x, n)}}, {"sum_squares", {s.be.sum_squares(x, n)}}};
+  }));
   cases.push_back(make_case("adamw", 1e-10, [=](auto& s) {
     const int n = 257;
     std::vector<double> mask(n, 1.0), decay(n, 1.0);

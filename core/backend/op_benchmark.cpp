@@ -1,0 +1,118 @@
+#include "core/backend/op_benchmark.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/backend/registry.hpp"
+#include "core/memory/input_error.hpp"
+
+namespace proteus::backend {
+namespace {
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  return xs[xs.size() / 2];
+}
+
+std::vector<float> uniform(size_t n, std::mt19937& rng, float lo, float hi) {
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> x(n);
+  for (auto& v : x) v = d(rng);
+  return x;
+}
+
+// Rows of width d scaled to unit norm, as the model's L2-normalised q and k.
+void normalise_rows(std::vector<float>& x, int d) {
+  for (size_t r = 0; r + d <= x.size(); r += d) {
+    double s = 0;
+    for (int i = 0; i < d; ++i) s += double(x[r + i]) * x[r + i];
+    const float inv = static_cast<float>(1.0 / std::sqrt(s + 1e-12));
+    for (int i = 0; i < d; ++i) x[r + i] *= inv;
+  }
+}
+
+}  // namespace
+
+MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const std::string& device, int threads) {
+  for (auto [name, value] : {std::pair{"B", s.B}, {"T", s.T}, {"H", s.H}, {"d_k", s.d_k}, {"d_v", s.d_v}})
+    if (value < 1 || value > (1 << 20)) throw InputError(name, "must be in [1, 1048576]");
+  const int64_t D = int64_t(s.d_k) * s.d_v;
+  if (s.E < 1 || s.E > D) throw InputError("E", "must be in [1, d_k d_v] = [1, " + std::to_string(D) + "]");
+  if (s.reps < 1 || s.warmup < 0) throw InputError("reps", "needs reps >= 1 and warmup >= 0");
+
+  auto choice = make_backend(device, threads);
+  auto& be = *choice.backend;
+  const auto schedule = memory::Schedule::uniform(D, s.E, s.T);
+  const size_t rows = size_t(s.B) * s.T * s.H;
+  std::mt19937 rng(1234);
+  auto q = uniform(rows * s.d_k, rng, -1, 1), k = uniform(rows * s.d_k, rng, -1, 1);
+  normalise_rows(q, s.d_k);
+  normalise_rows(k, s.d_k);
+  const auto v = uniform(rows * s.d_v, rng, -1, 1), dO = uniform(rows * s.d_v, rng, -1, 1);
+  const auto beta = uniform(rows, rng, 0.1f, 0.9f), a = uniform(rows, rng, 0.9f, 1.0f);
+  const int window = 4;
+  const auto gamma = uniform(rows * window, rng, 0.1f, 0.9f), eta = uniform(rows, rng, 0.0f, 0.9f);
+
+  std::vector<float*> owned;
+  auto up = [&](const std::vector<float>& host) {
+    float* p = be.alloc(host.size());
+    be.upload(p, host.data(), host.size());
+    owned.push_back(p);
+    return p;
+  };
+  auto zeros = [&](size_t n) {
+    float* p = be.alloc(n);
+    owned.push_back(p);
+    return p;
+  };
+  MemoryRuleArgs<float> args;
+  args.rule = s.rule;
+  args.schedule = &schedule;
+  args.B = s.B, args.T = s.T, args.H = s.H, args.d_k = s.d_k, args.d_v = s.d_v, args.window = window;
+  args.q = up(q), args.k = up(k), args.v = up(v);
+  if (memory::rule_uses_beta(s.rule)) args.beta = up(beta);
+  if (s.decay) args.a = up(a);
+  if (memory::rule_uses_p(s.rule)) args.p = up(k);
+  if (memory::rule_uses_eta(s.rule)) args.eta = up(eta);
+  if (memory::rule_uses_gamma(s.rule)) args.gamma = up(gamma);
+  float* o = zeros(rows * s.d_v);
+  const float* ddO = up(dO);
+  MemoryRuleGrads<float> g;
+  g.q = zeros(rows * s.d_k), g.k = zeros(rows * s.d_k), g.v = zeros(rows * s.d_v);
+  if (args.beta) g.beta = zeros(rows);
+  if (args.a) g.a = zeros(rows);
+  if (args.p) g.p = zeros(rows * s.d_k);
+  if (args.eta) g.eta = zeros(rows);
+  if (args.gamma) g.gamma = zeros(rows * window);
+
+  using clock = std::chrono::steady_clock;
+  auto ms_since = [](clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  };
+  std::vector<double> fwd, fwd_bwd;
+  for (int r = 0; r < s.warmup + s.reps; ++r) {
+    be.synchronize();
+    auto t0 = clock::now();
+    auto state = be.memory_rule_forward(o, args);
+    be.synchronize();
+    const double f = ms_since(t0);
+    be.memory_rule_backward(g, ddO, args, *state);
+    be.synchronize();
+    const double fb = ms_since(t0);
+    if (r >= s.warmup) fwd.push_back(f), fwd_bwd.push_back(fb);
+  }
+  for (float* p : owned) be.free(p);
+
+  MemoryRuleBenchResult result;
+  result.device = choice.device;
+  result.message = choice.message;
+  result.forward_ms = median(fwd);
+  result.forward_backward_ms = median(fwd_bwd);
+  result.tape_mb = double(s.B) * s.H * (s.T + 1) * D * sizeof(float) * (s.rule == memory::Rule::titans ? 2 : 1) / 1e6;
+  return result;
+}
+
+}  // namespace proteus::backend

@@ -1,0 +1,140 @@
+// The gated memory rules' forward (SPEC section 3), recurrent, one thread block per (batch, head),
+// time in order; the CUDA twin of core/memory/{hebbian,delta,titans}_rule.cpp's forwards.
+// Each step n (0-based, t = n + 1), with end = end(k(t)) the active prefix:
+//   1. delta, comba, titans: the prediction (G ⊙ S_{t-1})^T e per value column (column threads,
+//      rows ascending as on the CPU), giving the correction r = v - sigma pred or titans' surprise.
+//   2. every element: locked ones (x >= end) are copied bit for bit, active ones take the
+//      ungated update; S_t (and Z_t) go straight to the tape, which is the working state.
+//   3. the read o_t = (G ⊙ S_t)^T q_t per value column.
+// The state lives in global memory (the tape must be written anyway; one head's state is small
+// enough for L1/L2). Locked elements are never computed on, so E = 1 and a schedule that opens
+// every block at t = 1 run the same instructions on the same data: the same bits.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/memory/input_error.hpp"
+#include "kernels/block_reduce.cuh"
+#include "kernels/cuda_backend.hpp"
+#include "kernels/cuda_check.hpp"
+#include "kernels/device.hpp"
+#include "kernels/device_scratch.cuh"
+#include "kernels/memory_rule_kernels.cuh"
+#include "kernels/memory_rule_state.hpp"
+
+namespace proteus::cuda {
+namespace {
+
+using memory::Rule;
+
+template <Rule kRule>
+__global__ void __launch_bounds__(kThreads) memory_rule_forward_kernel(RuleKernelArgs args, float* o) {
+  extern __shared__ float shared[];
+  float* corr = shared;  // (d_v): r = v - sigma pred (delta, comba) or err = pred - v (titans)
+  const int T = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
+  const int D = d_k * d_v;
+  const int bh = blockIdx.x, b = bh / H, h = bh % H;
+  float* S = args.S + static_cast<size_t>(bh) * (T + 1) * D;
+  float* Z = kRule == Rule::titans ? args.Z + static_cast<size_t>(bh) * (T + 1) * D : nullptr;
+
+  for (int n = 0; n < T; ++n) {
+    const int end = args.ends[n];
+    const size_t tok = token_index(b, n, h, T, H);
+    const float a = args.a ? args.a[tok] : 1.0f;
+    const float* Sp = S + static_cast<size_t>(n) * D;
+    float* Sn = S + static_cast<size_t>(n + 1) * D;
+    const float* kn = args.k + tok * d_k;
+    const float* vn = args.v + tok * d_v;
+
+    if constexpr (uses_prediction(kRule)) {
+      const float* e = kRule == Rule::comba ? args.p + tok * d_k : kn;
+      const float sigma = kRule == Rule::delta ? a : 1.0f;
+      for (int j = threadIdx.x; j < d_v; j += blockDim.x) {
+        const float pred = gated_column_dot(Sp, e, j, end, d_v);
+        corr[j] = kRule == Rule::titans ? pred - vn[j] : vn[j] - sigma * pred;
+      }
+      __syncthreads();
+    }
+
+    const float beta = kRule == Rule::swla ? 0.0f : args.beta[tok];
+    const float eta = kRule == Rule::titans && args.eta ? args.eta[tok] : 0.0f;
+    const int terms = kRule == Rule::swla ? min(args.window, n + 1) : 1;  // swla terms before t = 1 are left out
+    const float* Zp = kRule == Rule::titans ? Z + static_cast<size_t>(n) * D : nullptr;
+    float* Zn = kRule == Rule::titans ? Z + static_cast<size_t>(n + 1) * D : nullptr;
+    for (int x = threadIdx.x; x < D; x += blockDim.x) {
+      if (x >= end) {  // locked: keeps its bits, decay and momentum included
+        Sn[x] = Sp[x];
+        if constexpr (kRule == Rule::titans) Zn[x] = Zp[x];
+        continue;
+      }
+      const int i = x / d_v, j = x - i * d_v;
+      if constexpr (kRule == Rule::linear) {
+        Sn[x] = a * Sp[x] + (beta * kn[i]) * vn[j];
+      } else if constexpr (kRule == Rule::swla) {
+        float acc = a * Sp[x];
+        for (int w = 0; w < terms; ++w) {
+          const size_t tw = tok - static_cast<size_t>(w) * H;  // token n - w of this head
+          acc += (args.gamma[tok * args.window + w] * args.k[tw * d_k + i]) * args.v[tw * d_v + j];
+        }
+        Sn[x] = acc;
+      } else if constexpr (kRule == Rule::titans) {
+        const float z = eta * Zp[x] - (beta * kn[i]) * corr[j];
+        Zn[x] = z;
+        Sn[x] = a * Sp[x] + z;
+      } else {  // delta, comba
+        Sn[x] = a * Sp[x] + (beta * kn[i]) * corr[j];
+      }
+    }
+    __syncthreads();  // S_t complete before it is read, and corr free for the next step
+
+    const float* qn = args.q + tok * d_k;
+    for (int j = threadIdx.x; j < d_v; j += blockDim.x) o[tok * d_v + j] = gated_column_dot(Sn, qn, j, end, d_v);
+  }
+}
+
+template <Rule kRule>
+void launch_forward(const RuleKernelArgs& args, float* o, int heads) {
+  const size_t shared = static_cast<size_t>(args.d_v) * sizeof(float);
+  memory_rule_forward_kernel<kRule><<<heads, kThreads, shared>>>(args, o);
+}
+
+}  // namespace
+
+std::unique_ptr<backend::OpState> CudaBackend::memory_rule_forward(float* o,
+                                                                   const backend::MemoryRuleArgs<float>& args) {
+  check_rule_args(args);
+  auto state = std::make_unique<CudaRuleState>();
+  state->rule = args.rule;
+  state->B = args.B;
+  state->T = args.T;
+  state->H = args.H;
+  state->d_k = args.d_k;
+  state->d_v = args.d_v;
+  state->window = memory::rule_uses_gamma(args.rule) ? args.window : 0;
+  const size_t tape = state->tape_size();
+  // S_0 = 0 (and Z_0 = 0): the tapes start zeroed; every later state is written by the kernel.
+  check(cudaMalloc(reinterpret_cast<void**>(&state->S), tape * sizeof(float)), "memory_rule_forward (tape S)");
+  check(cudaMemsetAsync(state->S, 0, tape * sizeof(float)), "memory_rule_forward (tape S)");
+  if (args.rule == Rule::titans) {
+    check(cudaMalloc(reinterpret_cast<void**>(&state->Z), tape * sizeof(float)), "memory_rule_forward (tape Z)");
+    check(cudaMemsetAsync(state->Z, 0, tape * sizeof(float)), "memory_rule_forward (tape Z)");
+  }
+  const int heads = args.B * args.H;
+  if (heads == 0 || args.T == 0) return state;
+  check_rule_shared_memory(args.d_v, 1);
+
+  const auto ends = active_prefix_table(*args.schedule, args.T);
+  DeviceScratch<int32_t> dends(ends.data(), ends.size(), nullptr, "memory_rule_forward (active prefix)");
+  const RuleKernelArgs kargs = kernel_args(args, dends.get(), state->S, state->Z);
+  switch (args.rule) {
+    case Rule::linear: launch_forward<Rule::linear>(kargs, o, heads); break;
+    case Rule::delta: launch_forward<Rule::delta>(kargs, o, heads); break;
+    case Rule::comba: launch_forward<Rule::comba>(kargs, o, heads); break;
+    case Rule::titans: launch_forward<Rule::titans>(kargs, o, heads); break;
+    case Rule::swla: launch_forward<Rule::swla>(kargs, o, heads); break;
+  }
+  check_launch("memory_rule_forward");
+  return state;
+}
+
+}  // namespace proteus::cuda

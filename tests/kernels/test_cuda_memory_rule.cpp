@@ -1,0 +1,317 @@
+// The CUDA memory-rule kernels (kernels/memory_rule_{forward,backward}.cu) against the CPU
+// reference in float64, for all five rules, E in {1, 3, 16}, T = 37 (a multiple of nothing the
+// kernels use), every output and every gradient; then what must hold exactly: locked state
+// elements keep their bits, a schedule that opens every block at t = 1 gives E = 1's bits, and
+// two runs give the same bits. Label `gpu`: without a device every test skips.
+//
+// Bounds (float32 kernels against the float64 oracle, over 37 recurrent steps), as the largest
+// |gpu - cpu| over the largest |cpu| of each tensor:
+//   outputs o and the state tape S_t (Z_t): 5e-5;  gradients: 2e-4;  block norms: 5e-5.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend/cpu_backend.hpp"
+#include "core/memory/gated_rule.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "kernels/device.hpp"
+#include "kernels/memory_rule_state.hpp"
+#include "tests/backend/op_check.hpp"
+
+namespace {
+
+using namespace proteus;
+using backend::Backend;
+using backend::MemoryRuleArgs;
+using backend::MemoryRuleGrads;
+using backend::testing::random_vector;
+using backend::testing::rel_max_error;
+using memory::Rule;
+using memory::Schedule;
+
+constexpr double kForwardBound = 5e-5;
+constexpr double kGradientBound = 2e-4;
+
+struct Shape {
+  int B = 2, T = 37, H = 3, d_k = 8, d_v = 6, window = 2;
+  size_t rows() const { return static_cast<size_t>(B) * T * H; }  // (B, T, H)
+};
+
+// Host inputs in float64, drawn as the model feeds them (unit-norm-ish keys, beta in (0, 1)).
+struct Inputs {
+  std::vector<double> q, k, v, beta, a, p, eta, gamma, dO;
+};
+
+Inputs make_inputs(Rule rule, const Shape& s, bool decay, uint32_t seed) {
+  const size_t n = s.rows();
+  Inputs in;
+  in.q = random_vector(n * s.d_k, seed + 1, -0.5, 0.5);
+  in.k = random_vector(n * s.d_k, seed + 2, -0.5, 0.5);
+  in.v = random_vector(n * s.d_v, seed + 3);
+  if (memory::rule_uses_beta(rule)) in.beta = random_vector(n, seed + 4, 0.1, 0.9);
+  if (decay) in.a = random_vector(n, seed + 5, 0.6, 1.0);
+  if (memory::rule_uses_p(rule)) in.p = random_vector(n * s.d_k, seed + 6, -0.5, 0.5);
+  if (memory::rule_uses_eta(rule)) in.eta = random_vector(n, seed + 7, 0.0, 0.9);
+  if (memory::rule_uses_gamma(rule)) in.gamma = random_vector(n * s.window, seed + 8, 0.1, 0.9);
+  in.dO = random_vector(n * s.d_v, seed + 9);
+  return in;
+}
+
+using Outputs = std::map<std::string, std::vector<double>>;
+
+// One forward and backward on a backend; the state is handed back for the tape checks.
+template <class F>
+Outputs run(Backend<F>& be, Rule rule, const Schedule& schedule, const Shape& s, const Inputs& in,
+            std::unique_ptr<backend::OpState>* state_out = nullptr) {
+  std::vector<F*> owned;
+  auto up = [&](const std::vector<double>& x) -> const F* {
+    if (x.empty()) return nullptr;
+    F* p = be.alloc(x.size());
+    const std::vector<F> h(x.begin(), x.end());
+    be.upload(p, h.data(), h.size());
+    owned.push_back(p);
+    return p;
+  };
+  auto zeros = [&](size_t n) {
+    F* p = be.alloc(n);
+    owned.push_back(p);
+    return p;
+  };
+  auto down = [&](const F* p, size_t n) {
+    std::vector<F> h(n);
+    be.synchronize();
+    be.download(h.data(), p, n);
+    return std::vector<double>(h.begin(), h.end());
+  };
+  const size_t n = s.rows();
+  MemoryRuleArgs<F> args;
+  args.rule = rule;
+  args.schedule = &schedule;
+  args.B = s.B, args.T = s.T, args.H = s.H, args.d_k = s.d_k, args.d_v = s.d_v, args.window = s.window;
+  args.q = up(in.q), args.k = up(in.k), args.v = up(in.v), args.beta = up(in.beta), args.a = up(in.a);
+  args.p = up(in.p), args.eta = up(in.eta), args.gamma = up(in.gamma);
+  F* o = zeros(n * s.d_v);
+  auto state = be.memory_rule_forward(o, args);
+  MemoryRuleGrads<F> g;
+  // Gradient buffers start as garbage: the op must overwrite every element.
+  auto garbage = [&](size_t count) {
+    F* p = zeros(count);
+    be.fill(p, F(123.0), count);
+    return p;
+  };
+  g.q = garbage(n * s.d_k), g.k = garbage(n * s.d_k), g.v = garbage(n * s.d_v), g.a = garbage(n);
+  if (args.beta) g.beta = garbage(n);
+  if (args.p) g.p = garbage(n * s.d_k);
+  if (args.eta) g.eta = garbage(n);
+  if (args.gamma) g.gamma = garbage(n * s.window);
+  be.memory_rule_backward(g, up(in.dO), args, *state);
+  const int n_blocks = static_cast<int>(schedule.E());
+  F* norms = zeros(n * n_blocks);
+  be.memory_block_norms(norms, args, *state, n_blocks);
+  Outputs out{{"o", down(o, n * s.d_v)},
+              {"dq", down(g.q, n * s.d_k)},
+              {"dk", down(g.k, n * s.d_k)},
+              {"dv", down(g.v, n * s.d_v)},
+              {"da", down(g.a, n)},
+              {"block_norms", down(norms, n * n_blocks)}};
+  if (g.beta) out["dbeta"] = down(g.beta, n);
+  if (g.p) out["dp"] = down(g.p, n * s.d_k);
+  if (g.eta) out["deta"] = down(g.eta, n);
+  if (g.gamma) out["dgamma"] = down(g.gamma, n * s.window);
+  for (F* p : owned) be.free(p);
+  if (state_out) *state_out = std::move(state);
+  return out;
+}
+
+// Head (b, h)'s rows of a (B, T, H, width) tensor, gathered into (T, width).
+std::vector<double> gather_head(const std::vector<double>& x, int b, int h, const Shape& s, int width) {
+  std::vector<double> out;
+  if (x.empty()) return out;
+  for (int t = 0; t < s.T; ++t) {
+    const size_t row = ((static_cast<size_t>(b) * s.T + t) * s.H + h) * width;
+    out.insert(out.end(), x.begin() + row, x.begin() + row + width);
+  }
+  return out;
+}
+
+// The float64 reference tapes of every head: (B, H, T+1, D) for S and (titans) Z.
+memory::RuleTape<double> reference_tapes(Rule rule, const Schedule& schedule, const Shape& s, const Inputs& in) {
+  memory::RuleTape<double> all;
+  for (int b = 0; b < s.B; ++b)
+    for (int h = 0; h < s.H; ++h) {
+      std::vector<double> q = gather_head(in.q, b, h, s, s.d_k), k = gather_head(in.k, b, h, s, s.d_k),
+                          v = gather_head(in.v, b, h, s, s.d_v), beta = gather_head(in.beta, b, h, s, 1),
+                          a = gather_head(in.a, b, h, s, 1), p = gather_head(in.p, b, h, s, s.d_k),
+                          eta = gather_head(in.eta, b, h, s, 1), gamma = gather_head(in.gamma, b, h, s, s.window);
+      auto ptr = [](const std::vector<double>& x) { return x.empty() ? nullptr : x.data(); };
+      memory::RuleInputs<double> ri;
+      ri.T = s.T, ri.d_k = s.d_k, ri.d_v = s.d_v, ri.window = memory::rule_uses_gamma(rule) ? s.window : 0;
+      ri.q = ptr(q), ri.k = ptr(k), ri.v = ptr(v), ri.beta = ptr(beta), ri.a = ptr(a), ri.p = ptr(p);
+      ri.eta = ptr(eta), ri.gamma = ptr(gamma);
+      std::vector<double> o(static_cast<size_t>(s.T) * s.d_v);
+      memory::RuleTape<double> tape;
+      memory::gated_rule_forward<double>(rule, schedule, ri, o.data(), nullptr, &tape);
+      all.S.insert(all.S.end(), tape.S.begin(), tape.S.end());
+      all.Z.insert(all.Z.end(), tape.Z.begin(), tape.Z.end());
+    }
+  return all;
+}
+
+// Every element past step t's active prefix has the bits it had at step t - 1.
+void expect_locked_bits_kept(const std::vector<float>& tape, const Schedule& schedule, const Shape& s,
+                             const std::string& what) {
+  const int64_t D = static_cast<int64_t>(s.d_k) * s.d_v;
+  size_t locked_seen = 0;
+  for (int head = 0; head < s.B * s.H; ++head)
+    for (int t = 1; t <= s.T; ++t) {
+      const float* prev = tape.data() + (static_cast<size_t>(head) * (s.T + 1) + t - 1) * D;
+      const float* cur = prev + D;
+      const int64_t end = schedule.active_elements(t);
+      for (int64_t x = end; x < D; ++x) {
+        ++locked_seen;
+        ASSERT_EQ(0, std::memcmp(prev + x, cur + x, sizeof(float)))
+            << what << ": locked element " << x << " of head " << head << " changed at t = " << t;
+      }
+    }
+  if (schedule.E() > 1) {
+    EXPECT_GT(locked_seen, 0u) << what << ": the schedule locked nothing, the check proves nothing";
+  }
+}
+
+class CudaMemoryRule : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+    std::string why;
+    gpu_ = cuda::make_cuda_backend(&why);
+    if (!gpu_) GTEST_SKIP() << why;
+    oracle_ = backend::make_cpu_backend<double>(1);
+  }
+
+  // GPU against the float64 oracle: every output, gradient, block norm and the state tapes.
+  void check_against_oracle(Rule rule, const Schedule& schedule, const Shape& s, bool decay, uint32_t seed) {
+    const std::string what = std::string(memory::rule_name(rule)) + " E=" + std::to_string(schedule.E()) +
+                             " d_k=" + std::to_string(s.d_k) + " d_v=" + std::to_string(s.d_v) +
+                             (decay ? "" : " no decay");
+    const Inputs in = make_inputs(rule, s, decay, seed);
+    std::unique_ptr<backend::OpState> state;
+    const Outputs got = run<float>(*gpu_, rule, schedule, s, in, &state);
+    const Outputs want = run<double>(*oracle_, rule, schedule, s, in);
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (const auto& [name, w] : want) {
+      const auto& g = got.at(name);
+      ASSERT_EQ(g.size(), w.size()) << what << " " << name;
+      for (size_t i = 0; i < g.size(); ++i) ASSERT_TRUE(std::isfinite(g[i])) << what << " " << name << "[" << i << "]";
+      double scale = 0;
+      for (double x : w) scale = std::max(scale, std::fabs(x));
+      ASSERT_GT(scale, 0.0) << what << " " << name << " is all zeros: the comparison proves nothing";
+      const bool forward = name == "o" || name == "block_norms";
+      EXPECT_LT(rel_max_error(g, w), forward ? kForwardBound : kGradientBound) << what << " " << name;
+    }
+
+    const auto& st = dynamic_cast<const cuda::CudaRuleState&>(*state);
+    const auto ref = reference_tapes(rule, schedule, s, in);
+    const std::vector<float> S = st.download_S();
+    ASSERT_EQ(S.size(), ref.S.size()) << what;
+    EXPECT_LT(rel_max_error(S, ref.S), kForwardBound) << what << " state tape S";
+    expect_locked_bits_kept(S, schedule, s, what + " S");
+    if (rule == Rule::titans) {
+      const std::vector<float> Z = st.download_Z();
+      ASSERT_EQ(Z.size(), ref.Z.size()) << what;
+      EXPECT_LT(rel_max_error(Z, ref.Z), kForwardBound) << what << " momentum tape Z";
+      expect_locked_bits_kept(Z, schedule, s, what + " Z");
+    }
+    // S_0 = 0, so a block that is still locked at step t has norm exactly 0.
+    const auto& norms = got.at("block_norms");
+    const int E = static_cast<int>(schedule.E());
+    for (int head = 0; head < s.B * s.H; ++head)
+      for (int t = 1; t <= s.T; ++t)
+        for (int blk = static_cast<int>(schedule.active_blocks(t)); blk < E; ++blk)
+          ASSERT_EQ(norms[(static_cast<size_t>(head) * s.T + t - 1) * E + blk], 0.0)
+              << what << ": locked block " << blk << " of head " << head << " at t = " << t;
+  }
+
+  std::unique_ptr<Backend<float>> gpu_;
+  std::unique_ptr<Backend<double>> oracle_;
+};
+
+TEST_F(CudaMemoryRule, MatchesTheFloat64ReferenceForEveryRuleAndE) {
+  const Shape s;  // D = 48: E = 3 gives blocks of 16 (not whole rows), E = 16 blocks of 3
+  uint32_t seed = 100;
+  for (Rule rule : memory::all_rules())
+    for (int E : {1, 3, 16}) {
+      const auto schedule = Schedule::uniform(s.d_k * s.d_v, E, s.T - 8);  // the tail past N is all open
+      check_against_oracle(rule, schedule, s, /*decay=*/true, seed += 10);
+    }
+}
+
+TEST_F(CudaMemoryRule, MatchesWithoutDecayAndWithOtherSchedules) {
+  const Shape s;
+  uint32_t seed = 500;
+  for (Rule rule : memory::all_rules()) {
+    check_against_oracle(rule, Schedule::uniform(s.d_k * s.d_v, 3, s.T), s, /*decay=*/false, seed += 10);
+    check_against_oracle(rule, Schedule::geometric(s.d_k * s.d_v, 16, s.T), s, /*decay=*/true, seed += 10);
+  }
+}
+
+// Widths past the block's 256 threads: the column and row loops wrap.
+TEST_F(CudaMemoryRule, MatchesWithStatesWiderThanTheBlock) {
+  uint32_t seed = 900;
+  for (Rule rule : memory::all_rules()) {
+    Shape wide_values;
+    wide_values.B = 1, wide_values.H = 2, wide_values.T = 13, wide_values.d_k = 4, wide_values.d_v = 300;
+    check_against_oracle(rule, Schedule::uniform(4 * 300, 16, 11), wide_values, true, seed += 10);
+    Shape wide_keys;
+    wide_keys.B = 1, wide_keys.H = 2, wide_keys.T = 13, wide_keys.d_k = 300, wide_keys.d_v = 3;
+    check_against_oracle(rule, Schedule::uniform(300 * 3, 7, 11), wide_keys, true, seed += 10);
+  }
+}
+
+// Opening every block at t = 1 makes the gate all ones: the kernels must then do exactly what
+// they do for E = 1 (SPEC: E = 1 is the ungated rule bit for bit).
+TEST_F(CudaMemoryRule, AllBlocksOpenGivesTheBitsOfEOne) {
+  const Shape s;
+  const int64_t D = s.d_k * s.d_v;
+  for (Rule rule : memory::all_rules()) {
+    const Inputs in = make_inputs(rule, s, true, 1234);
+    const Outputs e1 = run<float>(*gpu_, rule, Schedule::uniform(D, 1, s.T), s, in);
+    const Outputs open = run<float>(*gpu_, rule, Schedule::custom(D, 16, s.T, std::vector<int64_t>(16, 1)), s, in);
+    for (const auto& [name, x] : e1) {
+      if (name == "block_norms") continue;  // 1 block against 16
+      EXPECT_EQ(x, open.at(name)) << memory::rule_name(rule) << " " << name;
+    }
+  }
+}
+
+TEST_F(CudaMemoryRule, TwoRunsGiveTheSameBits) {
+  const Shape s;
+  for (Rule rule : memory::all_rules()) {
+    const auto schedule = Schedule::uniform(s.d_k * s.d_v, 16, s.T - 8);
+    const Inputs in = make_inputs(rule, s, true, 77);
+    EXPECT_EQ(run<float>(*gpu_, rule, schedule, s, in), run<float>(*gpu_, rule, schedule, s, in))
+        << memory::rule_name(rule);
+  }
+}
+
+TEST_F(CudaMemoryRule, RejectsAStateFromAnotherShape) {
+  const Shape s;
+  const Inputs in = make_inputs(Rule::delta, s, true, 5);
+  const auto schedule = Schedule::uniform(s.d_k * s.d_v, 3, s.T);
+  std::unique_ptr<backend::OpState> state;
+  run<float>(*gpu_, Rule::delta, schedule, s, in, &state);
+  MemoryRuleArgs<float> args;
+  args.rule = Rule::linear;  // not the forward's rule
+  args.schedule = &schedule;
+  args.B = s.B, args.T = s.T, args.H = s.H, args.d_k = s.d_k, args.d_v = s.d_v;
+  float* dummy = gpu_->alloc(s.rows() * s.d_k);
+  args.q = args.k = args.v = args.beta = dummy;
+  EXPECT_THROW(gpu_->memory_block_norms(dummy, args, *state, 1), InputError);
+  gpu_->free(dummy);
+}
+
+}  // namespace
