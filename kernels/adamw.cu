@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "kernels/block_reduce.cuh"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/backend/backend.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 
 namespace proteus::cuda {
 

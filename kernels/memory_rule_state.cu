@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "kernels/device.hpp"
 
 namespace proteus::cuda {

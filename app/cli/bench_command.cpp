@@ -14,7 +14,7 @@
 #include "app/cli/command_support.hpp"
 #include "core/backend/op_benchmark.hpp"
 #include "core/config/experiment.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "core/train/benchmark.hpp"
 
 namespace proteus::cli {

@@ -3,15 +3,20 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/cli/command_support.hpp"
 #include "app/cli/progress_line.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 #include "core/config/config_json.hpp"
 #include "core/config/experiment.hpp"
+#include "core/config/size_bounds.hpp"
 #include "core/engine/experiment_job.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::cli {
@@ -22,8 +27,8 @@ struct ExperimentOptions {
   std::string resume;
   std::string runs_dir;
   std::string device;
-  int threads = -1;
-  int steps = 0;
+  std::optional<int64_t> threads;  // absent: the config's
+  std::optional<int64_t> steps;
   std::vector<std::string> sets;  // "path=value" overrides
   std::vector<std::string> variants;  // only these variants (by name)
   bool no_eval = false;
@@ -41,19 +46,22 @@ Ctrl-C cancels cleanly: the run keeps a checkpoint and `proteus train --resume R
 Exit status: 0 done; 1 a run failed; 2 bad config or usage; 130 cancelled.)";
 
 // --set model.mixer.E=16 --set data.batch=4: the value is JSON when it parses as JSON, else a string.
+// --threads and --steps are checked here, under the names the user typed, against the config's bounds.
 nlohmann::json with_overrides(nlohmann::json j, const ExperimentOptions& o) {
   for (const auto& s : o.sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) throw InputError("--set", "expected PATH=VALUE, got '" + s + "'");
-    const auto path = s.substr(0, eq), text = s.substr(eq + 1);
-    nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
-    if (value.is_discarded()) value = text;
+    auto [path, value] = config::parse_override(s);
     j = config::apply_override(std::move(j), path, value);
   }
   if (!o.runs_dir.empty()) j["runs_dir"] = o.runs_dir;
   if (!o.device.empty()) j["device"] = o.device;
-  if (o.threads >= 0) j["threads"] = o.threads;
-  if (o.steps > 0) j["train"]["steps"] = o.steps;
+  if (o.threads) {
+    config::check_size_bound("threads", *o.threads, "--threads");
+    j["threads"] = *o.threads;
+  }
+  if (o.steps) {
+    config::check_size_bound("train.steps", *o.steps, "--steps");
+    j["train"]["steps"] = *o.steps;
+  }
   return j;
 }
 
@@ -71,14 +79,18 @@ void add_common_options(CLI::App* c, ExperimentOptions& o) {
   c->add_flag("--dry-run", o.dry_run, "validate and list the runs without training");
 }
 
-int run_job(const std::string& program, const std::vector<config::RunConfig>& runs, const ExperimentOptions& o) {
-  if (o.dry_run) {
-    for (const auto& r : runs)
-      std::cout << r.name << ": " << r.model.mixer.type << " " << r.model.mixer.rule << " E=" << r.model.mixer.E
-                << " seed=" << r.seed << " steps=" << r.train.steps << "\n";
-    return exit_ok;
+// Starts a job (in `start`) and watches it: refusals before it starts exit 2, failures after 1.
+template <class Start>
+int watch(const std::string& program, Start&& start) {
+  InterruptSignals interrupts;  // before the job exists: a SIGTERM from now on cancels it cleanly
+  engine::ExperimentHandle job;
+  try {
+    job = start();
+  } catch (const InputError& e) {
+    fail(program, e.what(), exit_bad_input);
+  } catch (const std::exception& e) {
+    fail(program, e.what(), exit_failure);
   }
-  auto job = engine::start_training(runs, !o.no_eval, o.side_by_side);
   std::shared_ptr<const engine::Snapshot> s;
   try {
     s = watch_job(job);
@@ -86,6 +98,34 @@ int run_job(const std::string& program, const std::vector<config::RunConfig>& ru
     fail(program, e.what(), exit_failure);
   }
   return s ? job_status(*s) : exit_failure;
+}
+
+int run_job(const std::string& program, const std::vector<config::RunConfig>& runs, const ExperimentOptions& o) {
+  if (o.dry_run) {
+    for (const auto& r : runs)
+      std::cout << r.name << ": " << r.model.mixer.type << " " << r.model.mixer.rule << " E=" << r.model.mixer.E
+                << " seed=" << r.seed << " steps=" << r.train.steps << "\n";
+    return exit_ok;
+  }
+  return watch(program, [&] { return engine::start_training(runs, !o.no_eval, o.side_by_side); });
+}
+
+// A resumed run keeps the config it was started with: options that would change it are refused.
+void refuse_with_resume(const std::string& program, const ExperimentOptions& o) {
+  const auto refuse = [&](const char* option) {
+    fail(program, std::string(option) + ": cannot be combined with --resume (a resumed run continues with the config "
+                                        "in its config.json)",
+         exit_bad_input);
+  };
+  if (!o.config.empty()) fail(program, "give either CONFIG or --resume RUN, not both", exit_bad_input);
+  if (!o.sets.empty()) refuse("--set");
+  if (!o.runs_dir.empty()) refuse("--runs-dir");
+  if (!o.device.empty()) refuse("--device");
+  if (o.threads) refuse("--threads");
+  if (o.steps) refuse("--steps");
+  if (!o.variants.empty()) refuse("--variant");
+  if (o.side_by_side) refuse("--side-by-side");
+  if (o.dry_run) refuse("--dry-run");
 }
 
 std::vector<config::RunConfig> load_runs(const std::string& program, const ExperimentOptions& o, bool sweep) {
@@ -99,7 +139,8 @@ std::vector<config::RunConfig> load_runs(const std::string& program, const Exper
       const auto before = picked.size();
       for (const auto& r : runs)
         if (r.name.ends_with("-" + v)) picked.push_back(r);
-      if (picked.size() == before) throw InputError("--variant", "no variant named '" + v + "' in " + o.config);
+      if (picked.size() == before)
+        throw InputError("--variant", "no variant named " + common::quoted(v) + " in " + o.config);
     }
     return picked;
   } catch (const InputError& e) {
@@ -125,17 +166,10 @@ void add_train_command(CLI::App& app) {
   c->callback([o] {
     const std::string program = "proteus train";
     if (!o->resume.empty()) {
-      if (!o->config.empty()) fail(program, "give either CONFIG or --resume RUN, not both", exit_bad_input);
+      refuse_with_resume(program, *o);
       if (!std::filesystem::exists(std::filesystem::path(o->resume) / runs::kConfigFile))
         fail(program, o->resume + ": not a run directory (no config.json)", exit_bad_input);
-      auto job = engine::start_resume(o->resume, !o->no_eval);
-      std::shared_ptr<const engine::Snapshot> s;
-      try {
-        s = watch_job(job);
-      } catch (const std::exception& e) {
-        fail(program, e.what(), exit_failure);
-      }
-      finish(s ? job_status(*s) : exit_failure);
+      finish(watch(program, [&] { return engine::start_resume(o->resume, !o->no_eval); }));
       return;
     }
     if (o->config.empty()) fail(program, "CONFIG: required (or --resume RUN)", exit_bad_input);
@@ -163,14 +197,7 @@ void add_eval_command(CLI::App& app) {
     for (const auto& d : *dirs)
       if (!std::filesystem::exists(std::filesystem::path(d) / runs::kConfigFile))
         fail(program, d + ": not a run directory (no config.json)", exit_bad_input);
-    auto job = engine::start_evaluation(*dirs);
-    std::shared_ptr<const engine::Snapshot> s;
-    try {
-      s = watch_job(job);
-    } catch (const std::exception& e) {
-      fail(program, e.what(), exit_failure);
-    }
-    finish(s ? job_status(*s) : exit_failure);
+    finish(watch(program, [&] { return engine::start_evaluation(*dirs); }));
   });
 }
 

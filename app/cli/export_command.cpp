@@ -14,8 +14,8 @@
 #include "app/cli/command_support.hpp"
 #include "core/figures/painter.hpp"
 #include "core/figures/run_figures.hpp"
-#include "core/memory/input_error.hpp"
-#include "core/runs/atomic_file.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/atomic_file.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::cli {
@@ -91,7 +91,7 @@ void run(const ExportOptions& o) {
     for (const auto& f : formats) {
       const auto file = out / (nf.name + "." + f);
       try {
-        if (f == "csv") runs::write_file_atomically(file, figures::figure_csv(nf.figure));
+        if (f == "csv") common::write_file_atomically(file, figures::figure_csv(nf.figure));
         else figures::save_figure(nf.figure, file, o.width, o.height, o.dpi);
       } catch (const std::exception& e) {
         fail(program, e.what(), exit_failure);

@@ -7,7 +7,8 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/command_support.hpp"
-#include "app/cli/json_file.hpp"
+#include "core/common/atomic_file.hpp"
+#include "core/common/json_read.hpp"
 #include "core/memory/memory_op.hpp"
 
 namespace proteus::cli {
@@ -36,6 +37,10 @@ OUT.json: rule, D, E, N, schedule (with its unlock positions), active_blocks and
 active_elements per token, o (T rows of d_v), S (the final state) and, when dO or dS is
 given (a missing one counts as zero), grad: dL/d of every input, shaped like it, for
 L = sum_t <dO_t, o_t> + <dS, S_T>.
+IN.json may be at most 32 MiB, nested at most 64 deep, with no key twice in one object.
+OUT.json is replaced atomically (a temporary file renamed over it) when it is a regular file
+or absent; a character device or a pipe (/dev/stdout, a named pipe) is written through;
+anything else there (a symbolic link to a file, a directory) is refused (status 1).
 Exit status: 0 done; 2 bad input or usage (one line on stderr naming the field, and
 OUT.json is not written); 1 OUT.json could not be written.
 Examples: assets/examples/*.json. The full description: README.md, "proteus memory-op".
@@ -50,19 +55,27 @@ void run(const MemoryOpOptions& options) {
   nlohmann::json result;
   memory::MemoryOpRequest request;
   try {
-    request = memory::parse_memory_op(read_json_file(options.in));
+    common::check_user_output(options.out);  // a path that may not be written is refused before any work
+    request = memory::parse_memory_op(common::read_json_file(options.in, memory::kInputLimits));
     result = memory::run_memory_op(request);
   } catch (const InputError& e) {
     fail(program, e.what(), exit_bad_input);
+  } catch (const common::WriteError& e) {
+    fail(program, e.what(), exit_failure);  // --out names something that is not ours to replace
+  } catch (const std::bad_alloc&) {
+    fail(program, "out of memory while running the op", exit_failure);
   } catch (const std::exception& e) {
     fail(program, std::string("internal error: ") + e.what(), exit_failure);
   }
+  bool streamed = false;
   try {
-    write_json_file(options.out, result);
+    // Indented by 2, numbers in their shortest round-trip form.
+    streamed = common::write_user_file(options.out, result.dump(2) + "\n");
   } catch (const std::exception& e) {
     fail(program, e.what(), exit_failure);
   }
-  std::cout << program << ": rule " << memory::rule_name(request.rule) << ", T = " << request.T
+  // Written to a stream (--out /dev/stdout), the summary goes to stderr: stdout holds the JSON.
+  (streamed ? std::cerr : std::cout) << program << ": rule " << memory::rule_name(request.rule) << ", T = " << request.T
             << ", d_k = " << request.d_k << ", d_v = " << request.d_v << ", E = " << request.E << ": wrote "
             << options.out << (request.wants_grads() ? " with grad" : "") << '\n';
 }

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -14,9 +15,11 @@ namespace proteus::cli {
 namespace {
 
 std::atomic<int> interrupts{0};
+constexpr int kCancelSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction previous_actions[3];
 
 extern "C" void on_interrupt(int) {
-  if (interrupts.fetch_add(1) >= 1) _exit(130);  // the second Ctrl-C does not wait for the job
+  if (interrupts.fetch_add(1) >= 1) _exit(130);  // the second interrupt does not wait for the job
 }
 
 std::string duration(double s) {
@@ -48,9 +51,20 @@ std::string line_for(const engine::Snapshot& s, const engine::Progress& p) {
 
 }  // namespace
 
-std::shared_ptr<const engine::Snapshot> watch_job(engine::ExperimentHandle& job) {
+InterruptSignals::InterruptSignals() {
   interrupts = 0;
-  auto previous = std::signal(SIGINT, on_interrupt);
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (size_t i = 0; i < std::size(kCancelSignals); ++i) sigaction(kCancelSignals[i], &action, &previous_actions[i]);
+}
+
+InterruptSignals::~InterruptSignals() {
+  for (size_t i = 0; i < std::size(kCancelSignals); ++i) sigaction(kCancelSignals[i], &previous_actions[i], nullptr);
+}
+
+std::shared_ptr<const engine::Snapshot> watch_job(engine::ExperimentHandle& job) {
   const bool tty = isatty(STDERR_FILENO);
   size_t messages_shown = 0;
   std::string last_line;
@@ -63,7 +77,7 @@ std::shared_ptr<const engine::Snapshot> watch_job(engine::ExperimentHandle& job)
     if (interrupts > 0 && !cancel_sent) {
       job.cancel();
       cancel_sent = true;
-      std::cerr << (tty ? "\n" : "") << "cancelling: the run keeps a checkpoint (Ctrl-C again to quit now)\n";
+      std::cerr << (tty ? "\n" : "") << "cancelling: the run keeps a checkpoint (interrupt again to quit now)\n";
     }
     if (s) {
       for (; messages_shown < s->messages.size(); ++messages_shown)
@@ -82,7 +96,6 @@ std::shared_ptr<const engine::Snapshot> watch_job(engine::ExperimentHandle& job)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   if (tty) std::cerr << "\n";
-  std::signal(SIGINT, previous);
   job.wait();  // rethrows a failure of the job itself
   s = job.latest();
   if (!s) return s;

@@ -1,6 +1,8 @@
 // Watching an engine job from the terminal: one progress line redrawn in place on a TTY (a new
 // line every few seconds otherwise, for logs), Ctrl-C asks the job to cancel (a second Ctrl-C
 // quits at once), and a summary table at the end. Returns the job's last snapshot.
+// SIGTERM and SIGHUP (a `kill`, a closed terminal, a job scheduler's stop) are Ctrl-C: the run is
+// checkpointed and its status says "cancelled".
 #pragma once
 #include <memory>
 
@@ -8,6 +10,18 @@
 
 namespace proteus::cli {
 
+// While one lives, SIGINT, SIGTERM and SIGHUP are counted instead of ending the process (a second
+// one still ends it at once, status 130). Create it before the job starts, so no signal can fall
+// between the run directory's creation and the watching.
+class InterruptSignals {
+ public:
+  InterruptSignals();
+  ~InterruptSignals();
+  InterruptSignals(const InterruptSignals&) = delete;
+  InterruptSignals& operator=(const InterruptSignals&) = delete;
+};
+
+// Watches `job` to its end; an interrupt (see InterruptSignals) cancels it.
 std::shared_ptr<const engine::Snapshot> watch_job(engine::ExperimentHandle& job);
 
 // Exit status for a finished job: 0 when every run finished, 1 when one failed, 130 cancelled.

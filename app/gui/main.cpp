@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <thread>
 #include <vector>
@@ -18,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/gui/state/frame_stats.hpp"
+#include "core/common/atomic_file.hpp"
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/scripted_run.hpp"
 
@@ -40,7 +40,17 @@ bool save_screenshot(const std::string& path, int w, int h) {
     std::copy_n(pixels.data() + size_t(h - 1 - y) * w * 4, size_t(w) * 4, flipped.data() + size_t(y) * w * 4);
   const auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
-  return stbi_write_png(path.c_str(), w, h, 4, flipped.data(), w * 4) != 0;
+  // Encoded in memory, then written by the one writer (a user-named output: see atomic_file.hpp).
+  std::string png;
+  const auto append = [](void* out, void* data, int size) { static_cast<std::string*>(out)->append(static_cast<char*>(data), size); };
+  if (stbi_write_png_to_func(append, &png, w, h, 4, flipped.data(), w * 4) == 0) return false;
+  try {
+    proteus::common::write_user_file(path, png);
+  } catch (const std::exception& e) {
+    std::cerr << "proteus-lab: " << e.what() << '\n';
+    return false;
+  }
+  return true;
 }
 
 void glfw_error(int code, const char* what) { std::fprintf(stderr, "proteus-lab: GLFW error %d: %s\n", code, what); }
@@ -175,9 +185,11 @@ int main(int argc, char** argv) {
       last = frame_start;
     }
     if (!script.frame_stats.empty()) {
-      std::ofstream out(script.frame_stats);
-      out << stats.summary().dump(2) << '\n';
-      if (!out) std::cerr << "proteus-lab: cannot write " << script.frame_stats << '\n';
+      try {
+        proteus::common::write_user_file(script.frame_stats, stats.summary().dump(2) + "\n");
+      } catch (const std::exception& e) {
+        std::cerr << "proteus-lab: cannot write the frame stats: " << e.what() << '\n';
+      }
     }
     app.training.stop();  // the run is checkpointed on the way out: nothing is lost
   }

@@ -20,7 +20,7 @@
 #include <new>
 #include <vector>
 
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 
 namespace proteus::backend {
 namespace {

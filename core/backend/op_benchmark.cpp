@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/backend/registry.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 
 namespace proteus::backend {
 namespace {

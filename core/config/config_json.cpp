@@ -8,12 +8,21 @@
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
+#include "core/common/json_fields.hpp"
+#include "core/common/json_read.hpp"
+#include "core/config/size_bounds.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::config {
 namespace {
 
+using common::format_number;
+using common::indexed;
+using common::join;
+using common::quoted;
+using common::read_int64;
 using nlohmann::json;
 
 // ---- The schema --------------------------------------------------------------------------------
@@ -174,36 +183,6 @@ class Writer {
 
 // ---- Reading -----------------------------------------------------------------------------------
 
-std::string format_number(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return json(x).dump();  // the shortest text that reads back as the same double
-}
-
-std::string indexed(const std::string& field, size_t i) { return field + "[" + std::to_string(i) + "]"; }
-
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
-int64_t read_int64(const json& j, const std::string& field) {
-  if (j.is_number_unsigned()) {
-    const auto u = j.get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-      throw InputError(field, "is too large, got " + j.dump());
-    return static_cast<int64_t>(u);
-  }
-  if (j.is_number_integer()) return j.get<int64_t>();
-  // 4.0 is accepted: Python's json.dump of a float writes integers that way.
-  if (j.is_number_float()) {
-    const double x = j.get<double>();
-    if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) <= 9007199254740992.0) return static_cast<int64_t>(x);
-  }
-  throw InputError(field, "expected an integer, got " + describe_json(j));
-}
-
 void read_value(const json& j, const std::string& field, std::string& out) {
   if (!j.is_string()) throw InputError(field, "expected a string, got " + describe_json(j));
   out = j.get<std::string>();
@@ -214,14 +193,22 @@ void read_value(const json& j, const std::string& field, bool& out) {
   out = j.get<bool>();
 }
 
-void read_value(const json& j, const std::string& field, double& out) {
-  if (!j.is_number()) throw InputError(field, "expected a number, got " + describe_json(j));
-  out = j.get<double>();
-  if (!std::isfinite(out)) throw InputError(field, "must be a finite number, got " + format_number(out));
+void read_value(const json& j, const std::string& field, double& out) { out = common::read_number(j, field); }
+
+// "eval.niah.lengths[2]" -> "eval.niah.lengths": the path a size bound is listed under.
+std::string bound_path(const std::string& field) {
+  std::string path;
+  for (size_t i = 0; i < field.size(); ++i) {
+    if (field[i] == '[') i = field.find(']', i);
+    else path += field[i];
+    if (i == std::string::npos) break;
+  }
+  return path;
 }
 
 void read_value(const json& j, const std::string& field, int& out) {
   const int64_t x = read_int64(j, field);
+  check_size_bound(bound_path(field), x, field);  // the bound in the message, before any int cast
   if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
     throw InputError(field, "is out of range, got " + std::to_string(x));
   out = static_cast<int>(x);
@@ -315,17 +302,16 @@ class Reader {
       if (std::find(keys_.begin(), keys_.end(), key) != keys_.end()) continue;
       if (path_.empty()) {
         if (key == "comment") {
-          const bool text = value.is_string() ||
-                            (value.is_array() && std::all_of(value.begin(), value.end(),
-                                                             [](const json& line) { return line.is_string(); }));
-          if (!text) throw InputError("comment", "expected a string or an array of strings, got " + describe_json(value));
+          if (!common::is_text(value))
+            throw InputError("comment", "expected a string or an array of strings, got " + describe_json(value));
           continue;
         }
         if (key == "parent" || key == "variants" || key == "sweep")
           throw InputError(key, "belongs to an experiment file: load it with the experiment loader, which "
                                 "expands it into runs");
       }
-      throw InputError(path_.empty() ? key : path_ + "." + key, unknown_key_reason(key, keys_));
+      const std::string shown = common::clipped(key);  // a 50 MB key is not echoed whole
+      throw InputError(path_.empty() ? shown : path_ + "." + shown, unknown_key_reason(key, keys_));
     }
   }
 
@@ -362,10 +348,103 @@ class PathLister {
 
 // ---- Validation --------------------------------------------------------------------------------
 
-std::string quoted(const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); }
+// Checks every integer field that size_bounds() lists, walking the schema so none is missed.
+class BoundChecker {
+ public:
+  template <class T>
+  void field(const char* key, T& value) {
+    if constexpr (std::is_same_v<T, int>) {
+      check_size_bound(at(key), value);
+    } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+      for (size_t i = 0; i < value.size(); ++i) check_size_bound(at(key), value[i], indexed(at(key), i));
+    }
+  }
 
-void at_least(const std::string& field, int64_t value, int64_t lo) {
-  if (value < lo) throw InputError(field, "must be >= " + std::to_string(lo) + ", got " + std::to_string(value));
+  template <class F>
+  void object(const char* key, F&& body) {
+    const std::string saved = prefix_;
+    prefix_ = at(key);
+    body();
+    prefix_ = saved;
+  }
+
+  template <class Item, class F>
+  void list(const char*, std::vector<Item>&, F&&) {}  // data.mix holds no sizes
+
+ private:
+  std::string at(const char* key) const { return prefix_.empty() ? std::string(key) : prefix_ + "." + key; }
+  std::string prefix_;
+};
+
+void check_size_bounds(const RunConfig& c) {
+  RunConfig copy = c;  // visit() takes a mutable config; the checker only reads
+  BoundChecker checker;
+  visit(checker, copy);
+}
+
+std::string with_commas(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// One (batch, length) shape the model runs at: training, or one of the evaluations.
+struct Shape {
+  std::string field;  // blamed when the shape is too large
+  std::string what;   // "data.batch x data.seq_len"
+  int64_t B, T;
+};
+
+// Sizes computed from several fields, in 64 bits and saturating, so nothing wraps: the parameter
+// count, and per shape the tokens of one batch and the largest buffer (logits, MLP hidden units,
+// projections, attention probabilities, one head's memory state over the sequence).
+void check_derived_sizes(const RunConfig& c) {
+  const ModelConfig& m = c.model;
+  const MixerConfig& x = m.mixer;
+  const int64_t V = m.vocab, C = m.d_model, L = m.layers, F = resolved_d_hidden(m), H = x.heads, dh = x.d_head;
+  const int64_t HD = saturating_product({H, dh});
+  const int64_t per_layer = saturating_product({4, C, HD}) + saturating_product({3, C, F}) +
+                            saturating_product({3, HD, std::max<int64_t>(x.conv, 1)}) + saturating_product({C, H, x.window + 4});
+  const int64_t params = saturating_product({V, C}) + saturating_product({L, per_layer});
+  if (params > kMaxParameters || params < 0)
+    throw InputError("model", "has about " + with_commas(params) + " parameters (model.vocab x model.d_model + " +
+                                  "model.layers x the layer's), more than the limit of " + with_commas(kMaxParameters) +
+                                  "; lower model.vocab, model.d_model, model.d_hidden, model.layers or the mixer's sizes");
+
+  const auto& e = c.eval;
+  const int64_t seq = c.data.seq_len, batch = c.data.batch;
+  std::vector<Shape> shapes = {{"data.batch", "data.batch x data.seq_len", batch, seq}};
+  if (e.per_position.enabled)
+    shapes.push_back({"eval.per_position.seq_len", "data.batch x eval.per_position.seq_len", batch,
+                      e.per_position.seq_len > 0 ? e.per_position.seq_len : 2 * seq});
+  if (e.niah.enabled)
+    for (size_t i = 0; i < e.niah.lengths.size(); ++i)
+      shapes.push_back({indexed("eval.niah.lengths", i), "eval.niah.lengths[" + std::to_string(i) + "]", 1, e.niah.lengths[i]});
+  if (e.occupancy.enabled)
+    shapes.push_back({"eval.occupancy.seq_len", "eval.occupancy.seq_len", 1,
+                      e.occupancy.seq_len > 0 ? e.occupancy.seq_len : seq});
+  for (const Shape& s : shapes) {
+    const int64_t tokens = saturating_product({s.B, s.T});
+    if (tokens > kMaxTokensPerBatch)
+      throw InputError(s.field, s.what + " = " + with_commas(tokens) + " tokens in one batch, more than the limit of " +
+                                    with_commas(kMaxTokensPerBatch));
+    const int64_t width = std::max({V, F, C, HD, saturating_product({H, x.window})});
+    int64_t largest = saturating_product({tokens, width});
+    std::string of = "tokens x the widest layer (" + with_commas(width) + ")";
+    const int64_t mixer = x.type == "attention" ? saturating_product({s.B, H, s.T, s.T})
+                                                : saturating_product({s.T + 1, dh, dh});
+    if (mixer > largest) {
+      largest = mixer;
+      of = x.type == "attention" ? "attention probabilities (batch x heads x length^2)"
+                                 : "one head's memory states over the sequence ((length + 1) x d_head^2)";
+    }
+    if (largest > kMaxBufferElements)
+      throw InputError(s.field, "with " + s.what + ", one buffer would hold " + with_commas(largest) + " numbers (" +
+                                    of + "), more than the limit of " + with_commas(kMaxBufferElements));
+  }
 }
 
 void in_int_range(const std::string& field, int64_t value, int64_t lo, int64_t hi, const std::string& hi_text) {
@@ -421,50 +500,6 @@ void check_schedule(const std::string& field, const memory::ScheduleSpec& spec, 
 
 }  // namespace
 
-std::string closest_name(const std::string& name, const std::vector<std::string>& names) {
-  // Levenshtein distance, one row at a time.
-  const auto distance = [](std::string_view a, std::string_view b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      size_t diag = row[0];
-      row[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j) {
-        const size_t up = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        diag = up;
-      }
-    }
-    return row[b.size()];
-  };
-  std::string best;
-  size_t best_distance = 3;  // farther than two edits is not a typo of that name
-  for (const auto& candidate : names) {
-    const size_t d = distance(name, candidate);
-    // A one-letter name is within two edits of every short name; only suggest real near-misses.
-    if (d < best_distance && d < std::max(name.size(), candidate.size())) best_distance = d, best = candidate;
-  }
-  return best;
-}
-
-std::string unknown_key_reason(const std::string& key, const std::vector<std::string>& known) {
-  const std::string best = closest_name(key, known);
-  if (!best.empty()) return "unknown key (did you mean " + best + "?)";
-  return "unknown key (expected one of " + join(known) + ")";
-}
-
-std::string describe_json(const json& j) {
-  if (j.is_number_float()) return format_number(j.get<double>());
-  if (j.is_number() || j.is_boolean() || j.is_null()) return j.dump();
-  if (j.is_string()) {
-    std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (text.size() > 40) text = text.substr(0, 36) + "...\"";
-    return text;
-  }
-  if (j.is_array()) return j.empty() ? "[]" : "an array";
-  return "an object";
-}
-
 RunConfig resolve(const RunConfig& c) {
   RunConfig r = c;
   const int L = c.data.seq_len;
@@ -506,35 +541,24 @@ std::vector<std::string> config_paths() {
 void validate(const RunConfig& c) {
   check_name("name", c.name);
   one_of("device", c.device, {"cpu", "cuda"});
-  at_least("threads", c.threads, 0);
   if (c.runs_dir.empty()) throw InputError("runs_dir", "must name a directory, got \"\"");
+  // Every size-like field against its bound first: everything below is computed from them.
+  check_size_bounds(c);
 
   // Model sizes first: the schedules below are built from them.
   const ModelConfig& m = c.model;
-  at_least("model.vocab", m.vocab, 2);
-  at_least("model.d_model", m.d_model, 1);
-  at_least("model.layers", m.layers, 1);
-  at_least("model.d_hidden", m.d_hidden, 0);
   positive("model.norm_eps", m.norm_eps);
   positive("model.init_std", m.init_std);
   const MixerConfig& x = m.mixer;
   one_of("model.mixer.type", x.type, {"memory", "attention"});
   one_of("model.mixer.rule", x.rule, {"linear", "delta", "comba", "titans", "swla"});
-  at_least("model.mixer.heads", x.heads, 1);
-  at_least("model.mixer.d_head", x.d_head, 1);
-  at_least("model.mixer.conv", x.conv, 0);
-  at_least("model.mixer.window", x.window, 1);
   const int64_t D = static_cast<int64_t>(x.d_head) * x.d_head;
   in_int_range("model.mixer.E", x.E, 1, D, "D = d_head^2 = " + std::to_string(D));
-  at_least("model.mixer.N", x.N, 0);
   const ParamScheduleConfig& p = m.param_schedule;
   const int64_t F = resolved_d_hidden(m);
   in_int_range("model.param_schedule.E", p.E, 1, F, "d_hidden = " + std::to_string(F));
-  at_least("model.param_schedule.N", p.N, 0);
 
   const DataConfig& d = c.data;
-  at_least("data.seq_len", d.seq_len, 8);
-  at_least("data.batch", d.batch, 1);
   if (d.text.path.empty()) throw InputError("data.text.path", "must name a text file or a folder, got \"\"");
   in_unit_range("data.text.holdout", d.text.holdout, true, "(0, 1)");
   if (d.mix.empty()) throw InputError("data.mix", "must hold at least one task, e.g. [{\"task\": \"text\"}]");
@@ -564,38 +588,22 @@ void validate(const RunConfig& c) {
   if (d.mqar.vocab <= d.seq_len)
     throw InputError("data.mqar.vocab", "must exceed data.seq_len = " + std::to_string(d.seq_len) + ", got " +
                                             std::to_string(d.mqar.vocab));
-  at_least("data.mqar.pairs", d.mqar.pairs, 1);
   positive("data.mqar.alpha", d.mqar.alpha);
 
   const TrainConfig& t = c.train;
-  at_least("train.steps", t.steps, 1);
   positive("train.lr", t.lr);
   if (!(t.min_lr >= 0.0 && t.min_lr <= t.lr))
     throw InputError("train.min_lr", "must be in [0, lr = " + format_number(t.lr) + "], got " + format_number(t.min_lr));
-  at_least("train.warmup", t.warmup, 0);
   non_negative("train.weight_decay", t.weight_decay);
   in_unit_range("train.beta1", t.beta1, false, "[0, 1)");
   in_unit_range("train.beta2", t.beta2, false, "[0, 1)");
   positive("train.eps", t.eps);
   non_negative("train.grad_clip", t.grad_clip);
-  at_least("train.log_every", t.log_every, 1);
-  at_least("train.eval_every", t.eval_every, 1);
-  at_least("train.val_batches", t.val_batches, 1);
-  at_least("train.checkpoint_every", t.checkpoint_every, 1);
 
   const EvalConfig& e = c.eval;
-  at_least("eval.per_position.seq_len", e.per_position.seq_len, 0);
-  at_least("eval.per_position.sequences", e.per_position.sequences, 1);
-  at_least("eval.per_position.buckets", e.per_position.buckets, 1);
   for (size_t i = 0; i < e.niah.tasks.size(); ++i) one_of(indexed("eval.niah.tasks", i), e.niah.tasks[i], niah_task_names());
-  for (size_t i = 0; i < e.niah.lengths.size(); ++i) at_least(indexed("eval.niah.lengths", i), e.niah.lengths[i], 1);
-  in_int_range("eval.niah.depths", e.niah.depths, 1, 40, "40");  // RULER's 40 depth points
-  at_least("eval.niah.samples", e.niah.samples, 1);
-  at_least("eval.niah.max_new_bytes", e.niah.max_new_bytes, 1);
-  at_least("eval.mqar.samples", e.mqar.samples, 1);
-  at_least("eval.occupancy.blocks", e.occupancy.blocks, 1);
-  at_least("eval.occupancy.seq_len", e.occupancy.seq_len, 0);
 
+  check_derived_sizes(c);
   // Last, once the horizons they default to (data.seq_len, train.steps) are known to be valid.
   check_schedule("model.mixer.schedule", x.schedule, D, x.E, resolved_mixer_horizon(c));
   check_schedule("model.param_schedule.schedule", p.schedule, F, p.E, resolved_param_horizon(c));

@@ -11,7 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 
 namespace proteus::config {
 
@@ -39,13 +40,9 @@ void validate(const RunConfig& c);
 // as "data.mix" and "eval.niah.lengths" are leaves.
 std::vector<std::string> config_paths();
 
-// "did you mean X?" for a misspelt name: the closest of `names` within two edits, or "".
-std::string closest_name(const std::string& name, const std::vector<std::string>& names);
-
-// "unknown key (did you mean mixer?)", or "unknown key (expected one of a, b, c)" with no close name.
-std::string unknown_key_reason(const std::string& key, const std::vector<std::string>& known);
-
-// A JSON value as "got ..." shows it: short, on one line, strings quoted.
-std::string describe_json(const nlohmann::json& j);
+// The shared field helpers (core/common), under the names this room's callers know.
+using common::closest_name;
+using common::describe_json;
+using common::unknown_key_reason;
 
 }  // namespace proteus::config

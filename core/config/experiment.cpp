@@ -4,14 +4,16 @@
 #include "core/config/experiment.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <sstream>
+
+#include "core/common/json_fields.hpp"
+#include "core/common/json_read.hpp"
 
 namespace proteus::config {
 namespace {
 
+using common::indexed;
 using nlohmann::json;
 
 // The keys an experiment file adds to a run config.
@@ -19,7 +21,8 @@ constexpr const char* kParent = "parent";
 constexpr const char* kVariants = "variants";
 constexpr const char* kSweep = "sweep";
 
-std::string indexed(const std::string& field, size_t i) { return field + "[" + std::to_string(i) + "]"; }
+// Far more runs than anyone trains from one file; a grid of a million is a typo, refused in a line.
+constexpr size_t kMaxRuns = 10'000;
 
 std::vector<std::string> split_path(const std::string& path) {
   std::vector<std::string> parts;
@@ -100,6 +103,9 @@ std::vector<Variant> read_variants(const json& experiment) {
   if (it == experiment.end()) return {Variant{}};
   if (!it->is_array() || it->empty())
     throw InputError(kVariants, "expected a non-empty array of {\"name\": ..., \"set\": {...}}, got " + describe_json(*it));
+  if (it->size() > kMaxRuns)
+    throw InputError(kVariants, "holds " + std::to_string(it->size()) + " variants, more than the limit of " +
+                                    std::to_string(kMaxRuns) + " runs");
   std::vector<Variant> variants;
   std::set<std::string> names;
   for (size_t i = 0; i < it->size(); ++i) {
@@ -107,7 +113,8 @@ std::vector<Variant> read_variants(const json& experiment) {
     const std::string at = indexed(kVariants, i);
     if (!v.is_object()) throw InputError(at, "expected an object {\"name\": ..., \"set\": {...}}, got " + describe_json(v));
     for (const auto& [key, value] : v.items())
-      if (key != "name" && key != "set") throw InputError(at + "." + key, unknown_key_reason(key, {"name", "set"}));
+      if (key != "name" && key != "set")
+        throw InputError(at + "." + common::clipped(key), unknown_key_reason(key, {"name", "set"}));
     Variant variant;
     const auto name = v.find("name");
     if (name == v.end()) throw InputError(at + ".name", "required: the variant's name, added to the run's name");
@@ -120,7 +127,7 @@ std::vector<Variant> read_variants(const json& experiment) {
     if (control || variant.name.find_first_of("/\\") != std::string::npos)
       throw InputError(at + ".name", "must not hold '/', '\\' or control characters, got " + describe_json(*name));
     if (!names.insert(variant.name).second)
-      throw InputError(at + ".name", "duplicate variant name \"" + variant.name + "\"");
+      throw InputError(at + ".name", "duplicate variant name " + common::quoted(variant.name));
     if (const auto set = v.find("set"); set != v.end()) {
       if (!set->is_object()) throw InputError(at + ".set", "expected an object of {\"dotted.path\": value}, got " + describe_json(*set));
       for (const auto& [path, value] : set->items()) variant.set.emplace_back(path, value);
@@ -141,11 +148,13 @@ json base_config(const json& experiment) {
   return base;
 }
 
+// The base name runs are named after; a "name" that is not a string is refused here, before the
+// expanded run's own name (a string) would hide it.
 std::string config_name(const json& config) {
   const auto it = config.find("name");
-  if (it != config.end() && it->is_string()) return it->get<std::string>();
-  static const std::string default_name = RunConfig().name;
-  return default_name;
+  if (it == config.end() || it->is_null()) return RunConfig().name;
+  if (!it->is_string()) throw InputError("name", "expected a string, got " + describe_json(*it));
+  return it->get<std::string>();
 }
 
 // One run: base + a variant's overrides + a grid point's overrides (the grid last, so it wins).
@@ -178,29 +187,7 @@ RunConfig expand_one(const json& base, const Variant& variant, size_t variant_in
 
 }  // namespace
 
-json read_json_file(const std::filesystem::path& path) {
-  const std::string shown = path.generic_string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(shown, "cannot open");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(shown, "cannot read");
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte is the 1-based position of the byte the parser stopped at.
-    const size_t stop = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    size_t line = 1, line_start = 0;
-    for (size_t i = 0; i < stop; ++i)
-      if (text[i] == '\n') ++line, line_start = i + 1;
-    const size_t column = stop - line_start + 1;
-    // nlohmann's text is "[json.exception.parse_error.101] parse error at line 3, column 4: syntax
-    // error ..."; keep what follows the position, since ours says where.
-    std::string detail = e.what();
-    if (const size_t colon = detail.find(": ", detail.find("parse error")); colon != std::string::npos)
-      detail = detail.substr(colon + 2);
-    throw InputError(shown + ":" + std::to_string(line) + ":" + std::to_string(column), "parse error: " + detail);
-  }
-}
+json read_json_file(const std::filesystem::path& path) { return common::read_json_file(path, kConfigFileLimits); }
 
 json load_experiment_json(const std::filesystem::path& path) {
   // The chain from the file the user named up to the oldest parent, each file's value with it.
@@ -247,7 +234,8 @@ json apply_override(json config, const std::string& dotted_path, const json& val
   const json* node = &schema();
   std::string walked;
   for (const std::string& part : parts) {
-    const std::string here = walked.empty() ? part : walked + "." + part;
+    const std::string shown = common::clipped(part);  // a path is echoed, never a 50 MB one
+    const std::string here = walked.empty() ? shown : walked + "." + shown;
     if (!node->is_object())
       throw InputError(here, "unknown key (" + walked + " is a value, not an object of fields)");
     const auto it = node->find(part);
@@ -266,6 +254,20 @@ json apply_override(json config, const std::string& dotted_path, const json& val
 }
 
 std::vector<std::string> override_paths() { return config_paths(); }
+
+std::pair<std::string, json> parse_override(const std::string& path_equals_value) {
+  const auto eq = path_equals_value.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--set", "expected PATH=VALUE, got " + common::quoted(path_equals_value));
+  std::string path = path_equals_value.substr(0, eq);
+  const std::string text = path_equals_value.substr(eq + 1);
+  try {
+    return {std::move(path), common::parse_json(text, "--set " + common::clipped(path), kConfigFileLimits)};
+  } catch (const InputError& e) {
+    if (e.reason().rfind("parse error", 0) == 0) return {std::move(path), json(text)};  // a bare word
+    throw;
+  }
+}
 
 std::vector<RunConfig> expand_variants(const json& experiment) {
   const json base = base_config(experiment);
@@ -294,6 +296,13 @@ std::vector<RunConfig> expand_sweep(const json& experiment) {
     axes.emplace_back(path, &values);
   }
   const std::vector<Variant> variants = read_variants(experiment);
+  size_t total = variants.size();
+  for (const auto& axis : axes) {
+    total = axis.second->size() > kMaxRuns ? kMaxRuns + 1 : total * axis.second->size();
+    if (total > kMaxRuns)
+      throw InputError(kSweep, "expands into more than " + std::to_string(kMaxRuns) +
+                                   " runs (the grid's sizes multiplied, times the variants)");
+  }
 
   std::vector<RunConfig> runs;
   std::vector<size_t> index(axes.size(), 0);  // an odometer over the grid, the last axis fastest

@@ -15,17 +15,23 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/common/json_read.hpp"
 #include "core/config/config.hpp"
 #include "core/config/config_json.hpp"
 
 namespace proteus::config {
 
-// A JSON file's value. Errors name the file ("x.json: cannot open") and, for bad JSON, the line and
-// column of the first bad byte ("x.json:12:3: parse error: ...").
+// The reader's limits for a config file and each of its parents (common::read_json_file).
+inline constexpr common::JsonLimits kConfigFileLimits{size_t{4} << 20, 64, "a config file"};
+
+// A config file's value, read within kConfigFileLimits. Errors name the file ("x.json: cannot open")
+// and, for bad JSON, the line and column of the first bad byte ("x.json:12:3: parse error: ...");
+// a key given twice is refused ("model.mixer.E: appears twice in one object of x.json ...").
 nlohmann::json read_json_file(const std::filesystem::path& path);
 
 // The experiment file with its parent chain merged in and "parent" removed.
@@ -44,6 +50,12 @@ std::vector<RunConfig> expand_sweep(const nlohmann::json& experiment);
 // path up to the first unknown key ("model.mixr: unknown key (did you mean mixer?)"). The value's
 // type and range are checked when the result is parsed. A null value resets the field to its default.
 nlohmann::json apply_override(nlohmann::json config, const std::string& dotted_path, const nlohmann::json& value);
+
+// A command line's "PATH=VALUE" (--set): the path and the value, which is JSON when the text parses
+// as JSON (16, true, {"type": "uniform"}) and the text as a string otherwise (delta). JSON that
+// parses but is refused (a duplicate key, too deep, 1e999) is an InputError, not a string.
+// Throws InputError("--set", ...) when there is no '='.
+std::pair<std::string, nlohmann::json> parse_override(const std::string& path_equals_value);
 
 // The paths apply_override accepts for single values: config_paths(), for the window's sweep editor.
 std::vector<std::string> override_paths();

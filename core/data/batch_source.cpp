@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 #include "core/data/mqar.hpp"
 #include "core/data/niah.hpp"
-#include "core/memory/input_error.hpp"
 
 namespace proteus::data {
 namespace {
@@ -73,7 +74,19 @@ void validate(const config::DataConfig& cfg) {
 
 BatchSource::BatchSource(const config::DataConfig& cfg) : cfg_(cfg) {
   validate(cfg_);
-  if (needs_corpus(cfg_)) corpus_ = ByteCorpus::load(cfg_.text.path, cfg_.text.holdout);
+  if (!needs_corpus(cfg_)) return;
+  corpus_ = ByteCorpus::load(cfg_.text.path, cfg_.text.holdout);
+  // A row is seq_len + 1 bytes of one split: less text than that would only repeat itself.
+  const size_t row = static_cast<size_t>(cfg_.seq_len) + 1;
+  for (Split split : {Split::train, Split::val}) {
+    size_t text = 0;
+    for (const auto& d : corpus_->documents(split)) text += d.text.size();
+    if (text < row)
+      throw InputError("data.text.path", common::quoted(cfg_.text.path, common::kShownPath) + ": the " +
+                                             (split == Split::train ? "training" : "held-out") + " documents hold " +
+                                             std::to_string(text) + " bytes of text, less than one row (data.seq_len + 1 = " +
+                                             std::to_string(row) + " bytes); give more text or a shorter data.seq_len");
+  }
 }
 
 Batch BatchSource::draw(std::mt19937_64& rng, Split split) const {

@@ -6,11 +6,12 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <sstream>
 
-#include "core/memory/input_error.hpp"
+#include "core/common/file_read.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 
 namespace proteus::data {
 namespace {
@@ -26,12 +27,26 @@ void check_holdout(double holdout) {
     throw InputError("data.text.holdout", "must be in (0, 1), got " + std::to_string(holdout));
 }
 
-std::string read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError("data.text.path", "cannot read " + file.string());
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  std::string text = bytes.str();
+// The corpus's bytes are read within this much in all (the Brown corpus is 6 MB).
+constexpr size_t kMaxCorpusBytes = size_t{1} << 30;
+
+// One file's bytes, within what is left of the corpus's budget. Only regular files: a device or a
+// pipe (/dev/zero) would never end.
+std::string read_bytes(const fs::path& file, size_t& budget) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    throw InputError("data.text.path", common::quoted(file.string(), common::kShownPath) + " is not a regular file (a text file or a "
+                                                                       "folder of .txt files is expected)");
+  std::string text;
+  try {
+    text = common::read_file(file, budget, "a text corpus");
+  } catch (const InputError& e) {
+    if (e.reason().rfind("is larger", 0) == 0)
+      throw InputError("data.text.path", "the corpus is larger than the limit of " + common::format_bytes(kMaxCorpusBytes) +
+                                             " (at " + common::quoted(file.string(), common::kShownPath) + ")");
+    throw InputError("data.text.path", "cannot read " + common::quoted(file.string(), common::kShownPath) + ": " + e.reason());
+  }
+  budget -= text.size();
   // CRLF files would otherwise hide their blank lines from the paragraph splitter.
   text.erase(std::remove(text.begin(), text.end(), '\r'), text.end());
   return text;
@@ -136,7 +151,7 @@ fs::path locate_corpus(const std::string& path) {
     root = fs::path(PROTEUS_ASSET_ROOT) / root;
 #endif
   if (path.empty() || !fs::exists(root, ec))
-    throw InputError("data.text.path", "no such file or folder: \"" + path + "\"");
+    throw InputError("data.text.path", "no such file or folder: " + common::quoted(path, common::kShownPath));
   return root;
 }
 
@@ -145,20 +160,21 @@ ByteCorpus ByteCorpus::load(const std::string& path, double holdout) {
   std::error_code ec;
   const fs::path root = locate_corpus(path);
   std::vector<Document> documents;
+  size_t budget = kMaxCorpusBytes;
   if (fs::is_directory(root, ec)) {
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(root))
       if (entry.is_regular_file() && has_txt_extension(entry.path())) files.push_back(entry.path());
-    if (files.empty()) throw InputError("data.text.path", "the folder \"" + path + "\" holds no .txt files");
+    if (files.empty()) throw InputError("data.text.path", "the folder " + common::quoted(path, common::kShownPath) + " holds no .txt files");
     std::sort(files.begin(), files.end());
-    for (const auto& file : files) documents.push_back({file.filename().string(), read_bytes(file)});
+    for (const auto& file : files) documents.push_back({file.filename().string(), read_bytes(file, budget)});
   } else {
-    documents = split_paragraph_groups(root.filename().string(), read_bytes(root));
+    documents = split_paragraph_groups(root.filename().string(), read_bytes(root, budget));
   }
   try {
     return from_documents(std::move(documents), holdout);
   } catch (const InputError& e) {
-    if (e.field() == "data.text.path") throw InputError(e.field(), "\"" + path + "\": " + e.reason());
+    if (e.field() == "data.text.path") throw InputError(e.field(), common::quoted(path, common::kShownPath) + ": " + e.reason());
     throw;
   }
 }

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <string>
 
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 
 namespace proteus::data::mqar {
 namespace {

@@ -9,7 +9,7 @@
 #include <functional>
 #include <map>
 
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 
 namespace proteus::data::niah {
 namespace {

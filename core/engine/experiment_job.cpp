@@ -7,10 +7,11 @@
 #include <thread>
 
 #include "core/backend/registry.hpp"
+#include "core/common/input_error.hpp"
 #include "core/config/config_json.hpp"
 #include "core/data/batch_source.hpp"
 #include "core/data/niah.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/train/checkpoint.hpp"
 
@@ -151,17 +152,27 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
     pub.publish();
   }
   if (evaluate) {
-    auto report = evaluate_saved_run(result.run_dir, [&](const std::string& phase, double) {
+    try {
+      auto report = evaluate_saved_run(result.run_dir, [&](const std::string& phase, double) {
+        Lock lock(pub.mu);
+        r.message = phase;
+        pub.publish();
+        return !ctx.cancelled();
+      });
       Lock lock(pub.mu);
-      r.message = phase;
+      r.report = std::make_shared<const eval::EvalReport>(std::move(report));
+      r.state = ctx.cancelled() ? "cancelled" : "finished";
+      r.message = ctx.cancelled() ? "cancelled during evaluation" : "";
+      pub.publish();
+    } catch (const std::exception& e) {
+      // Training finished (status.json says so); the evaluation's failure is the job's to report.
+      Lock lock(pub.mu);
+      r.state = "failed";
+      r.message = std::string("evaluation failed: ") + e.what();
+      pub.state().messages.push_back(r.name + ": " + r.message);
       pub.publish();
       return !ctx.cancelled();
-    });
-    Lock lock(pub.mu);
-    r.report = std::make_shared<const eval::EvalReport>(std::move(report));
-    r.state = ctx.cancelled() ? "cancelled" : "finished";
-    r.message = ctx.cancelled() ? "cancelled during evaluation" : "";
-    pub.publish();
+    }
   }
   return !ctx.cancelled();
 }
@@ -170,7 +181,7 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
 
 void validate_run(const config::RunConfig& cfg) {
   config::validate(cfg);
-  data::validate(cfg.data);
+  data::BatchSource checked(cfg.data);  // loads the corpus: an empty or too short one is refused here
   const auto& e = cfg.eval.niah;
   bool niah_in_mix = false;
   for (const auto& m : cfg.data.mix) niah_in_mix |= m.task == "niah" && m.weight > 0;
@@ -197,14 +208,14 @@ eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::Eval
   const auto cfg = reader.run_config();
   const auto ckpt = (std::filesystem::path(run_dir) / train::kCheckpointFile).string();
   if (!std::filesystem::exists(ckpt)) throw InputError(run_dir, "has no checkpoint to evaluate");
+  // The run's lock for the whole evaluation: no training writes it meanwhile. Status and metrics
+  // are left as they are; evaluating does not change the run's state.
+  auto writer = runs::RunWriter::reopen(run_dir);
   auto be = backend::make_backend(cfg.device, cfg.threads);
   model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
   train::load_checkpoint(ckpt, model, nullptr);
   auto report = eval::evaluate(model, cfg, progress);
-  const auto status = reader.status();  // before the writer reopens the run and marks it running
-  auto writer = runs::RunWriter::resume(run_dir);
   eval::write_eval_report(writer, report);
-  writer.set_status(status.state, status.message, status.step);  // evaluating does not change the run's state
   return report;
 }
 
@@ -243,6 +254,8 @@ ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evalua
 }
 
 ExperimentHandle start_resume(std::string run_dir, bool evaluate) {
+  // In the caller's thread, so the window and the CLI refuse at once (the worker's lock decides).
+  runs::RunLock::check_free(run_dir);
   return ExperimentHandle::start([run_dir = std::move(run_dir), evaluate](JobContext<Snapshot>& ctx) {
     Publisher pub(ctx);
     const auto reader = runs::RunReader::open(run_dir);
@@ -251,15 +264,17 @@ ExperimentHandle start_resume(std::string run_dir, bool evaluate) {
     v.name = reader.name();
     v.run_dir = run_dir;
     v.total_steps = cfg.train.steps;
-    for (const auto& line : reader.metrics()) {
+    for (const auto& line : reader.metric_records()) {
+      // The history shown before the resumed steps arrive; absent numbers read as 0, as before.
+      const auto or_zero = [](double x) { return std::isnan(x) ? 0.0 : x; };
       train::StepMetrics m;
-      m.step = line.value("step", 0);
-      m.loss = line.value("loss", 0.0);
-      m.lr = line.value("lr", 0.0);
-      m.grad_norm = line.value("grad_norm", 0.0);
-      m.tokens_per_s = line.value("tokens_per_s", 0.0);
-      m.elapsed_s = line.value("elapsed_s", 0.0);
-      if (line.contains("val_bpb")) m.val_bpb = line["val_bpb"].get<double>();
+      m.step = static_cast<int>(line.step);
+      m.loss = or_zero(line.loss);
+      m.lr = or_zero(line.lr);
+      m.grad_norm = or_zero(line.grad_norm);
+      m.tokens_per_s = or_zero(line.tokens_per_s);
+      m.elapsed_s = or_zero(line.elapsed_s);
+      m.val_bpb = line.val_bpb;
       v.history.push_back(m);
     }
     pub.state().runs.push_back(v);
@@ -272,6 +287,7 @@ ExperimentHandle start_resume(std::string run_dir, bool evaluate) {
 }
 
 ExperimentHandle start_evaluation(std::vector<std::string> run_dirs) {
+  for (const auto& d : run_dirs) runs::RunLock::check_free(d);  // in the caller's thread: refused at once
   return ExperimentHandle::start([dirs = std::move(run_dirs)](JobContext<Snapshot>& ctx) {
     Publisher pub(ctx);
     for (const auto& d : dirs) {

@@ -43,21 +43,24 @@ struct Snapshot {
 using ExperimentHandle = Handle<Snapshot>;
 
 // Everything that can be checked before a run starts, so a bad config fails in a second and
-// not after training: the config's own fields, the data (corpus path, task fit), and that
-// every NIAH evaluation length holds its task's prompt. Throws InputError naming the field.
+// not after training: the config's own fields and bounds, the data (the corpus loaded: an empty
+// file, a folder with no text or text shorter than one row is refused), and that every NIAH
+// evaluation length holds its task's prompt. Throws InputError naming the field.
 void validate_run(const config::RunConfig& cfg);
 
 // Trains each config in turn (evaluating each after training when `evaluate`), or all at once
 // with `side_by_side` (the compare view: baseline and Proteus fill in together; the CPU threads
 // are shared out between them).
 ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate = true, bool side_by_side = false);
-// Continues a cancelled or crashed run from its checkpoint, then evaluates it.
+// Continues a cancelled or crashed run from its checkpoint, then evaluates it. Throws InputError
+// at once when another writer holds the run (run_lock.hpp).
 ExperimentHandle start_resume(std::string run_dir, bool evaluate = true);
 // Evaluates saved runs again (their config's eval section, possibly edited in config.json).
+// Throws InputError at once when another writer holds one of them.
 ExperimentHandle start_evaluation(std::vector<std::string> run_dirs);
 
-// The evaluations of one saved run, synchronously: loads its config and checkpoint, evaluates,
-// writes the result files into the run directory. progress may cancel.
+// The evaluations of one saved run, synchronously: takes the run's lock, loads its config and
+// checkpoint, evaluates, writes the result files into the run directory. progress may cancel.
 eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::EvalProgress& progress = {});
 
 }  // namespace proteus::engine

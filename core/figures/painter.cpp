@@ -20,8 +20,8 @@
 #include <tuple>
 #include <stdexcept>
 
-#include "core/memory/input_error.hpp"
-#include "core/runs/atomic_file.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/atomic_file.hpp"
 
 namespace proteus::figures {
 namespace {
@@ -614,7 +614,7 @@ std::string render_figure(const Figure& f, FileFormat format, double width_pt, d
 void save_figure(const Figure& f, const std::filesystem::path& file, double width_pt, double height_pt,
                  double png_dpi) {
   const FileFormat format = format_for(file);
-  runs::write_file_atomically(file, render_figure(f, format, width_pt, height_pt, png_dpi));
+  common::write_file_atomically(file, render_figure(f, format, width_pt, height_pt, png_dpi));
 }
 
 }  // namespace proteus::figures

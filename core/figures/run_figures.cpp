@@ -9,7 +9,8 @@
 
 #include "core/config/config.hpp"
 #include "core/eval/evaluate.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
+#include "core/runs/metrics_record.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::figures {
@@ -85,22 +86,17 @@ std::vector<std::string> unique_names(const std::vector<runs::RunReader>& runs) 
 LossCurve loss_curve(const std::string& name, const std::vector<nlohmann::json>& metrics) {
   LossCurve c;
   c.name = name;
-  auto number = [](const nlohmann::json& j, const char* key, double& out) {
-    const auto it = j.find(key);
-    if (it == j.end() || !it->is_number()) return false;
-    out = it->get<double>();
-    return std::isfinite(out);
-  };
-  for (const auto& m : metrics) {
-    double step = 0, v = 0;
-    if (!number(m, "step", step)) continue;
-    if (number(m, "loss", v)) {
+  for (const auto& line : metrics) {
+    const auto m = runs::metrics_record_from_json(line);  // metrics.jsonl's one reader
+    if (!m) continue;
+    const auto step = static_cast<double>(m->step);
+    if (!std::isnan(m->loss)) {
       c.step.push_back(step);
-      c.loss.push_back(v);
+      c.loss.push_back(m->loss);
     }
-    if (number(m, "val_bpb", v)) {
+    if (!std::isnan(m->val_bpb)) {
       c.val_step.push_back(step);
-      c.val_bpb.push_back(v);
+      c.val_bpb.push_back(m->val_bpb);
     }
   }
   return c;

@@ -8,9 +8,15 @@
 #include <string>
 #include <string_view>
 
+#include "core/common/json_fields.hpp"
+#include "core/common/json_read.hpp"
+
 namespace proteus::memory {
 namespace {
 
+using common::format_number;
+using common::indexed;
+using common::join;
 using nlohmann::json;
 
 const std::vector<std::string>& known_fields() {
@@ -19,67 +25,23 @@ const std::vector<std::string>& known_fields() {
   return fields;
 }
 
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
 std::string rule_names() {
   std::vector<std::string> names;
   for (Rule r : all_rules()) names.emplace_back(rule_name(r));
   return join(names);
 }
 
-// Edit distance, to suggest "beta" for "bta": unknown keys are usually typos.
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
+// memory-op's wording of an unknown key: "unknown field, did you mean 'beta'? (expected ...)".
 std::string unknown_key_reason(const std::string& key, const std::vector<std::string>& allowed,
                                const std::string& where) {
-  std::string best;
-  size_t best_distance = 3;  // farther than 2 edits is not a typo of that name
-  for (const auto& name : allowed) {
-    const size_t d = edit_distance(key, name);
-    if (d < best_distance) best_distance = d, best = name;
-  }
+  const std::string best = common::closest_name(key, allowed);
   std::string reason = "unknown field" + where;
   if (!best.empty()) reason += ", did you mean '" + best + "'?";
   return reason + " (expected " + join(allowed) + ")";
 }
 
-std::string format_number(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return json(x).dump();  // shortest text that reads back as the same double
-}
-
-// What a value is, for "got ..." in messages; short and printable on one line.
-std::string describe(const json& j) {
-  if (j.is_number_float()) return format_number(j.get<double>());
-  if (j.is_number() || j.is_boolean() || j.is_null()) return j.dump();
-  if (j.is_string()) {
-    std::string text = j.dump(-1, ' ', true, json::error_handler_t::replace);
-    if (text.size() > 40) text = text.substr(0, 36) + "...\"";
-    return "string " + text;
-  }
-  if (j.is_array()) return j.empty() ? "[]" : "an array";
-  return "an object";
-}
-
-std::string indexed(const std::string& field, size_t i) { return field + "[" + std::to_string(i) + "]"; }
+// What a value is, for "got ...": memory-op's messages say "string" before a quoted string.
+std::string describe(const json& j) { return common::describe_json(j, common::Shown::typed); }
 
 // An array length: known (size >= 0, with where it came from) or to be taken from the data.
 struct Extent {
@@ -87,12 +49,7 @@ struct Extent {
   std::string from;  // "T from q" once known; the bare name ("T", "d_k") while unknown
 };
 
-double read_number(const json& j, const std::string& field) {
-  if (!j.is_number()) throw InputError(field, "expected a number, got " + describe(j));
-  const double x = j.get<double>();
-  if (!std::isfinite(x)) throw InputError(field, "must be a finite number, got " + format_number(x));
-  return x;
-}
+double read_number(const json& j, const std::string& field) { return common::read_number(j, field, common::Shown::typed); }
 
 // A row of numbers; an unknown length is taken from the data and must be >= 1.
 void read_row(const json& j, const std::string& field, Extent& n, std::vector<double>& out) {
@@ -143,21 +100,7 @@ void check_range(const std::vector<double>& values, const std::string& field, do
   }
 }
 
-int64_t read_integer(const json& j, const std::string& field) {
-  if (j.is_number_unsigned()) {
-    const auto u = j.get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-      throw InputError(field, "is too large, got " + j.dump());
-    return static_cast<int64_t>(u);
-  }
-  if (j.is_number_integer()) return j.get<int64_t>();
-  // 4.0 is accepted: writers such as Python's json.dump of a float give integers that way.
-  if (j.is_number_float()) {
-    const double x = j.get<double>();
-    if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) <= 9007199254740992.0) return static_cast<int64_t>(x);
-  }
-  throw InputError(field, "expected an integer, got " + describe(j));
-}
+int64_t read_integer(const json& j, const std::string& field) { return common::read_int64(j, field, common::Shown::typed); }
 
 const json* find(const json& object, const char* key) {
   const auto it = object.find(key);
@@ -175,14 +118,14 @@ ScheduleSpec read_schedule(const json& j) {
   spec.type = type->get<std::string>();
   const auto& types = schedule_types();
   if (std::find(types.begin(), types.end(), spec.type) == types.end())
-    throw InputError("type", "unknown schedule '" + spec.type + "' (expected " + join(types) + ")");
+    throw InputError("type", "unknown schedule '" + common::clipped(spec.type) + "' (expected " + join(types) + ")");
 
   std::vector<std::string> allowed = {"type"};
   if (spec.type == "power") allowed.push_back("p");
   if (spec.type == "custom") allowed.push_back("unlock");
   for (const auto& [key, value] : j.items())
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      throw InputError(key, unknown_key_reason(key, allowed, " for a " + spec.type + " schedule"));
+      throw InputError(common::clipped(key), unknown_key_reason(key, allowed, " for a " + spec.type + " schedule"));
 
   if (spec.type == "power") {
     if (const json* p = find(j, "p")) {
@@ -246,13 +189,10 @@ MemoryOpRequest parse_memory_op(const json& in) {
     throw InputError("(top level)", "expected an object like {\"rule\": \"delta\", \"q\": ...}, got " + describe(in));
   for (const auto& [key, value] : in.items())
     if (std::find(known_fields().begin(), known_fields().end(), key) == known_fields().end())
-      throw InputError(key, unknown_key_reason(key, known_fields(), ""));
-  if (const json* comment = find(in, "comment")) {
-    const bool text = comment->is_string() ||
-                      (comment->is_array() && std::all_of(comment->begin(), comment->end(),
-                                                          [](const json& line) { return line.is_string(); }));
-    if (!text) throw InputError("comment", "expected a string or an array of strings, got " + describe(*comment));
-  }
+      throw InputError(common::clipped(key), unknown_key_reason(key, known_fields(), ""));
+  if (const json* comment = find(in, "comment"))
+    if (!common::is_text(*comment))
+      throw InputError("comment", "expected a string or an array of strings, got " + describe(*comment));
 
   MemoryOpRequest r;
   const json* rule = find(in, "rule");
@@ -260,7 +200,7 @@ MemoryOpRequest parse_memory_op(const json& in) {
   if (!rule->is_string()) throw InputError("rule", "expected a string, got " + describe(*rule));
   const auto parsed_rule = rule_from_name(rule->get<std::string>());
   if (!parsed_rule)
-    throw InputError("rule", "unknown rule '" + rule->get<std::string>() + "' (expected " + rule_names() + ")");
+    throw InputError("rule", "unknown rule '" + common::clipped(rule->get<std::string>()) + "' (expected " + rule_names() + ")");
   r.rule = *parsed_rule;
   const std::string rule_text(rule_name(r.rule));
 
@@ -271,6 +211,16 @@ MemoryOpRequest parse_memory_op(const json& in) {
   read_matrix(in["k"], "k", T, d_k, r.k);
   read_matrix(in["v"], "v", T, d_v, r.v);
   r.T = T.size, r.d_k = d_k.size, r.d_v = d_v.size;
+  // The op keeps every state S_0..S_T (twice for titans): bounded before anything that size exists.
+  // Each factor is below the input's byte count, so the products cannot overflow int64.
+  if (r.d_k * r.d_v > kMaxStateElements)
+    throw InputError("v[0]", "d_k x d_v = " + std::to_string(r.d_k) + " x " + std::to_string(r.d_v) +
+                                 " memory elements (d_k from q[0], d_v from v[0]), more than the limit of " +
+                                 std::to_string(kMaxStateElements));
+  if ((r.T + 1) * r.d_k * r.d_v > kMaxTapeElements)
+    throw InputError("q", "(T + 1) x d_k x d_v = " + std::to_string((r.T + 1) * r.d_k * r.d_v) +
+                              " state elements over the sequence, more than the limit of " +
+                              std::to_string(kMaxTapeElements) + "; use fewer tokens or narrower rows");
 
   // Per-token scalars: T numbers, T taken from q.
   const auto read_scalars = [&](const char* name, std::vector<double>& out) {
@@ -327,6 +277,9 @@ MemoryOpRequest parse_memory_op(const json& in) {
   r.N = r.T;
   if (const json* N = find(in, "N")) r.N = read_integer(*N, "N");
   if (r.N < 1) throw InputError("N", "must be >= 1 (the schedule's horizon in tokens), got " + std::to_string(r.N));
+  if (r.N > kMaxHorizon)
+    throw InputError("N", "must be <= " + std::to_string(kMaxHorizon) + " (the schedule's horizon in tokens), got " +
+                              std::to_string(r.N));
 
   try {
     if (const json* schedule = find(in, "schedule")) r.schedule = read_schedule(*schedule);

@@ -14,11 +14,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/common/input_error.hpp"
+#include "core/common/json_read.hpp"
 #include "core/memory/gated_rule.hpp"
-#include "core/memory/input_error.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::memory {
+
+// Bounds of a request, checked while it is read (the input's size is bounded by its reader:
+// kInputLimits): the memory size, the states kept over the sequence, the schedule's horizon.
+inline constexpr int64_t kMaxStateElements = int64_t{1} << 20;  // D = d_k * d_v
+inline constexpr int64_t kMaxTapeElements = int64_t{1} << 22;   // (T + 1) * D doubles: 32 MiB
+inline constexpr int64_t kMaxHorizon = (int64_t{1} << 31) - 1;  // N
+
+// The reader's limits for IN.json (common::read_json_file).
+inline constexpr common::JsonLimits kInputLimits{size_t{32} << 20, 64, "a memory-op input"};
 
 // A checked memory-op input. Buffers are row-major, shapes as in RuleInputs; a buffer whose
 // has_* flag is false is empty.

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 
 namespace proteus::memory {
 

@@ -4,6 +4,7 @@
 #include "core/runs/run_dir.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,12 +13,13 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <stdexcept>
 
+#include "core/common/atomic_file.hpp"
+#include "core/common/file_read.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 #include "core/config/config_json.hpp"
-#include "core/memory/input_error.hpp"
-#include "core/runs/atomic_file.hpp"
 
 namespace proteus::runs {
 namespace {
@@ -41,15 +43,15 @@ bool is_fixed_file(const std::string& file) {
 void check_plain_name(const std::string& file, const char* field = "file") {
   if (file.empty() || file.front() == '.' || file.find('/') != std::string::npos ||
       file.find('\\') != std::string::npos || file.find('\0') != std::string::npos)
-    throw InputError(field, "must be a plain name inside its directory (no '/', not starting with '.'), got \"" +
-                                file + "\"");
+    throw InputError(field, "must be a plain name inside its directory (no '/', not starting with '.'), got " +
+                                common::quoted(file));
 }
 
 void check_result_name(const std::string& file, const std::string& extension) {
   check_plain_name(file);
-  if (is_fixed_file(file)) throw InputError("file", "\"" + file + "\" is the run's own file, not a result");
+  if (is_fixed_file(file)) throw InputError("file", common::quoted(file) + " is the run's own file, not a result");
   if (file.size() <= extension.size() || file.compare(file.size() - extension.size(), extension.size(), extension) != 0)
-    throw InputError("file", "a result written this way must end in " + extension + ", got \"" + file + "\"");
+    throw InputError("file", "a result written this way must end in " + extension + ", got " + common::quoted(file));
 }
 
 std::string pretty(const json& value) {
@@ -62,18 +64,40 @@ std::string shortest(double x) {
   return ec == std::errc() ? std::string(buf, end) : std::to_string(x);
 }
 
-void write_status(const std::filesystem::path& dir, RunState state, const std::string& message, int64_t step) {
-  const json status = {{"state", state_name(state)}, {"message", message}, {"step", step}, {"updated", utc_now()}};
-  write_file_atomically(dir / kStatusFile, pretty(status));
+// Cut to `limit` bytes on a UTF-8 character boundary.
+std::string cut_message(const std::string& message, size_t limit) {
+  if (message.size() <= limit) return message;
+  size_t end = limit;
+  while (end > 0 && (static_cast<unsigned char>(message[end]) & 0xC0) == 0x80) --end;
+  return message.substr(0, end) + "...";
 }
 
-json parse_file(const std::filesystem::path& path) {
-  const std::string text = read_whole_file(path);
+void write_status(const std::filesystem::path& dir, RunState state, const std::string& message, int64_t step) {
+  const json status = {{"state", state_name(state)},
+                       {"message", cut_message(message, kStatusMessageLimit)},
+                       {"step", step},
+                       {"updated", utc_now()}};
+  const std::string text = pretty(status);
   try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(path.generic_string(), std::string("not valid JSON: ") + e.what());
+    common::write_file_atomically(dir / kStatusFile, text);
+  } catch (const common::WriteError& e) {
+    // A full disk has no block for the temporary; the old status file's own block still holds
+    // the new text (it is under 4 KB). A run that fails for want of space must still say so.
+    if (!e.disk_full() || !std::filesystem::is_regular_file(dir / kStatusFile)) throw;
+    common::overwrite_in_place(dir / kStatusFile, text);
   }
+}
+
+json parse_file(const std::filesystem::path& path, const common::JsonLimits& limits = kRunFileLimits) {
+  return common::read_json_file(path, limits);
+}
+
+// The metrics file from `offset` on, at most kMetricsFileLimit bytes in all; "" when it is missing.
+std::string read_metrics_from(const std::filesystem::path& path, uint64_t offset) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return "";
+  const std::string text = common::read_file(path, kMetricsFileLimit, "a metrics file");
+  return offset >= text.size() ? "" : text.substr(offset);
 }
 
 }  // namespace
@@ -91,15 +115,23 @@ const char* state_name(RunState s) {
 RunState parse_state(const std::string& name) {
   for (RunState s : {RunState::running, RunState::finished, RunState::cancelled, RunState::failed})
     if (name == state_name(s)) return s;
-  throw InputError("state", "unknown run state \"" + name + "\" (expected running, finished, cancelled or failed)");
+  throw InputError("state", "unknown run state " + common::quoted(name) + " (expected running, finished, cancelled or failed)");
+}
+
+std::string observed_state(const RunStatus& status, bool writer_active) {
+  return status.state == RunState::running && !writer_active ? "interrupted" : state_name(status.state);
 }
 
 // ---- RunWriter ---------------------------------------------------------------------------------
 
 int RunWriter::open_metrics(const std::filesystem::path& dir) {
   const std::filesystem::path path = dir / kMetricsFile;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(path.generic_string() + ": cannot open for appending: " + std::strerror(errno));
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw common::WriteError(path.generic_string() + ": is not a regular file: refusing to append to it", 0);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    throw common::WriteError(path.generic_string() + ": cannot open for appending: " + std::strerror(errno), errno);
   return fd;
 }
 
@@ -112,33 +144,65 @@ RunWriter RunWriter::create(const std::filesystem::path& runs_dir, const std::st
     // create_directory is mkdir: false when the name is taken, even by a run started this instant.
     if (std::filesystem::create_directory(dir)) break;
   }
+  // Locked before it is a run: a reader never sees this run "running" with its lock free.
+  RunWriter writer(dir, RunLock::acquire(dir));
   // The config first: a directory with a config.json is a run (list_runs), and its status may follow.
-  write_file_atomically(dir / kConfigFile, pretty(config));
+  common::write_file_atomically(dir / kConfigFile, pretty(config));
   write_status(dir, RunState::running, "", 0);
-  return RunWriter(dir, open_metrics(dir));
+  writer.metrics_fd_ = open_metrics(dir);
+  return writer;
 }
 
-RunWriter RunWriter::resume(const std::filesystem::path& dir) {
+RunWriter RunWriter::reopen(const std::filesystem::path& dir) {
   if (!std::filesystem::is_regular_file(dir / kConfigFile))
     throw InputError(dir.generic_string(), "not a run directory (no config.json)");
-  const std::filesystem::path metrics = dir / kMetricsFile;
-  if (std::filesystem::exists(metrics)) {
-    const std::string text = read_whole_file(metrics);
-    const size_t last_newline = text.rfind('\n');
-    const size_t keep = last_newline == std::string::npos ? 0 : last_newline + 1;
-    if (keep != text.size()) std::filesystem::resize_file(metrics, keep);  // the torn line of a crash
-  }
-  int64_t step = 0;
+  RunWriter writer(dir, RunLock::acquire(dir));
   try {
-    step = RunReader::open(dir).status().step;
+    writer.last_step_ = RunReader::open(dir).status().step;
   } catch (const InputError&) {
-    // An unreadable status is replaced below; the step restarts from what the caller reports next.
+    // an unreadable status is the caller's to replace
   }
-  write_status(dir, RunState::running, "resumed", step);
-  return RunWriter(dir, open_metrics(dir));
+  return writer;
 }
 
-RunWriter::RunWriter(RunWriter&& other) noexcept : dir_(std::move(other.dir_)), metrics_fd_(other.metrics_fd_) {
+RunWriter RunWriter::resume(const std::filesystem::path& dir, int64_t keep_through_step) {
+  RunWriter writer = reopen(dir);  // the lock first: nothing is touched while another writer runs
+  const std::filesystem::path metrics = dir / kMetricsFile;
+  std::error_code ec;
+  if (std::filesystem::exists(metrics, ec)) {
+    const std::string text = common::read_file(metrics, kMetricsFileLimit, "a metrics file");
+    const size_t last_newline = text.rfind('\n');
+    const size_t whole = last_newline == std::string::npos ? 0 : last_newline + 1;  // past a torn line
+    if (keep_through_step >= 0) {
+      // Steps logged after the checkpoint will be trained again: their lines go.
+      std::string kept;
+      size_t begin = 0;
+      while (begin < whole) {
+        const size_t nl = text.find('\n', begin);
+        const std::string_view line(text.data() + begin, nl - begin);
+        bool keep = true;
+        try {
+          const auto record = metrics_record_from_json(common::parse_json(line, "metrics line", kMetricsLineLimits));
+          keep = !record || record->step <= keep_through_step;
+        } catch (const InputError&) {
+          // an unreadable line is kept as it was: the readers report it where it stands
+        }
+        if (keep) kept.append(line).push_back('\n');
+        begin = nl + 1;
+      }
+      if (kept.size() != text.size()) common::write_file_atomically(metrics, kept);
+    } else if (whole != text.size()) {
+      std::filesystem::resize_file(metrics, whole);  // the torn line of a crash
+    }
+  }
+  write_status(dir, RunState::running, "resumed", writer.last_step_);
+  writer.metrics_fd_ = open_metrics(dir);
+  return writer;
+}
+
+RunWriter::RunWriter(RunWriter&& other) noexcept
+    : dir_(std::move(other.dir_)), lock_(std::move(other.lock_)), metrics_fd_(other.metrics_fd_),
+      last_step_(other.last_step_) {
   other.metrics_fd_ = -1;
 }
 
@@ -146,7 +210,9 @@ RunWriter& RunWriter::operator=(RunWriter&& other) noexcept {
   if (this != &other) {
     if (metrics_fd_ >= 0) ::close(metrics_fd_);
     dir_ = std::move(other.dir_);
+    lock_ = std::move(other.lock_);
     metrics_fd_ = other.metrics_fd_;
+    last_step_ = other.last_step_;
     other.metrics_fd_ = -1;
   }
   return *this;
@@ -156,30 +222,38 @@ RunWriter::~RunWriter() {
   if (metrics_fd_ >= 0) ::close(metrics_fd_);
 }
 
-void RunWriter::append_metrics(const json& record) {
-  if (!record.is_object()) throw std::invalid_argument("metrics: a record is a JSON object, got " + record.dump());
-  if (metrics_fd_ < 0) throw std::logic_error("metrics: this RunWriter was moved from");
-  const std::string line = record.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+void RunWriter::append_line(const std::string& line) {
+  if (metrics_fd_ < 0) throw std::logic_error("metrics: this RunWriter has no metrics file (moved from, or reopened for results)");
   size_t done = 0;
   while (done < line.size()) {
     const ssize_t n = ::write(metrics_fd_, line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw std::runtime_error((dir_ / kMetricsFile).generic_string() + ": cannot append: " + std::strerror(errno));
+      throw common::WriteError((dir_ / kMetricsFile).generic_string() + ": cannot append: " + std::strerror(errno), errno);
     }
     done += static_cast<size_t>(n);
   }
 }
 
+void RunWriter::append_metrics(const json& record) {
+  if (!record.is_object()) throw std::invalid_argument("metrics: a record is a JSON object, got " + common::describe_json(record));
+  append_line(record.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+}
+
+void RunWriter::append_metrics(const MetricsRecord& record) {
+  append_line(to_json(record).dump() + "\n");
+  last_step_ = record.step;
+}
+
 void RunWriter::write_json(const std::string& file, const json& value) {
   check_result_name(file, ".json");
-  write_file_atomically(dir_ / file, pretty(value));
+  common::write_file_atomically(dir_ / file, pretty(value));
 }
 
 void RunWriter::write_csv(const std::string& file, const std::vector<std::string>& header,
                           const std::vector<std::vector<std::string>>& rows) {
   check_result_name(file, ".csv");
-  write_file_atomically(dir_ / file, format_csv(header, rows));
+  common::write_file_atomically(dir_ / file, format_csv(header, rows));
 }
 
 void RunWriter::write_csv(const std::string& file, const std::vector<std::string>& header,
@@ -192,6 +266,7 @@ void RunWriter::write_csv(const std::string& file, const std::vector<std::string
 
 void RunWriter::set_status(RunState state, const std::string& message, int64_t step) {
   write_status(dir_, state, message, step);
+  last_step_ = step;
 }
 
 std::filesystem::path RunWriter::path(const std::string& file) const {
@@ -203,10 +278,7 @@ std::filesystem::path RunWriter::path(const std::string& file) const {
 
 std::vector<json> MetricsTail::poll() {
   std::vector<json> out;
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return out;
-  in.seekg(static_cast<std::streamoff>(offset_));
-  std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string chunk = read_metrics_from(path_, offset_);
   // Only whole lines: text after the last newline is a line still being written, or torn by a crash.
   size_t begin = 0;
   for (size_t nl = chunk.find('\n'); nl != std::string::npos; nl = chunk.find('\n', begin)) {
@@ -215,11 +287,11 @@ std::vector<json> MetricsTail::poll() {
     if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
       json record;
       try {
-        record = json::parse(line);
-      } catch (const json::parse_error& e) {
-        throw InputError(where, std::string("not a JSON object: ") + e.what());
+        record = common::parse_json(line, where, kMetricsLineLimits);
+      } catch (const InputError& e) {
+        throw InputError(where, "not a JSON object: " + e.reason());
       }
-      if (!record.is_object()) throw InputError(where, "not a JSON object: " + config::describe_json(record));
+      if (!record.is_object()) throw InputError(where, "not a JSON object: " + common::describe_json(record));
       out.push_back(std::move(record));
     }
     ++lines_;
@@ -249,6 +321,17 @@ config::RunConfig RunReader::run_config() const {
 
 std::vector<json> RunReader::metrics() const { return MetricsTail(dir_ / kMetricsFile).poll(); }
 
+std::vector<MetricsRecord> RunReader::metric_records() const {
+  std::vector<MetricsRecord> out;
+  for (const auto& line : metrics())
+    if (auto record = metrics_record_from_json(line)) out.push_back(*record);
+  return out;
+}
+
+bool RunReader::writer_active() const { return RunLock::held(dir_); }
+
+std::string RunReader::observed_state() const { return runs::observed_state(status(), writer_active()); }
+
 RunStatus RunReader::status() const {
   const std::filesystem::path path = dir_ / kStatusFile;
   RunStatus status;
@@ -259,7 +342,7 @@ RunStatus RunReader::status() const {
   try {
     status.state = parse_state(j.at("state").get<std::string>());
     if (j.contains("message")) status.message = j["message"].get<std::string>();
-    if (j.contains("step")) status.step = j["step"].get<int64_t>();
+    if (j.contains("step")) status.step = common::read_int64(j["step"], "step");
     if (j.contains("updated")) status.updated = j["updated"].get<std::string>();
   } catch (const json::exception& e) {
     throw InputError(where, std::string("malformed status: ") + e.what());
@@ -276,7 +359,7 @@ std::vector<std::string> RunReader::results() const {
     if (!entry.is_regular_file()) continue;
     const std::string file = entry.path().filename().string();
     const std::string ext = entry.path().extension().string();
-    if (is_fixed_file(file) || is_temporary_name(file) || file.front() == '.') continue;
+    if (is_fixed_file(file) || common::is_temporary_name(file) || file.front() == '.') continue;
     if (ext == ".json" || ext == ".csv") files.push_back(file);
   }
   std::sort(files.begin(), files.end());
@@ -285,13 +368,13 @@ std::vector<std::string> RunReader::results() const {
 
 json RunReader::read_json(const std::string& file) const {
   check_plain_name(file);
-  return parse_file(dir_ / file);
+  return parse_file(dir_ / file, kResultFileLimits);
 }
 
 CsvTable RunReader::read_csv(const std::string& file) const {
   check_plain_name(file);
   const std::filesystem::path path = dir_ / file;
-  return parse_csv(read_whole_file(path), path.generic_string());
+  return parse_csv(common::read_file(path, kCsvFileLimit, "a run's CSV file"), path.generic_string());
 }
 
 std::vector<std::string> list_runs(const std::filesystem::path& runs_dir) {

@@ -8,6 +8,10 @@
 // Written as it streams and readable at any moment: the runs browser, `proteus eval`, `export` and
 // the compare view all read through RunReader, so a live run and a finished one look the same.
 // A crash leaves at worst a torn last metrics line, which readers skip.
+// One writer at a time: a writer holds the directory's lock (run_lock.hpp) from create, resume or
+// reopen to its destruction; a second one is refused. A reader tells a live run from one whose
+// writer died (status "running", lock free) with observed_state().
+// Every file is read within a size limit and every JSON value through common::parse_json.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -16,7 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/common/json_read.hpp"
 #include "core/config/config.hpp"
+#include "core/runs/metrics_record.hpp"
+#include "core/runs/run_lock.hpp"
 
 namespace proteus::runs {
 
@@ -32,6 +39,10 @@ struct RunStatus {
   std::string updated;  // UTC, ISO 8601 ("2026-03-01T12:00:00Z"); "" before the first status write
 };
 
+// The state a reader shows: the status's, except "interrupted" for a run whose status says running
+// while no writer holds its lock (its process was killed or crashed; it resumes from its checkpoint).
+std::string observed_state(const RunStatus& status, bool writer_active);
+
 struct CsvTable {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
@@ -42,6 +53,17 @@ inline constexpr const char* kConfigFile = "config.json";
 inline constexpr const char* kMetricsFile = "metrics.jsonl";
 inline constexpr const char* kStatusFile = "status.json";
 
+// What a reader accepts: config.json and status.json; a result (.json); metrics.jsonl as a whole,
+// and each of its lines; a CSV result.
+inline constexpr common::JsonLimits kRunFileLimits{size_t{4} << 20, 64, "a run's config or status"};
+inline constexpr common::JsonLimits kResultFileLimits{size_t{256} << 20, 64, "a run's result file"};
+inline constexpr size_t kMetricsFileLimit = size_t{256} << 20;
+inline constexpr common::JsonLimits kMetricsLineLimits{size_t{64} << 10, 16, "a metrics line"};
+inline constexpr size_t kCsvFileLimit = size_t{256} << 20;
+
+// A status message is cut to this many bytes: it must fit the status file's block on a full disk.
+inline constexpr size_t kStatusMessageLimit = 1500;
+
 // Writes one run's directory. One writer per run; the methods are safe to call from several
 // threads (metrics lines are single appends, whole files are atomic renames).
 class RunWriter {
@@ -51,8 +73,13 @@ class RunWriter {
   static RunWriter create(const std::filesystem::path& runs_dir, const std::string& name,
                           const nlohmann::json& config);
   // Reopens an existing run directory to continue it (resuming from a checkpoint): a torn last
-  // metrics line from a crash is cut off first, so new lines start clean; status becomes "running".
-  static RunWriter resume(const std::filesystem::path& dir);
+  // metrics line from a crash is cut off first, so new lines start clean, and with keep_through_step
+  // >= 0 the lines of later steps (to be trained again) are dropped; status becomes "running".
+  // Throws InputError when another writer holds the run (nothing is touched then).
+  static RunWriter resume(const std::filesystem::path& dir, int64_t keep_through_step = -1);
+  // Reopens a run to add results (an evaluation of a saved run): the lock only; status and
+  // metrics are left as they are.
+  static RunWriter reopen(const std::filesystem::path& dir);
 
   RunWriter(RunWriter&& other) noexcept;
   RunWriter& operator=(RunWriter&& other) noexcept;
@@ -66,6 +93,7 @@ class RunWriter {
   // One JSON object as one line, written with a single append and no user-space buffer, so it is
   // on its way to disk when this returns. Throws std::invalid_argument if `record` is not an object.
   void append_metrics(const nlohmann::json& record);
+  void append_metrics(const MetricsRecord& record);
 
   // Results: `file` is a plain name ending in .json or .csv, not one of the fixed files.
   void write_json(const std::string& file, const nlohmann::json& value);
@@ -75,17 +103,24 @@ class RunWriter {
   void write_csv(const std::string& file, const std::vector<std::string>& header,
                  const std::vector<std::vector<double>>& rows);
 
+  // Replaces status.json (atomically; on a full disk, in place as a last resort, so that a run
+  // that fails for want of space still says so). The message is cut to kStatusMessageLimit bytes.
   void set_status(RunState state, const std::string& message, int64_t step);
+  // The step of the latest status or metrics record: where a failure is reported.
+  int64_t last_step() const { return last_step_; }
 
   // Where a file of this run goes (a checkpoint, say); `file` must be a plain name.
   std::filesystem::path path(const std::string& file) const;
 
  private:
-  RunWriter(std::filesystem::path dir, int metrics_fd) : dir_(std::move(dir)), metrics_fd_(metrics_fd) {}
+  RunWriter(std::filesystem::path dir, RunLock lock) : dir_(std::move(dir)), lock_(std::move(lock)) {}
   static int open_metrics(const std::filesystem::path& dir);
+  void append_line(const std::string& line);
 
   std::filesystem::path dir_;
+  RunLock lock_;  // released last: after the metrics descriptor closes
   int metrics_fd_ = -1;
+  int64_t last_step_ = 0;
 };
 
 // Follows metrics.jsonl: each poll returns the complete lines added since the last one. A line
@@ -115,7 +150,13 @@ class RunReader {
   nlohmann::json config() const;
   config::RunConfig run_config() const;     // config() through parse_run_config
   std::vector<nlohmann::json> metrics() const;  // every complete line; a torn last line is skipped
+  std::vector<MetricsRecord> metric_records() const;  // the lines that hold a record, typed
   RunStatus status() const;                 // "running" at step 0 until the first status is written
+  // True while a writer (training, resuming, evaluating) holds the run's lock.
+  bool writer_active() const;
+  // The state to show: status.json's, except that a "running" run whose writer is gone (killed,
+  // crashed, the machine restarted) is "interrupted" (resumable from its checkpoint).
+  std::string observed_state() const;
   std::vector<std::string> results() const;  // result files (*.json, *.csv but the fixed ones), sorted
   nlohmann::json read_json(const std::string& file) const;
   CsvTable read_csv(const std::string& file) const;

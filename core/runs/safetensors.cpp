@@ -12,8 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/memory/input_error.hpp"
-#include "core/runs/atomic_file.hpp"
+#include "core/common/atomic_file.hpp"
+#include "core/common/file_read.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/json_read.hpp"
 
 namespace proteus::runs {
 namespace {
@@ -25,6 +27,7 @@ static_assert(std::endian::native == std::endian::little, "safetensors I/O assum
 
 constexpr const char* kMetadataKey = "__metadata__";
 constexpr uint64_t kMaxHeader = 100'000'000;  // the reference reader's limit
+constexpr size_t kMaxFileBytes = size_t{64} << 30;  // read whole: far past any checkpoint of this lab
 
 struct DtypeInfo {
   Dtype dtype;
@@ -218,6 +221,7 @@ SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& so
   const std::string_view text = bytes.substr(8, n);
   if (text.empty() || text.front() != '{') throw fail("the header must be a JSON object starting with '{'");
 
+  common::check_json_shape(text, source, {kMaxHeader, 64, "a safetensors header"});
   // nlohmann keeps the last of two equal keys; the callback sees both, so a duplicate is refused.
   std::set<std::string> keys;
   std::string duplicate;
@@ -230,7 +234,9 @@ SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& so
       return true;
     });
   } catch (const json::parse_error& e) {
-    throw fail(std::string("the header is not valid JSON: ") + e.what());
+    std::string detail = e.what();
+    if (detail.size() > 200) detail = detail.substr(0, 197) + "...";  // it quotes the text it read
+    throw fail("the header is not valid JSON: " + detail);
   }
   if (!header.is_object()) throw fail("the header must be a JSON object");
   if (!duplicate.empty()) throw fail("tensor " + quote(duplicate) + ": appears twice in the header");
@@ -324,11 +330,11 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
   } catch (const InputError& e) {
     throw InputError(path.generic_string(), e.reason());
   }
-  write_file_atomically(path, bytes);
+  common::write_file_atomically(path, bytes);
 }
 
 SafetensorsFile read_safetensors(const std::filesystem::path& path) {
-  return decode_safetensors(read_whole_file(path), path.generic_string());
+  return decode_safetensors(common::read_file(path, kMaxFileBytes, "a safetensors file"), path.generic_string());
 }
 
 }  // namespace proteus::runs

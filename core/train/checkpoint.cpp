@@ -1,11 +1,44 @@
 #include "core/train/checkpoint.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
+#include "core/common/input_error.hpp"
 #include "core/runs/safetensors.hpp"
 
 namespace proteus::train {
+namespace {
+
+// A metadata entry, or an InputError naming the file and the entry.
+const std::string& metadata(const runs::SafetensorsFile& file, const std::string& path, const std::string& key) {
+  const auto it = file.metadata.find(key);
+  if (it == file.metadata.end()) throw InputError(path, "metadata '" + key + "' is missing (not a checkpoint of this program)");
+  return it->second;
+}
+
+// A whole decimal number in [0, 2^31), or an InputError: std::stoi would take "12abc" or throw "stoi".
+int read_step(const std::string& text, const std::string& path) {
+  int step = 0;
+  const bool digits = !text.empty() && text.size() <= 10 &&
+                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) {
+    const long long v = std::stoll(text);
+    if (v <= std::numeric_limits<int>::max()) step = static_cast<int>(v);
+    else step = -1;
+  }
+  if (!digits || step < 0) throw InputError(path, "metadata 'step' is not a step number");
+  return step;
+}
+
+}  // namespace
+
+int checkpoint_step(const std::string& path) {
+  const auto file = runs::read_safetensors(path);
+  return read_step(metadata(file, path, "step"), path);
+}
 
 void save_checkpoint(const std::string& path, const model::Model<float>& model, const GatedAdamW<float>* opt,
                      const CheckpointState& state) {
@@ -37,7 +70,7 @@ void save_checkpoint(const std::string& path, const model::Model<float>& model, 
 
 CheckpointState load_checkpoint(const std::string& path, model::Model<float>& model, GatedAdamW<float>* opt) {
   const auto file = runs::read_safetensors(path);
-  auto fail = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
+  auto fail = [&](const std::string& what) { return InputError(path, what); };
   auto& be = model.backend();
   std::vector<float> params(model.num_params());
   for (const auto& e : model.table().entries()) {
@@ -58,13 +91,11 @@ CheckpointState load_checkpoint(const std::string& path, model::Model<float>& mo
     }
   }
   CheckpointState state;
-  auto meta = [&](const std::string& key) {
-    auto it = file.metadata.find(key);
-    if (it == file.metadata.end()) throw fail("metadata '" + key + "' is missing");
-    return it->second;
-  };
-  state.step = std::stoi(meta("step"));
-  state.wall_s = std::stod(meta("wall_s"));
+  auto meta = [&](const std::string& key) { return metadata(file, path, key); };
+  state.step = read_step(meta("step"), path);
+  std::istringstream wall(meta("wall_s"));
+  wall >> state.wall_s;
+  if (!wall || !std::isfinite(state.wall_s)) throw fail("metadata 'wall_s' is not a number of seconds");
   std::istringstream rng(meta("data_rng"));
   rng >> state.rng;
   if (!rng) throw fail("metadata 'data_rng' is not a generator state");

@@ -21,8 +21,12 @@ struct CheckpointState {
 
 void save_checkpoint(const std::string& path, const model::Model<float>& model, const GatedAdamW<float>* opt,
                      const CheckpointState& state);
-// Loads into an already-built model (and optimiser, when given); throws std::runtime_error
-// naming the file and the tensor when it does not match the model.
+// The step a checkpoint was saved at (its metadata), without loading the tensors' values.
+// Throws InputError naming the file when it is not a checkpoint of this program.
+int checkpoint_step(const std::string& path);
+
+// Loads into an already-built model (and optimiser, when given); throws InputError naming the
+// file and the tensor or metadata entry when it does not match the model.
 CheckpointState load_checkpoint(const std::string& path, model::Model<float>& model, GatedAdamW<float>* opt);
 
 }  // namespace proteus::train

@@ -10,9 +10,9 @@
 #include "core/backend/registry.hpp"
 #include "core/config/config_json.hpp"
 #include "core/data/batch_source.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "core/model/model.hpp"
-#include "core/runs/atomic_file.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/runs/safetensors.hpp"
 #include "core/train/checkpoint.hpp"
@@ -24,23 +24,24 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Everything one run holds while it trains.
+// Everything one run holds while it trains. The writer (and with it the run's lock) belongs to
+// the caller, which reports a failure in status.json whatever the session throws.
 struct Session {
   config::RunConfig cfg;
-  runs::RunWriter writer;
+  runs::RunWriter& writer;
+  std::unique_ptr<data::BatchSource> data;
   backend::BackendChoice be;
   std::unique_ptr<model::Model<float>> model;
   std::unique_ptr<GatedAdamW<float>> opt;
-  std::unique_ptr<data::BatchSource> data;
   std::vector<data::Batch> val;
   CheckpointState state;  // completed steps, wall time before this session, the data RNG
 
-  Session(const config::RunConfig& c, runs::RunWriter w) : cfg(c), writer(std::move(w)) {
+  Session(const config::RunConfig& c, runs::RunWriter& w, std::unique_ptr<data::BatchSource> d)
+      : cfg(c), writer(w), data(std::move(d)) {
     be = backend::make_backend(cfg.device, cfg.threads);
     model = std::make_unique<model::Model<float>>(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend,
                                                   cfg.seed);
     opt = std::make_unique<GatedAdamW<float>>(*model, cfg);
-    data = std::make_unique<data::BatchSource>(cfg.data);
     val = data->val_batches(cfg.train.val_batches);
     // Held-out bits per byte are measured on text rows: synthetic rows (noise haystacks, MQAR)
     // would flatter it. A mix without text measures every row (bits per token).
@@ -85,11 +86,46 @@ double validation_bpb(model::Model<float>& model, const std::vector<data::Batch>
   return weight > 0 ? nats / weight / std::numbers::ln2 : 0.0;
 }
 
-nlohmann::json metrics_json(const StepMetrics& m) {
-  nlohmann::json j = {{"step", m.step},         {"loss", m.loss},        {"lr", m.lr},
-                      {"grad_norm", m.grad_norm}, {"tokens_per_s", m.tokens_per_s}, {"elapsed_s", m.elapsed_s}};
-  if (!std::isnan(m.val_bpb)) j["val_bpb"] = m.val_bpb;
-  return j;
+runs::MetricsRecord metrics_record(const StepMetrics& m) {
+  runs::MetricsRecord r;
+  r.step = m.step;
+  r.loss = m.loss;
+  r.lr = m.lr;
+  r.grad_norm = m.grad_norm;
+  r.tokens_per_s = m.tokens_per_s;
+  r.elapsed_s = m.elapsed_s;
+  r.val_bpb = m.val_bpb;
+  return r;
+}
+
+// A failure's one line for status.json: what was thrown, an allocation failure said plainly.
+std::string failure_reason(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::bad_alloc&) {
+    return "out of memory (std::bad_alloc): the model, batch or evaluation is too large for this machine";
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+// Runs `body` with the run's writer; whatever it throws is written to status.json as "failed"
+// (with the step of the last record) before it goes on to the caller, so no run ends "running".
+template <class Body>
+TrainResult reporting_failure(runs::RunWriter& writer, Body&& body) {
+  try {
+    return body();
+  } catch (...) {
+    const std::exception_ptr error = std::current_exception();
+    try {
+      writer.set_status(runs::RunState::failed, failure_reason(error), writer.last_step());
+    } catch (...) {
+      // Nothing more can be written (the disk is gone); the caller still gets the first error.
+    }
+    std::rethrow_exception(error);
+  }
 }
 
 TrainResult run_loop(Session& s, const TrainHooks& hooks) {
@@ -163,7 +199,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
       r.final_val_bpb = m.val_bpb;
     }
     if (eval_now || step == 1 || (t.log_every > 0 && step % t.log_every == 0)) {
-      s.writer.append_metrics(metrics_json(m));
+      s.writer.append_metrics(metrics_record(m));
       if (hooks.on_step) hooks.on_step(m);
     }
     if ((t.checkpoint_every > 0 && step % t.checkpoint_every == 0) || last) checkpoint();
@@ -188,10 +224,13 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
 
 TrainResult train_new_run(const config::RunConfig& cfg, const TrainHooks& hooks) {
   config::validate(cfg);
-  data::validate(cfg.data);  // before the run directory exists: a refused config leaves nothing
+  // The data first, corpus loaded and checked: a refused config or corpus leaves no run directory.
+  auto data = std::make_unique<data::BatchSource>(cfg.data);
   auto writer = runs::RunWriter::create(cfg.runs_dir, cfg.name, config::to_json(cfg));
-  Session s(cfg, std::move(writer));
-  return run_loop(s, hooks);
+  return reporting_failure(writer, [&] {
+    Session s(cfg, writer, std::move(data));
+    return run_loop(s, hooks);
+  });
 }
 
 TrainResult resume_run(const std::string& run_dir, const TrainHooks& hooks) {
@@ -200,16 +239,17 @@ TrainResult resume_run(const std::string& run_dir, const TrainHooks& hooks) {
   const auto ckpt = (std::filesystem::path(run_dir) / kCheckpointFile).string();
   if (!std::filesystem::exists(ckpt))
     throw InputError(run_dir, "has no " + std::string(kCheckpointFile) + " to resume from");
-  // Steps logged after the checkpoint will be trained again: drop their lines first.
-  const int ckpt_step = std::stoi(runs::read_safetensors(ckpt).metadata.at("step"));
-  std::string kept;
-  for (const auto& line : reader.metrics())
-    if (line.value("step", 0) <= ckpt_step) kept += line.dump() + "\n";
-  runs::write_file_atomically(std::filesystem::path(run_dir) / runs::kMetricsFile, kept);
-  Session s(cfg, runs::RunWriter::resume(run_dir));
-  s.state = load_checkpoint(ckpt, *s.model, s.opt.get());
-  if (hooks.on_message) hooks.on_message("resuming " + run_dir + " from step " + std::to_string(s.state.step));
-  return run_loop(s, hooks);
+  // The data first, so a corpus that changed or vanished is refused with the run as it was.
+  auto data = std::make_unique<data::BatchSource>(cfg.data);
+  const int ckpt_step = checkpoint_step(ckpt);
+  // The lock, then the lines of steps after the checkpoint (they are trained again) go.
+  auto writer = runs::RunWriter::resume(run_dir, ckpt_step);
+  return reporting_failure(writer, [&] {
+    Session s(cfg, writer, std::move(data));
+    s.state = load_checkpoint(ckpt, *s.model, s.opt.get());
+    if (hooks.on_message) hooks.on_message("resuming " + run_dir + " from step " + std::to_string(s.state.step));
+    return run_loop(s, hooks);
+  });
 }
 
 }  // namespace proteus::train

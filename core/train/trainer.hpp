@@ -3,7 +3,10 @@
 // per byte as it goes, and keeps the run directory current as it streams (config.json,
 // metrics.jsonl, status.json, checkpoint.safetensors). Seeded and deterministic on the CPU.
 // It stops cleanly on cancel (checkpoint + status "cancelled", resumable) and on a non-finite
-// loss or gradient (status "failed", the last good checkpoint kept untouched).
+// loss or gradient (status "failed", the last good checkpoint kept untouched). Whatever else ends
+// a run once its directory exists (a full disk, std::bad_alloc, a corrupt checkpoint on resume)
+// is written to status.json as "failed" with the reason before it is rethrown: no run that ended
+// says "running". The run directory is locked while the trainer writes it.
 // The final evaluations (per-position loss, NIAH, MQAR, occupancy) are eval/'s, run by the
 // engine after training.
 #pragma once
@@ -52,9 +55,11 @@ struct TrainResult {
   double tokens_per_s = 0;  // mean over the training steps of this session
 };
 
-// Trains a new run under cfg.runs_dir (a fresh directory named after cfg.name).
+// Trains a new run under cfg.runs_dir (a fresh directory named after cfg.name). The config and
+// the corpus are checked first: a refused one leaves no directory behind.
 TrainResult train_new_run(const config::RunConfig& cfg, const TrainHooks& hooks = {});
-// Continues the run in run_dir from its checkpoint, with the config it was started with.
+// Continues the run in run_dir from its checkpoint, with the config it was started with. Throws
+// InputError, touching nothing, when another writer holds the run.
 TrainResult resume_run(const std::string& run_dir, const TrainHooks& hooks = {});
 
 }  // namespace proteus::train

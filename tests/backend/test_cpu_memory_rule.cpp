@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "core/backend/cpu_backend.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "tests/backend/op_check.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/data/mqar.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "tests/support/input_error_field.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "core/data/niah.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "tests/data/temp_corpus.hpp"
 #include "tests/support/input_error_field.hpp"
 

@@ -12,7 +12,7 @@
 
 #include "core/figures/painter.hpp"
 #include "core/figures/run_figures.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 
 namespace {
 

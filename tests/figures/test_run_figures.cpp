@@ -8,7 +8,7 @@
 #include <random>
 
 #include "core/figures/run_figures.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace {

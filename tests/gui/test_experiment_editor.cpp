@@ -7,7 +7,7 @@
 
 #include "app/gui/state/experiment_editor.hpp"
 #include "core/config/experiment.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "tests/train/tiny_run.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "app/gui/state/teaching_stepper.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "core/memory/memory_op.hpp"
 
 namespace {

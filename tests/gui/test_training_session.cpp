@@ -11,7 +11,7 @@
 #include "app/gui/state/frame_stats.hpp"
 #include "app/gui/state/runs_browser.hpp"
 #include "app/gui/state/training_session.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "core/runs/run_dir.hpp"
 #include "tests/train/tiny_run.hpp"
 

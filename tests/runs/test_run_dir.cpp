@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/config/config_json.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace {

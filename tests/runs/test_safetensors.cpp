@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "core/runs/safetensors.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 #include <functional>
 #include <string>
 
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 
 namespace proteus::test_support {
 

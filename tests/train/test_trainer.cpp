@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/backend/cpu_backend.hpp"
-#include "core/memory/input_error.hpp"
+#include "core/common/input_error.hpp"
 #include "core/model/model.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/runs/safetensors.hpp"

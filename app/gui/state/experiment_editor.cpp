@@ -7,8 +7,8 @@
 #include "core/config/experiment.hpp"
 #include "core/engine/experiment_job.hpp"
 #include "core/figures/run_figures.hpp"
-#include "core/memory/input_error.hpp"
-#include "core/runs/atomic_file.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/atomic_file.hpp"
 
 namespace proteus::gui {
 
@@ -96,7 +96,7 @@ nlohmann::json ExperimentEditor::to_experiment_json() const {
 }
 
 void ExperimentEditor::save(const std::filesystem::path& file) {
-  runs::write_file_atomically(file, to_experiment_json().dump(2) + "\n");
+  common::write_file_atomically(file, to_experiment_json().dump(2) + "\n");
   source = file.string();
 }
 

@@ -1,8 +1,8 @@
 #include "app/gui/state/figure_export.hpp"
 
 #include "core/figures/painter.hpp"
-#include "core/memory/input_error.hpp"
-#include "core/runs/atomic_file.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/atomic_file.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::gui {
@@ -21,7 +21,7 @@ std::vector<std::string> export_figures(const std::vector<figures::NamedFigure>&
   for (const auto& nf : figs)
     for (const auto& fmt : s.formats) {
       const auto file = dir / (figures::file_name_part(nf.name) + "." + fmt);
-      if (fmt == "csv") runs::write_file_atomically(file, figures::figure_csv(nf.figure));
+      if (fmt == "csv") common::write_file_atomically(file, figures::figure_csv(nf.figure));
       else figures::save_figure(nf.figure, file, s.width_pt, s.height_pt, s.dpi);
       files.push_back(file.string());
       if (each && !each(file.string())) return files;
@@ -39,10 +39,8 @@ std::filesystem::path export_run_folder(const std::filesystem::path& run_dir, co
   std::filesystem::create_directories(target, ec);
   if (ec) throw std::runtime_error("cannot make " + target.string() + ": " + ec.message());
   for (const auto& entry : std::filesystem::directory_iterator(run_dir)) {
-    if (!entry.is_regular_file() || runs::is_temporary_name(entry.path().filename().string())) continue;
-    std::filesystem::copy_file(entry.path(), target / entry.path().filename(),
-                               std::filesystem::copy_options::overwrite_existing, ec);
-    if (ec) throw std::runtime_error("cannot copy " + entry.path().string() + ": " + ec.message());
+    if (!entry.is_regular_file() || common::is_temporary_name(entry.path().filename().string())) continue;
+    common::copy_file_atomically(entry.path(), target / entry.path().filename());
   }
   export_figures(figures::standard_figures({reader}), target / "figures", s);
   return target;

@@ -11,8 +11,9 @@ RunEntry RunsBrowser::describe(const std::filesystem::path& dir) {
   e.name = dir.filename().string();
   try {
     const auto reader = runs::RunReader::open(dir);
+    e.writer_active = reader.writer_active();
     const auto st = reader.status();
-    e.state = runs::state_name(st.state);
+    e.state = runs::observed_state(st, e.writer_active);
     e.step = st.step;
     const auto c = reader.config();
     const auto& m = c.at("model").at("mixer");

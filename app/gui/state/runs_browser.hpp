@@ -14,10 +14,18 @@ namespace proteus::gui {
 struct RunEntry {
   std::string path;
   std::string name;
-  std::string state;    // running | finished | cancelled | failed | "?" when status.json is unreadable
+  // running | finished | cancelled | failed | interrupted (status.json says running, but no writer
+  // holds the run: its process died) | "?" when status.json is unreadable
+  std::string state;
+  bool writer_active = false;  // a training or evaluation (this window's or another process's) holds it
   int64_t step = 0;
   std::string summary;  // rule, E, d_model
   bool selected = false;
+
+  // Can be resumed from here: stopped one way or another, and nobody else is writing it.
+  bool resumable() const {
+    return !writer_active && (state == "cancelled" || state == "failed" || state == "interrupted");
+  }
 };
 
 class RunsBrowser {

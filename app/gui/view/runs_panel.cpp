@@ -49,7 +49,7 @@ void draw_runs_panel(LabApp& app) {
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.path.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(e.state.c_str());
-      if (e.state == "cancelled" || e.state == "failed") {
+      if (e.resumable()) {
         ImGui::SameLine();
         ImGui::BeginDisabled(app.training.active());
         if (ImGui::SmallButton("resume")) {

@@ -31,15 +31,7 @@ bool ScriptedRun::step(LabApp& app, double now_s) {
       try {
         auto j = config::to_json(app.editor.config, config::JsonForm::as_given);
         for (const auto& s : o_.sets) {
-          const auto eq = s.find('=');
-          if (eq == std::string::npos) throw std::invalid_argument("--set " + s + ": expected PATH=VALUE");
-          const std::string path = s.substr(0, eq), text = s.substr(eq + 1);
-          nlohmann::json value;
-          try {
-            value = nlohmann::json::parse(text);
-          } catch (const std::exception&) {
-            value = text;  // a bare word is a string
-          }
+          auto [path, value] = config::parse_override(s);  // a bare word is a string
           j = config::apply_override(j, path, value);
         }
         if (!o_.sets.empty()) app.editor.config = config::parse_run_config(j);
