@@ -391,10 +391,13 @@ std::string with_commas(int64_t n) {
   return out;
 }
 
-// One (batch, length) shape the model runs at: training, or one of the evaluations.
+// One (batch, length) shape the model runs at: training, or one of the evaluations. A size that
+// grows with the tokens of a batch is blamed on `tokens_field`, one that grows with the length
+// alone (attention's T x T, the memory's states over T) on `length_field`.
 struct Shape {
-  std::string field;  // blamed when the shape is too large
-  std::string what;   // "data.batch x data.seq_len"
+  std::string tokens_field;
+  std::string length_field;
+  std::string what;  // "data.batch x data.seq_len"
   int64_t B, T;
 };
 
@@ -416,34 +419,35 @@ void check_derived_sizes(const RunConfig& c) {
 
   const auto& e = c.eval;
   const int64_t seq = c.data.seq_len, batch = c.data.batch;
-  std::vector<Shape> shapes = {{"data.batch", "data.batch x data.seq_len", batch, seq}};
+  std::vector<Shape> shapes = {{"data.batch", "data.seq_len", "data.batch x data.seq_len", batch, seq}};
   if (e.per_position.enabled)
-    shapes.push_back({"eval.per_position.seq_len", "data.batch x eval.per_position.seq_len", batch,
-                      e.per_position.seq_len > 0 ? e.per_position.seq_len : 2 * seq});
+    shapes.push_back({"eval.per_position.seq_len", "eval.per_position.seq_len", "data.batch x eval.per_position.seq_len",
+                      batch, e.per_position.seq_len > 0 ? e.per_position.seq_len : 2 * seq});
   if (e.niah.enabled)
     for (size_t i = 0; i < e.niah.lengths.size(); ++i)
-      shapes.push_back({indexed("eval.niah.lengths", i), "eval.niah.lengths[" + std::to_string(i) + "]", 1, e.niah.lengths[i]});
+      shapes.push_back({indexed("eval.niah.lengths", i), indexed("eval.niah.lengths", i),
+                        indexed("eval.niah.lengths", i), 1, e.niah.lengths[i]});
   if (e.occupancy.enabled)
-    shapes.push_back({"eval.occupancy.seq_len", "eval.occupancy.seq_len", 1,
+    shapes.push_back({"eval.occupancy.seq_len", "eval.occupancy.seq_len", "eval.occupancy.seq_len", 1,
                       e.occupancy.seq_len > 0 ? e.occupancy.seq_len : seq});
+  const int64_t width = std::max({V, F, C, HD, saturating_product({H, x.window})});
   for (const Shape& s : shapes) {
     const int64_t tokens = saturating_product({s.B, s.T});
     if (tokens > kMaxTokensPerBatch)
-      throw InputError(s.field, s.what + " = " + with_commas(tokens) + " tokens in one batch, more than the limit of " +
-                                    with_commas(kMaxTokensPerBatch));
-    const int64_t width = std::max({V, F, C, HD, saturating_product({H, x.window})});
-    int64_t largest = saturating_product({tokens, width});
-    std::string of = "tokens x the widest layer (" + with_commas(width) + ")";
-    const int64_t mixer = x.type == "attention" ? saturating_product({s.B, H, s.T, s.T})
-                                                : saturating_product({s.T + 1, dh, dh});
-    if (mixer > largest) {
-      largest = mixer;
-      of = x.type == "attention" ? "attention probabilities (batch x heads x length^2)"
-                                 : "one head's memory states over the sequence ((length + 1) x d_head^2)";
-    }
-    if (largest > kMaxBufferElements)
-      throw InputError(s.field, "with " + s.what + ", one buffer would hold " + with_commas(largest) + " numbers (" +
-                                    of + "), more than the limit of " + with_commas(kMaxBufferElements));
+      throw InputError(s.tokens_field, s.what + " = " + with_commas(tokens) + " tokens in one batch, more than the limit of " +
+                                           with_commas(kMaxTokensPerBatch));
+    const int64_t activations = saturating_product({tokens, width});
+    if (activations > kMaxBufferElements)
+      throw InputError(s.tokens_field, "with " + s.what + ", one buffer would hold " + with_commas(activations) +
+                                           " numbers (tokens x the widest layer, " + with_commas(width) +
+                                           "), more than the limit of " + with_commas(kMaxBufferElements));
+    const bool attention = x.type == "attention";
+    const int64_t mixer = attention ? saturating_product({s.B, H, s.T, s.T}) : saturating_product({s.T + 1, dh, dh});
+    if (mixer > kMaxBufferElements)
+      throw InputError(s.length_field, "with " + s.what + ", one buffer would hold " + with_commas(mixer) + " numbers (" +
+                                           (attention ? "attention probabilities: batch x heads x length^2"
+                                                      : "one head's memory states over the sequence: (length + 1) x d_head^2") +
+                                           "), more than the limit of " + with_commas(kMaxBufferElements));
   }
 }
 

@@ -69,7 +69,8 @@ void validate(const config::DataConfig& cfg) {
   if (drawn(cfg, "mqar")) mqar::check(cfg.seq_len, cfg.mqar.vocab, cfg.mqar.pairs, cfg.mqar.alpha);
   if (needs_corpus(cfg) && (!std::isfinite(cfg.text.holdout) || cfg.text.holdout <= 0 || cfg.text.holdout >= 1))
     throw InputError("data.text.holdout", "must be in (0, 1), got " + std::to_string(cfg.text.holdout));
-  if (needs_corpus(cfg)) locate_corpus(cfg.text.path);  // a missing corpus fails here, not in the worker
+  // A missing, empty or too short corpus fails here, before any run starts, not in the worker.
+  if (needs_corpus(cfg)) check_corpus_files(cfg.text.path, cfg.text.holdout, static_cast<size_t>(cfg.seq_len) + 1);
 }
 
 BatchSource::BatchSource(const config::DataConfig& cfg) : cfg_(cfg) {

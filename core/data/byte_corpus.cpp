@@ -155,6 +155,58 @@ fs::path locate_corpus(const std::string& path) {
   return root;
 }
 
+void check_corpus_files(const std::string& path, double holdout, size_t min_bytes) {
+  check_holdout(holdout);
+  const fs::path root = locate_corpus(path);
+  const std::string shown = common::quoted(path, common::kShownPath);
+  const auto too_short = [&](uint64_t bytes, const std::string& what) {
+    return InputError("data.text.path", shown + ": " + what + " hold" + (what == "the corpus" ? "s " : " ") +
+                                            std::to_string(bytes) + " bytes of text, less than one row (data.seq_len + 1 = " +
+                                            std::to_string(min_bytes) + " bytes); give more text or a shorter data.seq_len");
+  };
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    if (!fs::is_regular_file(root, ec))
+      throw InputError("data.text.path", shown + " is not a regular file (a text file or a folder of .txt files is expected)");
+    const uint64_t bytes = fs::file_size(root, ec);
+    if (bytes == 0) throw InputError("data.text.path", shown + ": the corpus holds no text");
+    if (bytes > kMaxCorpusBytes)
+      throw InputError("data.text.path", shown + ": the corpus is larger than the limit of " + common::format_bytes(kMaxCorpusBytes));
+    // Cut into documents later; each split needs a row of its own.
+    if (bytes < 2 * min_bytes) throw too_short(bytes, "the corpus");
+    return;
+  }
+  // A folder: the split is fixed by the documents' names, so each split's size is known from sizes.
+  std::vector<std::pair<std::string, uint64_t>> files;  // name, size (empty files hold no document)
+  bool any_txt = false;
+  uint64_t total = 0;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    if (!entry.is_regular_file(ec) || !has_txt_extension(entry.path())) continue;
+    any_txt = true;
+    const uint64_t size = entry.file_size(ec);
+    total += size;
+    if (size > 0) files.emplace_back(entry.path().filename().string(), size);
+  }
+  if (!any_txt) throw InputError("data.text.path", "the folder " + shown + " holds no .txt files");
+  if (files.empty()) throw InputError("data.text.path", shown + ": the corpus holds no text");
+  if (total > kMaxCorpusBytes)
+    throw InputError("data.text.path", shown + ": the corpus is larger than the limit of " + common::format_bytes(kMaxCorpusBytes));
+  if (total < 2 * min_bytes) throw too_short(total, "the corpus");
+  if (files.size() < 2)
+    throw InputError("data.text.holdout", "the held-out split would be empty: the corpus is one document (give more "
+                                          "text files, or one file, which is cut at blank lines into ~4 KB documents)");
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+    const uint64_t ha = fnv1a64(a.first), hb = fnv1a64(b.first);
+    return ha != hb ? ha < hb : a.first < b.first;
+  });
+  const size_t n = files.size();
+  const size_t n_val = std::clamp<size_t>(size_t(std::llround(holdout * double(n))), 1, n - 1);
+  uint64_t val = 0;
+  for (size_t i = 0; i < n_val; ++i) val += files[i].second;
+  if (val < min_bytes) throw too_short(val, "the held-out documents");
+  if (total - val < min_bytes) throw too_short(total - val, "the training documents");
+}
+
 ByteCorpus ByteCorpus::load(const std::string& path, double holdout) {
   check_holdout(holdout);
   std::error_code ec;

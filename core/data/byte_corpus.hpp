@@ -28,6 +28,14 @@ struct Document {
 // path of the shipped corpus. Throws InputError("data.text.path", ...) when there is nothing there.
 std::filesystem::path locate_corpus(const std::string& path);
 
+// The corpus's files looked at without reading them (a directory listing and sizes; a folder's split
+// follows from its file names): a folder with no .txt file, no text at all, a split with less text
+// than one row (min_bytes), or a path that is neither a regular file nor a folder is refused
+// (InputError "data.text.path"). Cheap enough to run for every run of a sweep before anything
+// starts; loading (ByteCorpus::load) then checks what only the bytes tell (blank files, a single
+// file's pieces).
+void check_corpus_files(const std::string& path, double holdout, size_t min_bytes);
+
 class ByteCorpus {
  public:
   // Throws InputError ("data.text.path": missing path, no text; "data.text.holdout": out of

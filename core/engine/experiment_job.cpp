@@ -181,7 +181,7 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
 
 void validate_run(const config::RunConfig& cfg) {
   config::validate(cfg);
-  data::BatchSource checked(cfg.data);  // loads the corpus: an empty or too short one is refused here
+  data::validate(cfg.data);  // the corpus's files too: a missing, empty or too short one is refused here
   const auto& e = cfg.eval.niah;
   bool niah_in_mix = false;
   for (const auto& m : cfg.data.mix) niah_in_mix |= m.task == "niah" && m.weight > 0;

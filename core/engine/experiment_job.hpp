@@ -43,8 +43,9 @@ struct Snapshot {
 using ExperimentHandle = Handle<Snapshot>;
 
 // Everything that can be checked before a run starts, so a bad config fails in a second and
-// not after training: the config's own fields and bounds, the data (the corpus loaded: an empty
-// file, a folder with no text or text shorter than one row is refused), and that every NIAH
+// not after training: the config's own fields and bounds, the data (the corpus's files: a missing
+// or empty file, a folder with no .txt file, less text than one row is refused; what only the bytes
+// tell is checked as the run loads them, before its directory exists), and that every NIAH
 // evaluation length holds its task's prompt. Throws InputError naming the field.
 void validate_run(const config::RunConfig& cfg);
 

@@ -167,6 +167,14 @@ RunWriter RunWriter::reopen(const std::filesystem::path& dir) {
 
 RunWriter RunWriter::resume(const std::filesystem::path& dir, int64_t keep_through_step) {
   RunWriter writer = reopen(dir);  // the lock first: nothing is touched while another writer runs
+  writer.continue_training(keep_through_step);
+  return writer;
+}
+
+void RunWriter::continue_training(int64_t keep_through_step) {
+  // metrics.jsonl may be replaced below: no descriptor may point at the old one.
+  if (metrics_fd_ >= 0) throw std::logic_error("continue_training: this RunWriter is already writing metrics");
+  const std::filesystem::path& dir = dir_;
   const std::filesystem::path metrics = dir / kMetricsFile;
   std::error_code ec;
   if (std::filesystem::exists(metrics, ec)) {
@@ -195,9 +203,9 @@ RunWriter RunWriter::resume(const std::filesystem::path& dir, int64_t keep_throu
       std::filesystem::resize_file(metrics, whole);  // the torn line of a crash
     }
   }
-  write_status(dir, RunState::running, "resumed", writer.last_step_);
-  writer.metrics_fd_ = open_metrics(dir);
-  return writer;
+  if (keep_through_step >= 0) last_step_ = keep_through_step;
+  write_status(dir, RunState::running, "resumed", last_step_);
+  metrics_fd_ = open_metrics(dir);
 }
 
 RunWriter::RunWriter(RunWriter&& other) noexcept

@@ -78,8 +78,11 @@ class RunWriter {
   // Throws InputError when another writer holds the run (nothing is touched then).
   static RunWriter resume(const std::filesystem::path& dir, int64_t keep_through_step = -1);
   // Reopens a run to add results (an evaluation of a saved run): the lock only; status and
-  // metrics are left as they are.
+  // metrics are left as they are, and no metrics can be appended until continue_training.
   static RunWriter reopen(const std::filesystem::path& dir);
+  // What resume does after the lock: trims metrics.jsonl (a torn line; with keep_through_step >= 0
+  // the lines of later steps), sets status "running" and opens metrics for appending.
+  void continue_training(int64_t keep_through_step = -1);
 
   RunWriter(RunWriter&& other) noexcept;
   RunWriter& operator=(RunWriter&& other) noexcept;

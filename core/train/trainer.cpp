@@ -236,15 +236,17 @@ TrainResult train_new_run(const config::RunConfig& cfg, const TrainHooks& hooks)
 TrainResult resume_run(const std::string& run_dir, const TrainHooks& hooks) {
   const auto reader = runs::RunReader::open(run_dir);
   const auto cfg = reader.run_config();
-  const auto ckpt = (std::filesystem::path(run_dir) / kCheckpointFile).string();
-  if (!std::filesystem::exists(ckpt))
-    throw InputError(run_dir, "has no " + std::string(kCheckpointFile) + " to resume from");
   // The data first, so a corpus that changed or vanished is refused with the run as it was.
   auto data = std::make_unique<data::BatchSource>(cfg.data);
-  const int ckpt_step = checkpoint_step(ckpt);
-  // The lock, then the lines of steps after the checkpoint (they are trained again) go.
-  auto writer = runs::RunWriter::resume(run_dir, ckpt_step);
+  // The lock: a second writer is refused here, touching nothing. From now on whatever fails
+  // (no checkpoint, a corrupt one) is the run's failure, written to its status.
+  auto writer = runs::RunWriter::reopen(run_dir);
   return reporting_failure(writer, [&] {
+    const auto ckpt = (std::filesystem::path(run_dir) / kCheckpointFile).string();
+    if (!std::filesystem::exists(ckpt))
+      throw InputError(run_dir, "has no " + std::string(kCheckpointFile) + " to resume from");
+    // Lines of steps after the checkpoint are dropped: those steps are trained again.
+    writer.continue_training(checkpoint_step(ckpt));
     Session s(cfg, writer, std::move(data));
     s.state = load_checkpoint(ckpt, *s.model, s.opt.get());
     if (hooks.on_message) hooks.on_message("resuming " + run_dir + " from step " + std::to_string(s.state.step));

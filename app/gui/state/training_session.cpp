@@ -117,6 +117,7 @@ void TrainingSession::start(std::vector<config::RunConfig> runs, bool side_by_si
 
 void TrainingSession::resume_run(const std::string& run_dir) {
   auto cfg = runs::RunReader::open(run_dir).run_config();  // throws InputError for a non-run
+  runs::RunLock::check_free(run_dir);  // another writer holds it: refused before this job is touched
   handle_.cancel();
   handle_ = engine::start_resume(run_dir, true);
   configs_ = {cfg};

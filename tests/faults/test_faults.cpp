@@ -1,0 +1,298 @@
+// The fault suite (issue 10): `proteus train` killed (SIGKILL) or stopped (SIGTERM) at random
+// points of a tiny run that checkpoints every step, two writers racing for one run, and a full
+// disk (a small tmpfs, where the test may mount one). After each, the run's files are checked:
+// every file parses, metrics steps only increase, status.json never claims a run is running that
+// nobody runs, and the run resumes to the same complete record of steps.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/common/input_error.hpp"
+#include "core/runs/run_dir.hpp"
+#include "core/runs/run_lock.hpp"
+#include "core/runs/safetensors.hpp"
+#include "tests/support/child_process.hpp"
+#include "tests/support/run_command.hpp"
+
+namespace {
+
+using namespace proteus;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using nlohmann::json;
+using test_support::ChildProcess;
+using test_support::wait_until;
+
+constexpr int kSteps = 60;
+
+fs::path temp_dir(const std::string& what) {
+  auto d = fs::temp_directory_path() / ("proteus-faults-" + what + "-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(std::random_device{}()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// A run that checkpoints at every step, so a kill lands in a checkpoint write as often as not.
+fs::path write_config(const fs::path& dir, int steps = kSteps, int d_model = 32) {
+  json c = json::parse(R"({"name": "tiny", "seed": 1, "threads": 1,
+    "model": {"layers": 1, "mixer": {"heads": 2, "d_head": 8, "E": 2}},
+    "data": {"seq_len": 32, "batch": 2},
+    "train": {"warmup": 1, "eval_every": 10, "log_every": 1, "val_batches": 1, "checkpoint_every": 1},
+    "eval": {"per_position": {"seq_len": 40, "sequences": 2}, "niah": {"enabled": false}, "occupancy": {"blocks": 2}}})");
+  c["model"]["d_model"] = d_model;
+  c["train"]["steps"] = steps;
+  c["data"]["text"]["path"] = std::string(PROTEUS_SOURCE_DIR) + "/assets/corpus/brown";
+  std::ofstream(dir / "tiny.json") << c.dump(2);
+  return dir / "tiny.json";
+}
+
+std::vector<int64_t> steps_of(const runs::RunReader& reader) {
+  std::vector<int64_t> steps;
+  for (const auto& m : reader.metric_records()) steps.push_back(m.step);
+  return steps;
+}
+
+std::vector<int64_t> one_to(int64_t n) {
+  std::vector<int64_t> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = i + 1;
+  return v;
+}
+
+// Everything a reader (the runs browser, eval, export) reads of a run parses, whatever moment the
+// process died at; the run's state is never "running" without a writer.
+void check_run_files(const fs::path& run, const std::string& when) {
+  SCOPED_TRACE(when);
+  const auto reader = runs::RunReader::open(run);
+  EXPECT_NO_THROW(reader.run_config());
+  runs::RunStatus status;
+  ASSERT_NO_THROW(status = reader.status());
+  EXPECT_FALSE(reader.writer_active()) << "the lock died with its writer";
+  EXPECT_NE(reader.observed_state(), "running");
+  std::vector<int64_t> steps;
+  ASSERT_NO_THROW(steps = steps_of(reader));  // a torn last line is skipped, never an error
+  EXPECT_TRUE(std::is_sorted(steps.begin(), steps.end()) &&
+              std::adjacent_find(steps.begin(), steps.end()) == steps.end())
+      << "metrics steps must only increase";
+  for (const auto& file : reader.results()) {
+    if (file.ends_with(".json")) EXPECT_NO_THROW(reader.read_json(file)) << file;
+    else EXPECT_NO_THROW(reader.read_csv(file)) << file;
+  }
+  const fs::path ckpt = run / "checkpoint.safetensors";
+  if (fs::exists(ckpt)) {
+    runs::SafetensorsFile f;
+    ASSERT_NO_THROW(f = runs::read_safetensors(ckpt)) << "a checkpoint is replaced whole or not at all";
+    const int64_t ckpt_step = std::stoll(f.metadata.at("step"));
+    if (ckpt_step > 0) {  // a cancel before the first step checkpoints step 0
+      ASSERT_FALSE(steps.empty());
+      EXPECT_LE(ckpt_step, steps.back()) << "a step is logged before it is checkpointed";
+    }
+  }
+}
+
+// Resumes the run to its end; afterwards every step was logged exactly once.
+void resume_and_check(const fs::path& run, const fs::path& log, int steps) {
+  const bool has_checkpoint = fs::exists(run / "checkpoint.safetensors");
+  const auto r = test_support::run_proteus("train --resume " + run.string() + " --no-eval >> " + log.string());
+  const auto reader = runs::RunReader::open(run);
+  if (!has_checkpoint) {
+    // Killed before the first checkpoint: nothing to resume from, and the run says so.
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_EQ(reader.status().state, runs::RunState::failed);
+    return;
+  }
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(reader.status().state, runs::RunState::finished);
+  EXPECT_EQ(steps_of(reader), one_to(steps)) << "after a resume every step is there once";
+}
+
+TEST(Faults, SigkillAtRandomPointsLeavesAReadableResumableRun) {
+  std::mt19937 rng(20260301);  // the delays are drawn, not the outcomes: timing varies run to run
+  std::uniform_int_distribution<int> delay_ms(20, 700);
+  for (int trial = 0; trial < 6; ++trial) {
+    const auto dir = temp_dir("sigkill");
+    const auto config = write_config(dir);
+    const int delay = delay_ms(rng);
+    {
+      ChildProcess p({"train", config.string(), "--runs-dir", (dir / "runs").string()}, (dir / "log").string());
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+      p.signal(SIGKILL);
+      p.wait();
+    }
+    const fs::path run = dir / "runs" / "tiny";
+    if (fs::exists(run / runs::kConfigFile)) {
+      check_run_files(run, "SIGKILL after " + std::to_string(delay) + " ms");
+      resume_and_check(run, dir / "log", kSteps);
+    }
+    fs::remove_all(dir);
+  }
+}
+
+TEST(Faults, SigtermIsACancel) {
+  std::mt19937 rng(20260302);
+  std::uniform_int_distribution<int> delay_ms(60, 500);
+  for (int trial = 0; trial < 4; ++trial) {
+    const auto dir = temp_dir("sigterm");
+    const auto config = write_config(dir);
+    const int delay = delay_ms(rng);
+    int status = 0;
+    {
+      ChildProcess p({"train", config.string(), "--runs-dir", (dir / "runs").string()}, (dir / "log").string());
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+      p.signal(SIGTERM);
+      status = p.wait();
+    }
+    const fs::path run = dir / "runs" / "tiny";
+    SCOPED_TRACE("SIGTERM after " + std::to_string(delay) + " ms");
+    if (!fs::exists(run / runs::kConfigFile)) {
+      // Before the run existed the command may still have been loading its config.
+      fs::remove_all(dir);
+      continue;
+    }
+    ASSERT_TRUE(WIFEXITED(status)) << "SIGTERM must be handled once the run exists";
+    const auto state = runs::RunReader::open(run).status().state;
+    if (WEXITSTATUS(status) == 130) {
+      // Cancelled while training (status cancelled, checkpointed) or while evaluating (trained).
+      EXPECT_TRUE(state == runs::RunState::cancelled || state == runs::RunState::finished) << runs::state_name(state);
+    } else {
+      EXPECT_EQ(WEXITSTATUS(status), 0) << "finished before the signal";
+      EXPECT_EQ(state, runs::RunState::finished);
+    }
+    check_run_files(run, "SIGTERM");
+    if (state == runs::RunState::cancelled) resume_and_check(run, dir / "log", kSteps);
+    fs::remove_all(dir);
+  }
+}
+
+TEST(Faults, OfTwoResumesOfOneRunOneIsRefused) {
+  const auto dir = temp_dir("two-writers");
+  const int steps = 150;
+  const auto config = write_config(dir, steps);
+  const fs::path run = dir / "runs" / "tiny";
+  const auto status_is = [&](runs::RunState s, int64_t min_step) {
+    try {
+      const auto st = runs::RunReader::open(run).status();
+      return st.state == s && st.step >= min_step;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  {
+    ChildProcess first({"train", config.string(), "--runs-dir", (dir / "runs").string()}, (dir / "log").string());
+    ASSERT_TRUE(wait_until([&] { return status_is(runs::RunState::running, 2); }, 20s));
+    first.signal(SIGTERM);
+    first.wait();
+  }
+  ASSERT_EQ(runs::RunReader::open(run).status().state, runs::RunState::cancelled);
+  // Two resumes: they both ran and interleaved duplicate, out-of-order steps in metrics.jsonl.
+  ChildProcess a({"train", "--resume", run.string(), "--no-eval"}, (dir / "a.log").string());
+  ASSERT_TRUE(wait_until([&] { return runs::RunLock::held(run); }, 20s));
+  const auto b = test_support::run_proteus("train --resume " + run.string() + " --no-eval");
+  EXPECT_EQ(b.status, 2) << b.out;
+  EXPECT_NE(b.out.find("another writer holds this run"), std::string::npos) << b.out;
+  const int a_status = a.wait();
+  ASSERT_TRUE(WIFEXITED(a_status));
+  EXPECT_EQ(WEXITSTATUS(a_status), 0);
+  const auto reader = runs::RunReader::open(run);
+  EXPECT_EQ(reader.status().state, runs::RunState::finished);
+  EXPECT_EQ(steps_of(reader), one_to(steps));
+  fs::remove_all(dir);
+}
+
+// Runs `script` (sh) in a new user and mount namespace, where it may mount a tmpfs; false when
+// this machine allows neither (a container without user namespaces).
+bool run_in_mount_namespace(const std::string& script, const std::vector<std::string>& args) {
+  std::string command = "unshare -rm sh -c '" + script + "' sh";
+  for (const auto& a : args) command += " '" + a + "'";
+  return std::system((command + " 2>/dev/null").c_str()) == 0;
+}
+
+TEST(Faults, AFullDiskLeavesAFailedStatusAndEveryEarlierFile) {
+  const auto dir = temp_dir("full-disk");
+  const auto config = write_config(dir);
+  fs::create_directories(dir / "mnt");
+  fs::create_directories(dir / "out");
+  // 96 KiB: the config, status and metrics fit; the first checkpoint (~250 KB) does not.
+  const std::string script =
+      "mount -t tmpfs -o size=96k tmpfs \"$1\" || exit 99; "
+      "\"$2\" train \"$3\" --runs-dir \"$1/runs\" --no-eval > \"$4/log\" 2>&1; echo $? > \"$4/rc\"; "
+      "cp -r \"$1/runs\" \"$4/\"";
+  if (!run_in_mount_namespace(script, {(dir / "mnt").string(), PROTEUS_BIN, config.string(), (dir / "out").string()}) ||
+      !fs::exists(dir / "out" / "rc")) {
+    fs::remove_all(dir);
+    GTEST_SKIP() << "cannot mount a tmpfs here (no user namespaces)";
+  }
+  std::ifstream rc_file(dir / "out" / "rc");
+  int rc = -1;
+  rc_file >> rc;
+  std::ifstream log_file(dir / "out" / "log");
+  const std::string log((std::istreambuf_iterator<char>(log_file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 1) << log;
+  const fs::path run = dir / "out" / "runs" / "tiny";
+  check_run_files(run, "full disk");
+  const auto status = runs::RunReader::open(run).status();
+  EXPECT_EQ(status.state, runs::RunState::failed) << status.message;
+  EXPECT_NE(status.message.find("No space left on device"), std::string::npos) << status.message;
+  fs::remove_all(dir);
+}
+
+// In a child: a mount namespace with a tmpfs at `mnt` (root, or a user namespace otherwise).
+bool private_tmpfs(const fs::path& mnt, const char* size) {
+  const uid_t uid = ::getuid();
+  const gid_t gid = ::getgid();
+  if (::unshare(CLONE_NEWNS) != 0) {
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return false;
+    std::ofstream("/proc/self/setgroups") << "deny";
+    std::ofstream("/proc/self/uid_map") << "0 " << uid << " 1";
+    std::ofstream("/proc/self/gid_map") << "0 " << gid << " 1";
+  }
+  if (::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
+  return ::mount("tmpfs", mnt.c_str(), "tmpfs", 0, (std::string("size=") + size).c_str()) == 0;
+}
+
+TEST(Faults, AStatusIsStillWrittenWhenNotOneBlockIsLeft) {
+  const auto dir = temp_dir("no-block-left");
+  fs::create_directories(dir / "mnt");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (!private_tmpfs(dir / "mnt", "64k")) ::_exit(77);
+    try {
+      auto w = runs::RunWriter::create(dir / "mnt", "full", json::object());
+      w.set_status(runs::RunState::running, "training", 5);
+      // Fill every block that is left.
+      const int fd = ::open((dir / "mnt" / "filler").c_str(), O_WRONLY | O_CREAT, 0644);
+      const std::string block(4096, 'f');
+      while (::write(fd, block.data(), block.size()) > 0) {
+      }
+      ::close(fd);
+      // The atomic write has no block for its temporary: the status is rewritten in place.
+      w.set_status(runs::RunState::failed, "No space left on device", 5);
+      const auto st = runs::RunReader::open(w.dir()).status();
+      ::_exit(st.state == runs::RunState::failed && st.message == "No space left on device" ? 0 : 1);
+    } catch (const std::exception&) {
+      ::_exit(2);
+    }
+  }
+  int wstatus = 0;
+  ::waitpid(child, &wstatus, 0);
+  fs::remove_all(dir);
+  ASSERT_TRUE(WIFEXITED(wstatus));
+  if (WEXITSTATUS(wstatus) == 77) GTEST_SKIP() << "cannot mount a tmpfs here";
+  EXPECT_EQ(WEXITSTATUS(wstatus), 0) << "1: the status did not say failed; 2: writing it threw";
+}
+
+}  // namespace

@@ -1,0 +1,81 @@
+// For tests that signal the `proteus` command while it works: start it as a child process (its
+// output into a file), signal it, and wait for its exit status.
+#pragma once
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace proteus::test_support {
+
+class ChildProcess {
+ public:
+  // Runs PROTEUS_BIN with `args`, stdout and stderr appended to `log`.
+  ChildProcess(const std::vector<std::string>& args, const std::string& log) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd >= 0) {
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+      }
+      std::vector<char*> argv;
+      std::string bin = PROTEUS_BIN;
+      argv.push_back(bin.data());
+      std::vector<std::string> copy = args;
+      for (auto& a : copy) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(bin.c_str(), argv.data());
+      ::_exit(127);
+    }
+  }
+  ~ChildProcess() {
+    if (pid_ > 0 && !waited_) {
+      ::kill(pid_, SIGKILL);
+      wait();
+    }
+  }
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  void signal(int sig) const { ::kill(pid_, sig); }
+
+  // The raw wait status (WIFEXITED / WIFSIGNALED).
+  int wait() {
+    if (!waited_) {
+      ::waitpid(pid_, &status_, 0);
+      waited_ = true;
+    }
+    return status_;
+  }
+
+  // True once the child has ended (without waiting for it).
+  bool ended() {
+    if (waited_) return true;
+    if (::waitpid(pid_, &status_, WNOHANG) == pid_) waited_ = true;
+    return waited_;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = 0;
+  bool waited_ = false;
+};
+
+// Polls `done` every 5 ms until it holds or `timeout` passes; returns whether it held.
+template <class F>
+bool wait_until(F&& done, std::chrono::milliseconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+}  // namespace proteus::test_support
