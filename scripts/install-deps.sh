@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages Proteus Lab builds with, only those that are missing: the
-# engine's, the window's (Dear ImGui, GLFW, OpenGL, a font) and Xvfb for the window's test.
+# engine's, the window's (Dear ImGui, GLFW, OpenGL, a font), Xvfb for the window's test, and clang
+# with its compiler runtime (libFuzzer) for the fuzzers (scripts/fuzz.sh).
 # CUDA is not installed here: when a toolkit is present (nvcc), the build finds it.
 set -euo pipefail
 
@@ -11,7 +12,18 @@ packages=(
   libcairo2-dev
   libimgui-dev libglfw3-dev libgl-dev libopengl-dev fonts-dejavu-core
   xvfb xauth libgl1-mesa-dri
+  clang
 )
+# libFuzzer is in the compiler-rt package of clang's major version (libclang-rt-14-dev on Debian 12,
+# -18- on Ubuntu 24.04); apt only recommends it, and recommendations are not installed below.
+clang_major() {
+  local v
+  v=$({ clang --version 2>/dev/null || true; } | sed -n 's/.*version \([0-9]*\).*/\1/p' | sed -n 1p)
+  [ -z "$v" ] && v=$({ apt-cache depends clang 2>/dev/null || true; } | sed -n 's/.*Depends: clang-\([0-9]*\)$/\1/p' | sed -n 1p)
+  echo "$v"
+}
+major=$(clang_major)
+[ -n "$major" ] && packages+=("libclang-rt-$major-dev")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -28,3 +40,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -q
 $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+# Without package lists or clang beforehand, the runtime's version is known only now.
+if [ -z "$major" ] && major=$(clang_major) && [ -n "$major" ]; then
+  $sudo apt-get install -y -q --no-install-recommends "libclang-rt-$major-dev"
+fi

@@ -4,6 +4,7 @@
 #   PROTEUS_SKIP_SANITIZE=1   skip the sanitizer pass
 #   PROTEUS_CUDA=OFF          build the CPU-only product even where nvcc is installed
 #   PROTEUS_GUI=OFF           leave out the window (proteus-lab) and its Xvfb run
+#   PROTEUS_FUZZ_SECONDS=N    how long each fuzzer runs (default 60; scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,3 +28,6 @@ if [ "${PROTEUS_SKIP_SANITIZE:-0}" != 1 ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
 fi
+
+# The fuzzers (libFuzzer, clang): the config reader and memory-op's reader, about a minute each.
+scripts/fuzz.sh "${PROTEUS_FUZZ_SECONDS:-60}"
