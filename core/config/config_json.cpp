@@ -320,14 +320,17 @@ class Reader {
   std::vector<std::string> keys_;
 };
 
-// ---- Listing paths -----------------------------------------------------------------------------
+// ---- Walking paths -----------------------------------------------------------------------------
 
-class PathLister {
+// Calls leaf(dotted path, value) for every field in schema order; a list (data.mix) is one leaf.
+// Listing the paths and checking the size bounds are two such walks.
+template <class Leaf>
+class PathWalker {
  public:
-  explicit PathLister(std::vector<std::string>& out) : out_(out) {}
+  explicit PathWalker(Leaf leaf) : leaf_(std::move(leaf)) {}
 
   template <class T>
-  void field(const char* key, T&) { out_.push_back(at(key)); }
+  void field(const char* key, T& value) { leaf_(at(key), value); }
 
   template <class F>
   void object(const char* key, F&& body) {
@@ -338,48 +341,28 @@ class PathLister {
   }
 
   template <class Item, class F>
-  void list(const char* key, std::vector<Item>&, F&&) { out_.push_back(at(key)); }
+  void list(const char* key, std::vector<Item>& items, F&&) { leaf_(at(key), items); }
 
  private:
   std::string at(const char* key) const { return prefix_.empty() ? std::string(key) : prefix_ + "." + key; }
-  std::vector<std::string>& out_;
+  Leaf leaf_;
   std::string prefix_;
 };
 
 // ---- Validation --------------------------------------------------------------------------------
 
 // Checks every integer field that size_bounds() lists, walking the schema so none is missed.
-class BoundChecker {
- public:
-  template <class T>
-  void field(const char* key, T& value) {
-    if constexpr (std::is_same_v<T, int>) {
-      check_size_bound(at(key), value);
-    } else if constexpr (std::is_same_v<T, std::vector<int>>) {
-      for (size_t i = 0; i < value.size(); ++i) check_size_bound(at(key), value[i], indexed(at(key), i));
-    }
-  }
-
-  template <class F>
-  void object(const char* key, F&& body) {
-    const std::string saved = prefix_;
-    prefix_ = at(key);
-    body();
-    prefix_ = saved;
-  }
-
-  template <class Item, class F>
-  void list(const char*, std::vector<Item>&, F&&) {}  // data.mix holds no sizes
-
- private:
-  std::string at(const char* key) const { return prefix_.empty() ? std::string(key) : prefix_ + "." + key; }
-  std::string prefix_;
-};
-
 void check_size_bounds(const RunConfig& c) {
-  RunConfig copy = c;  // visit() takes a mutable config; the checker only reads
-  BoundChecker checker;
-  visit(checker, copy);
+  RunConfig copy = c;  // visit() takes a mutable config; the walk only reads
+  PathWalker walker([](const std::string& path, const auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, int>) {
+      check_size_bound(path, value);
+    } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+      for (size_t i = 0; i < value.size(); ++i) check_size_bound(path, value[i], indexed(path, i));
+    }
+  });
+  visit(walker, copy);
 }
 
 std::string with_commas(int64_t n) {
@@ -537,7 +520,7 @@ RunConfig parse_run_config(const json& j) {
 std::vector<std::string> config_paths() {
   std::vector<std::string> paths;
   RunConfig c;
-  PathLister lister(paths);
+  PathWalker lister([&](const std::string& path, const auto&) { paths.push_back(path); });
   visit(lister, c);
   return paths;
 }

@@ -13,13 +13,13 @@
 #include <thread>
 
 #include "core/common/atomic_file.hpp"
-#include "tests/common/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using proteus::common::WriteError;
-using proteus::common::testing::TempDir;
+using proteus::test_support::TempDir;
 namespace common = proteus::common;
 
 bool no_temporaries(const fs::path& dir) {

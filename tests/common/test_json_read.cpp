@@ -11,7 +11,7 @@
 
 #include "core/common/input_error.hpp"
 #include "core/common/json_read.hpp"
-#include "tests/common/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
@@ -19,7 +19,7 @@ using proteus::InputError;
 using proteus::common::JsonLimits;
 using proteus::common::parse_json;
 using proteus::common::read_json_file;
-using proteus::common::testing::TempDir;
+using proteus::test_support::TempDir;
 
 const JsonLimits kSmall{1024, 8, "a test file"};
 

@@ -12,6 +12,7 @@
 #include "core/config/config_json.hpp"
 #include "core/config/experiment.hpp"
 #include "core/config/size_bounds.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
@@ -123,18 +124,9 @@ TEST(ConfigLimits, MessagesQuoteAShortPrefixOfABadValue) {
 
 class ConfigFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("proteus-config-limits-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-    return dir_ / name;
-  }
-  fs::path dir_;
+  fs::path write(const std::string& name, const std::string& text) { return tmp_.write(name, text); }
+  proteus::test_support::TempDir tmp_;
+  const fs::path& dir_ = tmp_.path();
 };
 
 TEST_F(ConfigFiles, DuplicateKeysAreRefusedInAConfigAndItsParents) {

@@ -1,4 +1,4 @@
-// Test helpers for core/data: a temporary folder removed at scope exit, and a corpus whose
+// Test helpers for core/data: a temporary folder (tests/support), and a corpus whose
 // documents are each one repeated letter, so a window shows which documents it came from.
 #pragma once
 #include <filesystem>
@@ -8,34 +8,11 @@
 #include <vector>
 
 #include "core/data/byte_corpus.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace proteus::data::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device unique_name;  // only the folder name; no test data depends on it
-    path_ = std::filesystem::temp_directory_path() / ("proteus-data-" + std::to_string(unique_name()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto file = path_ / name;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << text;
-    return file.string();
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using test_support::TempDir;
 
 // n documents "doc00.txt".. each `size` copies of one letter ('a' + i); the letter names the doc.
 inline std::vector<Document> letter_documents(int n, size_t size) {

@@ -14,6 +14,7 @@
 #include "core/runs/metrics_record.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/runs/run_lock.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
@@ -24,19 +25,10 @@ namespace fs = std::filesystem;
 
 class RunLockTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("proteus-run-lock-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  static std::string read(const fs::path& file) { return proteus::test_support::TempDir::read(file); }
 
-  static std::string read(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-
-  fs::path dir_;
+  proteus::test_support::TempDir tmp_;
+  const fs::path dir_ = tmp_ / "runs";  // made by the first RunWriter::create
 };
 
 TEST_F(RunLockTest, AWriterHoldsItsRunAndASecondIsRefused) {

@@ -1,20 +1,21 @@
-// A fresh folder per test, removed at scope exit, for the common room's file tests.
+// A fresh folder per test, removed at scope exit, with small helpers to write and read files in it.
 #pragma once
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 
-namespace proteus::common::testing {
+namespace proteus::test_support {
 
 class TempDir {
  public:
   TempDir() {
     std::random_device unique_name;  // only the folder name; no test data depends on it
     path_ = std::filesystem::temp_directory_path() /
-            ("proteus-common-" + std::to_string(::getpid()) + "-" + std::to_string(unique_name()));
+            ("proteus-test-" + std::to_string(::getpid()) + "-" + std::to_string(unique_name()));
     std::filesystem::create_directories(path_);
   }
   ~TempDir() {
@@ -26,10 +27,15 @@ class TempDir {
 
   const std::filesystem::path& path() const { return path_; }
   std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-  std::filesystem::path write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name, std::ios::binary) << text;
-    return path_ / name;
+
+  // Writes `text` to `name` (its folders made first); the file's path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto file = path_ / name;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << text;
+    return file.string();
   }
+
   static std::string read(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -39,4 +45,4 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-}  // namespace proteus::common::testing
+}  // namespace proteus::test_support
