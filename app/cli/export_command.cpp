@@ -12,10 +12,11 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/command_support.hpp"
+#include "core/common/atomic_file.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 #include "core/figures/painter.hpp"
 #include "core/figures/run_figures.hpp"
-#include "core/common/input_error.hpp"
-#include "core/common/atomic_file.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::cli {
@@ -51,7 +52,7 @@ std::vector<std::string> parse_formats(const std::string& list) {
     const size_t comma = std::min(list.find(',', start), list.size());
     const std::string f = list.substr(start, comma - start);
     if (f != "png" && f != "svg" && f != "pdf" && f != "csv")
-      throw InputError("--formats", "unknown format '" + f + "' (expected png, svg, pdf or csv)");
+      throw InputError("--formats", "unknown format '" + common::clipped(f) + "' (expected png, svg, pdf or csv)");
     if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
     start = comma + 1;
   }

@@ -11,7 +11,6 @@
 #include <type_traits>
 
 #include "core/common/json_fields.hpp"
-#include "core/common/json_read.hpp"
 #include "core/config/size_bounds.hpp"
 #include "core/memory/schedule.hpp"
 

@@ -70,7 +70,7 @@ RunConfig parse_expanded(const json& config, const std::vector<Origin>& origins)
     }
     if (origins.empty()) throw;
     const std::string name = config.contains("name") && config["name"].is_string() ? config["name"].get<std::string>() : "";
-    throw InputError(field, e.reason() + " (in run \"" + name + "\")");
+    throw InputError(field, e.reason() + " (in run " + common::quoted(name, common::kShownPath) + ")");
   }
 }
 

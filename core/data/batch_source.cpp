@@ -40,7 +40,7 @@ void validate(const config::DataConfig& cfg) {
   for (size_t i = 0; i < cfg.mix.size(); ++i) {
     const auto& item = cfg.mix[i];
     if (item.task != "text" && item.task != "niah" && item.task != "mqar")
-      throw InputError(indexed("data.mix", i) + ".task", "must be one of text, niah, mqar, got \"" + item.task + "\"");
+      throw InputError(indexed("data.mix", i) + ".task", "must be one of text, niah, mqar, got " + common::quoted(item.task));
     if (!std::isfinite(item.weight) || item.weight < 0)
       throw InputError(indexed("data.mix", i) + ".weight", "must be a number >= 0, got " + std::to_string(item.weight));
     total += item.weight;
@@ -50,14 +50,14 @@ void validate(const config::DataConfig& cfg) {
   if (drawn(cfg, "niah")) {
     const auto& styles = niah::question_styles();
     if (std::find(styles.begin(), styles.end(), cfg.niah.question) == styles.end())
-      throw InputError("data.niah.question", "must be \"short\" or \"ruler\", got \"" + cfg.niah.question + "\"");
+      throw InputError("data.niah.question", "must be \"short\" or \"ruler\", got " + common::quoted(cfg.niah.question));
     if (cfg.niah.tasks.empty()) throw InputError("data.niah.tasks", "must hold at least one NIAH task");
     for (size_t i = 0; i < cfg.niah.tasks.size(); ++i) {
       const std::string& task = cfg.niah.tasks[i];
       if (!niah::is_task(task)) {
         std::string known;
         for (const auto& t : niah::task_names()) known += (known.empty() ? "" : ", ") + t;
-        throw InputError(indexed("data.niah.tasks", i), "unknown NIAH task \"" + task + "\" (known: " + known + ")");
+        throw InputError(indexed("data.niah.tasks", i), "unknown NIAH task " + common::quoted(task) + " (known: " + known + ")");
       }
       const int least = niah::min_total_length(task, cfg.niah.question) + niah::answer_length(task) - 1;
       if (cfg.seq_len < least)

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 
 namespace proteus::data::niah {
 namespace {
@@ -60,12 +61,12 @@ std::string known_tasks() { return join(task_names(), ", "); }
 const TaskSpec& spec_of(const std::string& task) {
   for (const TaskSpec& s : kTasks)
     if (task == s.name) return s;
-  throw InputError("task", "unknown NIAH task \"" + task + "\" (known: " + known_tasks() + ")");
+  throw InputError("task", "unknown NIAH task " + common::quoted(task) + " (known: " + known_tasks() + ")");
 }
 
 void check_style(const std::string& style) {
   if (style != "short" && style != "ruler")
-    throw InputError("question", "must be \"short\" or \"ruler\", got \"" + style + "\"");
+    throw InputError("question", "must be \"short\" or \"ruler\", got " + common::quoted(style));
 }
 
 int asked_values(const TaskSpec& s) { return s.asked * s.values_per_key; }

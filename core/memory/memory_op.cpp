@@ -9,7 +9,6 @@
 #include <string_view>
 
 #include "core/common/json_fields.hpp"
-#include "core/common/json_read.hpp"
 
 namespace proteus::memory {
 namespace {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/common/json_fields.hpp"
+
 namespace proteus::memory {
 
 const std::vector<std::string>& schedule_types() {
@@ -70,7 +72,7 @@ Schedule Schedule::make(const ScheduleSpec& spec, int64_t D, int64_t E, int64_t 
   if (spec.type == "geometric") return geometric(D, E, N);
   if (spec.type == "power") return power(D, E, N, spec.power);
   if (spec.type == "custom") return custom(D, E, N, spec.unlock);
-  throw InputError("type", "unknown schedule '" + spec.type + "' (expected uniform, geometric, power or custom)");
+  throw InputError("type", "unknown schedule '" + common::clipped(spec.type) + "' (expected uniform, geometric, power or custom)");
 }
 
 int64_t Schedule::active_blocks(int64_t t) const {

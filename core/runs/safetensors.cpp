@@ -15,6 +15,7 @@
 #include "core/common/atomic_file.hpp"
 #include "core/common/file_read.hpp"
 #include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 #include "core/common/json_read.hpp"
 
 namespace proteus::runs {
@@ -48,7 +49,7 @@ const DtypeInfo& info(Dtype d) {
   throw std::invalid_argument("safetensors: unknown dtype enum value");
 }
 
-std::string quote(const std::string& name) { return "'" + name + "'"; }
+std::string quote(const std::string& name) { return "'" + common::clipped(name, common::kShownPath) + "'"; }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string out = "[";
@@ -261,7 +262,7 @@ SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& so
     const auto dtype = value.find("dtype");
     if (dtype == value.end() || !dtype->is_string()) throw fail(at + ": dtype is missing or not a string");
     const auto parsed = parse_dtype(dtype->get<std::string>());
-    if (!parsed) throw fail(at + ": unknown dtype \"" + dtype->get<std::string>() + "\"");
+    if (!parsed) throw fail(at + ": unknown dtype " + common::quoted(dtype->get<std::string>()));
     e.tensor.dtype = *parsed;
     const auto shape = value.find("shape");
     if (shape == value.end() || !shape->is_array()) throw fail(at + ": shape is missing or not an array");
