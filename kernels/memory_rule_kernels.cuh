@@ -46,9 +46,15 @@ inline RuleKernelArgs kernel_args(const backend::MemoryRuleArgs<float>& args, co
 
 // The kernels keep `vectors` value-width vectors in shared memory; beyond the default 48 KiB
 // they would need an opt-in (and d_v that wide is far outside any model here).
+constexpr size_t kRuleSharedBytes = 48 * 1024;
+constexpr int kRuleBackwardVectors = 3;  // the backward's pred, corr, dcorr; the forward keeps 1
+// What CudaBackend::supports states: the widest d_v both directions run, the most state elements.
+constexpr int kMaxRuleValueWidth = static_cast<int>(kRuleSharedBytes / (kRuleBackwardVectors * sizeof(float)));
+constexpr int64_t kMaxRuleStateElements = 2147483647;  // int32 element offsets inside a state
+
 inline void check_rule_shared_memory(int d_v, int vectors) {
   const size_t bytes = static_cast<size_t>(d_v) * vectors * sizeof(float);
-  if (bytes > 48 * 1024)
+  if (bytes > kRuleSharedBytes)
     throw InputError("d_v", "value width " + std::to_string(d_v) + " is too wide for the CUDA memory-rule kernels");
 }
 

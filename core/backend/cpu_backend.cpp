@@ -199,15 +199,29 @@ CpuBackend<T>::CpuBackend(int threads)
     : threads_(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
       pool_(std::make_unique<ThreadPool>(threads_)) {}
 
+template <class T>
+bool CpuBackend<T>::supports(Op, const OpShape&, std::string*) const {
+  return true;  // the reference runs everything
+}
+
 // ---- memory ----
 
-template <class T>
-T* CpuBackend<T>::alloc(size_t n) {
-  const size_t bytes = (std::max<size_t>(n, 1) * sizeof(T) + 63) / 64 * 64;  // aligned_alloc wants a multiple
+namespace {
+
+// Zeroed, 64-byte aligned (Eigen's vector loads, a cache line).
+void* zeroed_alloc(size_t bytes) {
+  bytes = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;  // aligned_alloc wants a multiple
   void* p = std::aligned_alloc(64, bytes);
   if (!p) throw std::bad_alloc();
   std::memset(p, 0, bytes);
-  return static_cast<T*>(p);
+  return p;
+}
+
+}  // namespace
+
+template <class T>
+T* CpuBackend<T>::alloc(size_t n) {
+  return static_cast<T*>(zeroed_alloc(n * sizeof(T)));
 }
 
 template <class T>
@@ -233,6 +247,26 @@ void CpuBackend<T>::fill(T* dst, T value, size_t n) {
 template <class T>
 void CpuBackend<T>::copy(T* dst, const T* src, size_t n) {
   if (n) std::memmove(dst, src, n * sizeof(T));
+}
+
+template <class T>
+int32_t* CpuBackend<T>::alloc_int32(size_t n) {
+  return static_cast<int32_t*>(zeroed_alloc(n * sizeof(int32_t)));
+}
+
+template <class T>
+void CpuBackend<T>::free_int32(int32_t* p) {
+  std::free(p);
+}
+
+template <class T>
+void CpuBackend<T>::upload_int32(int32_t* dst, const int32_t* host, size_t n) {
+  if (n) std::memcpy(dst, host, n * sizeof(int32_t));
+}
+
+template <class T>
+void CpuBackend<T>::download_int32(int32_t* host, const int32_t* src, size_t n) {
+  if (n) std::memcpy(host, src, n * sizeof(int32_t));
 }
 
 // ---- embedding ----
@@ -514,6 +548,42 @@ void CpuBackend<T>::scale(T* x, T alpha, size_t n) {
   parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) x[i] *= alpha;
   });
+}
+
+// ---- Comba's query ----
+
+template <class T>
+void CpuBackend<T>::comba_query_forward(T* out, const T* q, const T* p, const T* dh, int N, int H, int d) {
+  parallel_rows(N, *pool_, [&](int64_t n) {
+    for (int h = 0; h < H; ++h) {
+      const size_t off = (static_cast<size_t>(n) * H + h) * d;
+      const T alpha = -dh[h];
+      for (int i = 0; i < d; ++i) out[off + i] = q[off + i] + alpha * p[off + i];  // axpy's rounding, as before
+    }
+  });
+}
+
+template <class T>
+void CpuBackend<T>::comba_query_backward(T* dp, T* ddh, const T* dout, const T* p, const T* dh, int N, int H,
+                                         int d) {
+  if (dp)
+    parallel_rows(N, *pool_, [&](int64_t n) {
+      for (int h = 0; h < H; ++h) {
+        const size_t off = (static_cast<size_t>(n) * H + h) * d;
+        const T alpha = -dh[h];
+        for (int i = 0; i < d; ++i) dp[off + i] += alpha * dout[off + i];
+      }
+    });
+  if (ddh)
+    // Summed in T, rows then width in order: the bits the model's host loop gave before this op.
+    parallel_for(H, *pool_, [&](int64_t h) {
+      T acc = T(0);
+      for (int n = 0; n < N; ++n) {
+        const size_t off = (static_cast<size_t>(n) * H + h) * d;
+        for (int i = 0; i < d; ++i) acc -= dout[off + i] * p[off + i];
+      }
+      ddh[h] += acc;
+    });
 }
 
 // ---- softmax cross-entropy ----

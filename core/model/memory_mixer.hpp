@@ -29,6 +29,7 @@ class MemoryMixer final : public Layer<T> {
 
  private:
   backend::MemoryRuleArgs<T> rule_args() const;
+  backend::OpShape rule_shape(int n_blocks = 0) const;  // what the backend is asked about
   // Projection + optional conv: fills pre-conv, conv pre-activation and output of one stream.
   struct Stream {
     size_t w = 0, conv = 0;  // offsets of the projection (H d, C) and conv weight (H d, K)

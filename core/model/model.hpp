@@ -40,8 +40,9 @@ class Model {
   T* grads() const { return grads_; }
   void zero_grads();
 
-  // Forward over host tokens (B, T). With targets (host, (B, T)) it also computes the weighted
-  // next-token loss: returns sum(w * nll) / sum(w) (w = weights, host (B, T), null = all 1).
+  // Forward over host tokens (B, T), checked and copied to the backend. With targets (host,
+  // (B, T)) it also computes the weighted next-token loss: returns sum(w * nll) / sum(w)
+  // (w = weights, host (B, T), null = all 1).
   double forward(const int32_t* tokens, const int32_t* targets, const float* weights, int B, int Tn);
   // Gradients of the last forward's mean loss into grads() (zeroed first).
   void backward();
@@ -78,7 +79,7 @@ class Model {
   // Activations of the last forward, sized by (B, T).
   int B_ = 0, T_ = 0;
   bool has_targets_ = false;
-  std::vector<int32_t> tokens_, targets_;
+  IdBuffer<T> tokens_, targets_;  // (B, T) on the backend
   Buffer<T> weights_, xs_, xmid_, h1_, h2_, rstd1_, rstd2_, hf_, rstdf_, logits_, probs_, losses_;
   Buffer<T> dx_, dxmid_, dh_, dhf_, dlogits_, tmp_;
   double weight_sum_ = 0;
