@@ -13,7 +13,7 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/device.hpp"
 #include "kernels/device_scratch.cuh"
-#include "kernels/memory_rule_kernels.cuh"
+#include "kernels/rule_limits.hpp"
 
 namespace proteus::cuda {
 namespace {

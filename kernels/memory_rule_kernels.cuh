@@ -10,6 +10,7 @@
 
 #include "core/backend/backend.hpp"
 #include "core/memory/input_error.hpp"
+#include "kernels/rule_limits.hpp"
 
 namespace proteus::cuda {
 
@@ -44,16 +45,10 @@ inline RuleKernelArgs kernel_args(const backend::MemoryRuleArgs<float>& args, co
   return k;
 }
 
-// The kernels keep `vectors` value-width vectors in shared memory; beyond the default 48 KiB
-// they would need an opt-in (and d_v that wide is far outside any model here).
-constexpr size_t kRuleSharedBytes = 48 * 1024;
-constexpr int kRuleBackwardVectors = 3;  // the backward's pred, corr, dcorr; the forward keeps 1
-// What CudaBackend::supports states: the widest d_v both directions run, the most state elements.
-constexpr int kMaxRuleValueWidth = static_cast<int>(kRuleSharedBytes / (kRuleBackwardVectors * sizeof(float)));
-constexpr int64_t kMaxRuleStateElements = 2147483647;  // int32 element offsets inside a state
-
+// The kernels keep `vectors` value-width vectors in shared memory (rule_limits.hpp); d_v that
+// wide is far outside any model here.
 inline void check_rule_shared_memory(int d_v, int vectors) {
-  const size_t bytes = static_cast<size_t>(d_v) * vectors * sizeof(float);
+  const size_t bytes = static_cast<size_t>(d_v) * vectors * sizeof(float) + kRuleStaticSharedBytes;
   if (bytes > kRuleSharedBytes)
     throw InputError("d_v", "value width " + std::to_string(d_v) + " is too wide for the CUDA memory-rule kernels");
 }
