@@ -30,6 +30,31 @@ std::vector<std::vector<int32_t>> text_sequences(const data::ByteCorpus& corpus,
 
 }  // namespace
 
+nlohmann::json interval_json(const Interval& i) {
+  return {{"mean", i.mean}, {"lo", i.lo}, {"hi", i.hi}, {"n", i.n}};
+}
+
+nlohmann::json intervals_json(const std::vector<Interval>& is) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& i : is) out.push_back(interval_json(i));
+  return out;
+}
+
+Interval interval_from_json(const nlohmann::json& j) {
+  // JSON has no NaN: the writer stores it as null.
+  const auto number = [&](const char* key) {
+    const auto& v = j.at(key);
+    return v.is_null() ? std::nan("") : v.get<double>();
+  };
+  return {number("mean"), number("lo"), number("hi"), j.at("n").get<int>()};
+}
+
+std::vector<Interval> intervals_from_json(const nlohmann::json& j) {
+  std::vector<Interval> out;
+  for (const auto& e : j) out.push_back(interval_from_json(e));
+  return out;
+}
+
 EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress) {
   EvalReport report;
   auto go_on = [&](const std::string& phase, double f) { return !progress || progress(phase, f); };
@@ -83,17 +108,28 @@ void write_eval_report(runs::RunWriter& w, const EvalReport& r) {
     for (size_t t = 0; t < p.nll.size(); ++t) rows.push_back({double(t + 1), p.nll[t], std::exp(p.nll[t])});
     w.write_csv("per_position.csv", {"position", "nll", "ppl"}, rows);
     rows.clear();
-    for (size_t b = 0; b < p.bucket_nll.size(); ++b)
-      rows.push_back({double(p.bucket_lo[b]), double(p.bucket_hi[b]), p.bucket_nll[b], std::exp(p.bucket_nll[b])});
-    w.write_csv("per_position_buckets.csv", {"position_lo", "position_hi", "nll", "ppl"}, rows);
+    // mean, lo, hi, n: mean NLL (nats) over the bucket with its bootstrap interval over sequences.
+    for (size_t b = 0; b < p.bucket_nll.size(); ++b) {
+      const Interval i = b < p.bucket_interval.size() ? p.bucket_interval[b] : Interval{p.bucket_nll[b], p.bucket_nll[b], p.bucket_nll[b], 0};
+      rows.push_back({double(p.bucket_lo[b]), double(p.bucket_hi[b]), i.mean, i.lo, i.hi, double(i.n), std::exp(i.mean)});
+    }
+    w.write_csv("per_position_buckets.csv", {"position_lo", "position_hi", "mean", "lo", "hi", "n", "ppl"}, rows);
+    const double ln2 = std::log(2.0);
+    const Interval& m = p.mean_interval;
     w.write_json("per_position.json", {{"seq_len", p.seq_len},
                                        {"sequences", p.sequences},
                                        {"mean_nll", p.mean_nll},
                                        {"bits_per_byte", p.bits_per_byte()},
+                                       {"mean_nll_interval", interval_json(m)},
+                                       {"bits_per_byte_interval", interval_json({m.mean / ln2, m.lo / ln2, m.hi / ln2, m.n})},
                                        {"nll", p.nll},
                                        {"bucket_lo", p.bucket_lo},
                                        {"bucket_hi", p.bucket_hi},
-                                       {"bucket_nll", p.bucket_nll}});
+                                       {"bucket_nll", p.bucket_nll},
+                                       {"bucket_interval", intervals_json(p.bucket_interval)},
+                                       {"sequences_fingerprint", p.sequences_fingerprint},
+                                       {"sequence_nll", p.sequence_nll},
+                                       {"sequence_bucket_nll", p.sequence_bucket_nll}});
   }
   if (r.niah) {
     json tasks = json::array();
@@ -138,6 +174,13 @@ EvalReport read_eval_report(const runs::RunReader& reader) {
     p.bucket_lo = j.at("bucket_lo").get<std::vector<int>>();
     p.bucket_hi = j.at("bucket_hi").get<std::vector<int>>();
     p.bucket_nll = j.at("bucket_nll").get<std::vector<double>>();
+    // Runs evaluated before intervals existed have none: they read back with empty statistics.
+    if (j.contains("bucket_interval")) p.bucket_interval = intervals_from_json(j.at("bucket_interval"));
+    if (j.contains("mean_nll_interval")) p.mean_interval = interval_from_json(j.at("mean_nll_interval"));
+    if (j.contains("sequences_fingerprint")) p.sequences_fingerprint = j.at("sequences_fingerprint").get<uint64_t>();
+    if (j.contains("sequence_nll")) p.sequence_nll = j.at("sequence_nll").get<std::vector<double>>();
+    if (j.contains("sequence_bucket_nll"))
+      p.sequence_bucket_nll = j.at("sequence_bucket_nll").get<std::vector<double>>();
     r.per_position = p;
   }
   if (has("niah.json")) {

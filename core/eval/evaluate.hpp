@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config/config.hpp"
 #include "core/eval/mqar_eval.hpp"
 #include "core/eval/niah_eval.hpp"
@@ -35,6 +37,12 @@ using EvalProgress = std::function<bool(const std::string& phase, double fractio
 EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress);
 
 void write_eval_report(runs::RunWriter& writer, const EvalReport& report);
+
+// An interval as the result files store it: {"mean", "lo", "hi", "n"}.
+nlohmann::json interval_json(const Interval& interval);
+nlohmann::json intervals_json(const std::vector<Interval>& intervals);
+Interval interval_from_json(const nlohmann::json& j);
+std::vector<Interval> intervals_from_json(const nlohmann::json& j);
 EvalReport read_eval_report(const runs::RunReader& reader);
 
 }  // namespace proteus::eval
