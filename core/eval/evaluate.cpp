@@ -84,6 +84,28 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
       }
     }
     report.occupancy = block_occupancy(model, tokens, B, L, cfg.eval.occupancy.blocks);
+
+    // Block use at N/4, N/2, N, 2N over more sequences than the picture needs: it is a number
+    // with an interval. Text when the run has it, else the run's MQAR rows.
+    if (!go_on("block use", 0)) return report;
+    const auto positions = block_use_positions(model.horizon());
+    const int Lu = positions.back(), Bu = 16;
+    tokens.clear();
+    if (text) {
+      for (const auto& s : text_sequences(*corpus, Bu, Lu)) tokens.insert(tokens.end(), s.begin(), s.end() - 1);
+    } else if (cfg.data.mqar.vocab > Lu) {
+      std::mt19937_64 rng(0xb10c);
+      for (int b = 0; b < Bu; ++b) {
+        const auto s = data::mqar::generate(rng, Lu, cfg.data.mqar.vocab, cfg.data.mqar.pairs, cfg.data.mqar.alpha);
+        tokens.insert(tokens.end(), s.inputs.begin(), s.inputs.end());
+      }
+    }
+    if (tokens.empty()) {
+      report.block_use = BlockUseResult{};
+      report.block_use->reason = "no sequences of " + std::to_string(Lu) + " tokens (2N) for this data";
+    } else {
+      report.block_use = block_use(model, tokens, Bu, Lu, positions);
+    }
   }
   if (cfg.eval.mqar.enabled) {
     if (!go_on("mqar", 0)) return report;
@@ -148,6 +170,39 @@ void write_eval_report(runs::RunWriter& w, const EvalReport& r) {
     w.write_csv("niah_samples.csv", {"task", "length", "depth", "expected", "prediction", "score"}, rows);
     w.write_json("niah.json", {{"tasks", tasks}});
   }
+  if (r.block_use) {
+    const auto& u = *r.block_use;
+    json j = {{"applicable", u.applicable}};
+    if (!u.applicable) {
+      j["reason"] = u.reason;
+    } else {
+      j.update({{"layers", u.layers},
+                {"heads", u.heads},
+                {"blocks", u.blocks},
+                {"sequences", u.sequences},
+                {"positions", u.positions},
+                {"open_blocks", u.open_blocks},
+                {"layout", "share (layers, heads, positions, blocks); entropy (layers, heads, positions)"},
+                {"share", u.share},
+                {"entropy", intervals_json(u.entropy)},
+                {"entropy_open", intervals_json(u.entropy_open)},
+                {"mean_entropy", intervals_json(u.mean_entropy)}});
+      std::vector<std::vector<double>> rows;
+      for (size_t p = 0; p < u.positions.size(); ++p) {
+        const auto& i = u.mean_entropy[p];
+        rows.push_back({-1, -1, double(u.positions[p]), double(u.open_blocks[p]), i.mean, i.lo, i.hi, double(i.n)});
+      }
+      for (int l = 0; l < u.layers; ++l)
+        for (int h = 0; h < u.heads; ++h)
+          for (size_t p = 0; p < u.positions.size(); ++p) {
+            const auto& i = u.entropy_at(l, h, static_cast<int>(p));
+            rows.push_back({double(l), double(h), double(u.positions[p]), double(u.open_blocks[p]), i.mean, i.lo, i.hi, double(i.n)});
+          }
+      // layer = head = -1: the mean over layers and heads.
+      w.write_csv("block_use.csv", {"layer", "head", "position", "open_blocks", "mean", "lo", "hi", "n"}, rows);
+    }
+    w.write_json("block_use.json", j);
+  }
   if (r.mqar) w.write_json("mqar.json", {{"samples", r.mqar->samples}, {"answers", r.mqar->answers}, {"accuracy", r.mqar->accuracy}});
   if (r.occupancy) {
     const auto& o = *r.occupancy;
@@ -200,6 +255,26 @@ EvalReport read_eval_report(const runs::RunReader& reader) {
   if (has("mqar.json")) {
     const auto j = reader.read_json("mqar.json");
     r.mqar = MqarResult{j.at("samples"), j.at("answers"), j.at("accuracy")};
+  }
+  if (has("block_use.json")) {
+    const auto j = reader.read_json("block_use.json");
+    BlockUseResult u;
+    u.applicable = j.at("applicable").get<bool>();
+    if (!u.applicable) {
+      u.reason = j.value("reason", "");
+    } else {
+      u.layers = j.at("layers");
+      u.heads = j.at("heads");
+      u.blocks = j.at("blocks");
+      u.sequences = j.at("sequences");
+      u.positions = j.at("positions").get<std::vector<int>>();
+      u.open_blocks = j.at("open_blocks").get<std::vector<int>>();
+      u.share = j.at("share").get<std::vector<double>>();
+      u.entropy = intervals_from_json(j.at("entropy"));
+      u.entropy_open = intervals_from_json(j.at("entropy_open"));
+      u.mean_entropy = intervals_from_json(j.at("mean_entropy"));
+    }
+    r.block_use = u;
   }
   if (has("occupancy.json")) {
     const auto j = reader.read_json("occupancy.json");

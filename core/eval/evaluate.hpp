@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config.hpp"
+#include "core/eval/block_use.hpp"
 #include "core/eval/mqar_eval.hpp"
 #include "core/eval/niah_eval.hpp"
 #include "core/eval/occupancy.hpp"
@@ -28,6 +29,7 @@ struct EvalReport {
   std::optional<NiahResult> niah;
   std::optional<MqarResult> mqar;
   std::optional<OccupancyResult> occupancy;
+  std::optional<BlockUseResult> block_use;  // with occupancy, for every memory model
 };
 
 // phase ("per-position", "niah", ...) and its fraction done; returning false cancels, and the
