@@ -7,7 +7,10 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config/config.hpp"
+#include "core/eval/block_use.hpp"
 #include "core/eval/mqar_eval.hpp"
 #include "core/eval/niah_eval.hpp"
 #include "core/eval/occupancy.hpp"
@@ -26,6 +29,7 @@ struct EvalReport {
   std::optional<NiahResult> niah;
   std::optional<MqarResult> mqar;
   std::optional<OccupancyResult> occupancy;
+  std::optional<BlockUseResult> block_use;  // with occupancy, for every memory model
 };
 
 // phase ("per-position", "niah", ...) and its fraction done; returning false cancels, and the
@@ -35,6 +39,12 @@ using EvalProgress = std::function<bool(const std::string& phase, double fractio
 EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress);
 
 void write_eval_report(runs::RunWriter& writer, const EvalReport& report);
+
+// An interval as the result files store it: {"mean", "lo", "hi", "n"}.
+nlohmann::json interval_json(const Interval& interval);
+nlohmann::json intervals_json(const std::vector<Interval>& intervals);
+Interval interval_from_json(const nlohmann::json& j);
+std::vector<Interval> intervals_from_json(const nlohmann::json& j);
 EvalReport read_eval_report(const runs::RunReader& reader);
 
 }  // namespace proteus::eval

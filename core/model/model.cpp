@@ -12,7 +12,7 @@ namespace proteus::model {
 
 template <class T>
 Model<T>::Model(const config::ModelConfig& cfg, int horizon, backend::Backend<T>& be, uint64_t seed)
-    : cfg_(cfg), be_(be), C_(cfg.d_model), V_(cfg.vocab), L_(cfg.layers) {
+    : cfg_(cfg), be_(be), C_(cfg.d_model), V_(cfg.vocab), L_(cfg.layers), horizon_(horizon) {
   const double std = cfg.init_std;
   const double out_std = std / std::sqrt(2.0 * L_);  // GPT-2's scaling of residual outputs
   const int F = config::resolved_d_hidden(cfg);

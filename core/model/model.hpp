@@ -33,6 +33,7 @@ class Model {
   Model& operator=(const Model&) = delete;
 
   const config::ModelConfig& config() const { return cfg_; }
+  int horizon() const { return horizon_; }  // the memory schedule's N in positions
   backend::Backend<T>& backend() const { return be_; }
   const ParamTable& table() const { return table_; }
   size_t num_params() const { return table_.total(); }
@@ -69,6 +70,7 @@ class Model {
   backend::Backend<T>& be_;
   ParamTable table_;
   int C_, V_, L_;
+  int horizon_;
   size_t wte_, lnf_;
   std::vector<size_t> ln1_, ln2_;
   std::vector<std::unique_ptr<Layer<T>>> mixers_;
