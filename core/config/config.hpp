@@ -57,11 +57,19 @@ struct NiahConfig {
 struct MqarConfig {
   int vocab = 8192;   // must exceed the sequence length
   int pairs = 8;
-  double alpha = 0.01;  // power-law exponent of the query gaps
+  double alpha = 0.01;  // power-law exponent of the query gaps (pairs-first)
+  std::string layout = "pairs-first";  // pairs-first (Zoology's) | spread (pairs and queries interleaved)
+};
+
+// The token-level needle task (core/data/needle.hpp).
+struct NeedleConfig {
+  int vocab = 64;  // token 0 asks; keys, values (a quarter each) and filler split the rest
+  std::vector<std::string> forms = {"single", "multikey"};
+  int distractors = 3;  // multikey: needles besides the asked one
 };
 
 struct MixItem {
-  std::string task = "text";  // text | niah | mqar
+  std::string task = "text";  // text | niah | mqar | needle
   double weight = 1.0;
 };
 
@@ -72,6 +80,7 @@ struct DataConfig {
   std::vector<MixItem> mix = {MixItem{}};
   NiahConfig niah;
   MqarConfig mqar;
+  NeedleConfig needle;
 };
 
 struct TrainConfig {
@@ -106,6 +115,14 @@ struct NiahEvalConfig {
   int max_new_bytes = 48;          // greedy decoding budget; stops at a newline
 };
 
+struct NeedleEvalConfig {
+  bool enabled = true;
+  std::vector<std::string> forms;  // empty = data.needle.forms
+  std::vector<int> lengths;        // tokens; empty = half, one and two times data.seq_len
+  int depths = 5;                  // evenly spread over RULER's 40 depths
+  int samples = 16;                // per (depth, length) cell
+};
+
 struct MqarEvalConfig {
   bool enabled = false;
   int samples = 64;
@@ -120,6 +137,7 @@ struct OccupancyEvalConfig {
 struct EvalConfig {
   PerPositionEvalConfig per_position;
   NiahEvalConfig niah;
+  NeedleEvalConfig needle;
   MqarEvalConfig mqar;
   OccupancyEvalConfig occupancy;
 };

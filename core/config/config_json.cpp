@@ -76,6 +76,12 @@ void visit_data(V& v, DataConfig& d) {
     v.field("vocab", d.mqar.vocab);
     v.field("pairs", d.mqar.pairs);
     v.field("alpha", d.mqar.alpha);
+    v.field("layout", d.mqar.layout);
+  });
+  v.object("needle", [&] {
+    v.field("vocab", d.needle.vocab);
+    v.field("forms", d.needle.forms);
+    v.field("distractors", d.needle.distractors);
   });
 }
 
@@ -111,6 +117,13 @@ void visit_eval(V& v, EvalConfig& e) {
     v.field("depths", e.niah.depths);
     v.field("samples", e.niah.samples);
     v.field("max_new_bytes", e.niah.max_new_bytes);
+  });
+  v.object("needle", [&] {
+    v.field("enabled", e.needle.enabled);
+    v.field("forms", e.needle.forms);
+    v.field("lengths", e.needle.lengths);
+    v.field("depths", e.needle.depths);
+    v.field("samples", e.needle.samples);
   });
   v.object("mqar", [&] {
     v.field("enabled", e.mqar.enabled);
@@ -474,6 +487,8 @@ RunConfig resolve(const RunConfig& c) {
   if (r.eval.per_position.seq_len == 0) r.eval.per_position.seq_len = 2 * L;
   if (r.eval.niah.tasks.empty()) r.eval.niah.tasks = c.data.niah.tasks;
   if (r.eval.niah.lengths.empty()) r.eval.niah.lengths = {std::max(1, L / 2), L, 2 * L};
+  if (r.eval.needle.forms.empty()) r.eval.needle.forms = c.data.needle.forms;
+  if (r.eval.needle.lengths.empty()) r.eval.needle.lengths = {std::max(1, L / 2), L, 2 * L};
   if (r.eval.occupancy.seq_len == 0) r.eval.occupancy.seq_len = L;
   return r;
 }
@@ -540,7 +555,7 @@ void validate(const RunConfig& c) {
   if (d.mix.empty()) throw InputError("data.mix", "must hold at least one task, e.g. [{\"task\": \"text\"}]");
   double total_weight = 0.0;
   for (size_t i = 0; i < d.mix.size(); ++i) {
-    one_of(indexed("data.mix", i) + ".task", d.mix[i].task, {"text", "niah", "mqar"});
+    one_of(indexed("data.mix", i) + ".task", d.mix[i].task, {"text", "niah", "mqar", "needle"});
     non_negative(indexed("data.mix", i) + ".weight", d.mix[i].weight);
     total_weight += d.mix[i].weight;
   }
@@ -551,11 +566,15 @@ void validate(const RunConfig& c) {
   one_of("data.niah.question", d.niah.question, {"short", "ruler"});
   non_negative("data.niah.answer_weight", d.niah.answer_weight);
   // The model's vocabulary must cover every token the data can hold.
-  bool bytes = false, mqar = c.eval.mqar.enabled;
+  bool bytes = false, mqar = c.eval.mqar.enabled, needle = false;
   for (const auto& item : d.mix) {
     bytes |= item.weight > 0 && (item.task == "text" || item.task == "niah");
     mqar |= item.weight > 0 && item.task == "mqar";
+    needle |= item.weight > 0 && item.task == "needle";
   }
+  if (needle && c.model.vocab < d.needle.vocab)
+    throw InputError("model.vocab", "must be >= data.needle.vocab = " + std::to_string(d.needle.vocab) +
+                                        " for the needle task, got " + std::to_string(c.model.vocab));
   if (bytes && c.model.vocab < 256)
     throw InputError("model.vocab", "must be >= 256 for byte-level text and NIAH data, got " + std::to_string(c.model.vocab));
   if (mqar && c.model.vocab < d.mqar.vocab)
@@ -566,6 +585,10 @@ void validate(const RunConfig& c) {
                                             std::to_string(d.mqar.vocab));
   at_least("data.mqar.pairs", d.mqar.pairs, 1);
   positive("data.mqar.alpha", d.mqar.alpha);
+  one_of("data.mqar.layout", d.mqar.layout, {"pairs-first", "spread"});
+  at_least("data.needle.vocab", d.needle.vocab, 8);
+  for (size_t i = 0; i < d.needle.forms.size(); ++i) one_of(indexed("data.needle.forms", i), d.needle.forms[i], {"single", "multikey"});
+  at_least("data.needle.distractors", d.needle.distractors, 0);
 
   const TrainConfig& t = c.train;
   at_least("train.steps", t.steps, 1);
@@ -592,6 +615,10 @@ void validate(const RunConfig& c) {
   in_int_range("eval.niah.depths", e.niah.depths, 1, 40, "40");  // RULER's 40 depth points
   at_least("eval.niah.samples", e.niah.samples, 1);
   at_least("eval.niah.max_new_bytes", e.niah.max_new_bytes, 1);
+  for (size_t i = 0; i < e.needle.forms.size(); ++i) one_of(indexed("eval.needle.forms", i), e.needle.forms[i], {"single", "multikey"});
+  for (size_t i = 0; i < e.needle.lengths.size(); ++i) at_least(indexed("eval.needle.lengths", i), e.needle.lengths[i], 1);
+  in_int_range("eval.needle.depths", e.needle.depths, 1, 40, "40");
+  at_least("eval.needle.samples", e.needle.samples, 1);
   at_least("eval.mqar.samples", e.mqar.samples, 1);
   at_least("eval.occupancy.blocks", e.occupancy.blocks, 1);
   at_least("eval.occupancy.seq_len", e.occupancy.seq_len, 0);

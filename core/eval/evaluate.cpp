@@ -6,6 +6,7 @@
 
 #include "core/data/byte_corpus.hpp"
 #include "core/data/mqar.hpp"
+#include "core/data/needle.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::eval {
@@ -25,6 +26,16 @@ std::vector<std::vector<int32_t>> text_sequences(const data::ByteCorpus& corpus,
   for (int i = 0; i < n; ++i)
     out[i].assign(flat.begin() + static_cast<size_t>(i) * (seq_len + 1),
                   flat.begin() + static_cast<size_t>(i + 1) * (seq_len + 1));
+  return out;
+}
+
+// "51 3 77": every asked needle's depth, percent, the requested one first.
+std::string needle_depths_text(const std::vector<int>& depths) {
+  std::string out;
+  for (int d : depths) {
+    if (!out.empty()) out += ' ';
+    out += std::to_string(d);
+  }
   return out;
 }
 
@@ -73,43 +84,56 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
     if (!go_on("block occupancy", 0)) return report;
     const int L = cfg.eval.occupancy.seq_len > 0 ? cfg.eval.occupancy.seq_len : cfg.data.seq_len;
     const int B = 4;
-    std::vector<int32_t> tokens;
-    if (text) {
-      for (const auto& s : text_sequences(*corpus, B, L)) tokens.insert(tokens.end(), s.begin(), s.end() - 1);
-    } else {
-      std::mt19937_64 rng(0x0cc);
-      for (int b = 0; b < B; ++b) {
-        const auto s = data::mqar::generate(rng, L, cfg.data.mqar.vocab, cfg.data.mqar.pairs, cfg.data.mqar.alpha);
-        tokens.insert(tokens.end(), s.inputs.begin(), s.inputs.end());
+    // Rows for the memory to read: the run's text, else its needle prompts, else its MQAR rows.
+    // Empty when the data cannot make rows that long (MQAR needs a vocabulary beyond the length).
+    const auto probe_tokens = [&](int rows, int len, uint64_t seed) {
+      std::vector<int32_t> out;
+      std::mt19937_64 rng(seed);
+      if (text) {
+        for (const auto& s : text_sequences(*corpus, rows, len)) out.insert(out.end(), s.begin(), s.end() - 1);
+      } else if (mix_has(cfg, "needle") && !mix_has(cfg, "mqar")) {
+        const auto& n = cfg.data.needle;
+        for (int b = 0; b < rows; ++b) {
+          const auto s = data::needle::generate(n, n.forms.front(), len, 50, rng);
+          out.insert(out.end(), s.prompt.begin(), s.prompt.end());
+        }
+      } else if (cfg.data.mqar.vocab > len) {
+        const auto& m = cfg.data.mqar;
+        for (int b = 0; b < rows; ++b) {
+          const auto s = data::mqar::generate(rng, len, m.vocab, m.pairs, m.alpha, m.layout);
+          out.insert(out.end(), s.inputs.begin(), s.inputs.end());
+        }
       }
-    }
-    report.occupancy = block_occupancy(model, tokens, B, L, cfg.eval.occupancy.blocks);
+      return out;
+    };
+    const auto tokens = probe_tokens(B, L, 0x0cc);
+    if (!tokens.empty()) report.occupancy = block_occupancy(model, tokens, B, L, cfg.eval.occupancy.blocks);
 
     // Block use at N/4, N/2, N, 2N over more sequences than the picture needs: it is a number
-    // with an interval. Text when the run has it, else the run's MQAR rows.
+    // with an interval.
     if (!go_on("block use", 0)) return report;
     const auto positions = block_use_positions(model.horizon());
     const int Lu = positions.back(), Bu = 16;
-    tokens.clear();
-    if (text) {
-      for (const auto& s : text_sequences(*corpus, Bu, Lu)) tokens.insert(tokens.end(), s.begin(), s.end() - 1);
-    } else if (cfg.data.mqar.vocab > Lu) {
-      std::mt19937_64 rng(0xb10c);
-      for (int b = 0; b < Bu; ++b) {
-        const auto s = data::mqar::generate(rng, Lu, cfg.data.mqar.vocab, cfg.data.mqar.pairs, cfg.data.mqar.alpha);
-        tokens.insert(tokens.end(), s.inputs.begin(), s.inputs.end());
-      }
-    }
-    if (tokens.empty()) {
+    const auto use_tokens = probe_tokens(Bu, Lu, 0xb10c);
+    if (use_tokens.empty()) {
       report.block_use = BlockUseResult{};
       report.block_use->reason = "no sequences of " + std::to_string(Lu) + " tokens (2N) for this data";
     } else {
-      report.block_use = block_use(model, tokens, Bu, Lu, positions);
+      report.block_use = block_use(model, use_tokens, Bu, Lu, positions);
     }
   }
   if (cfg.eval.mqar.enabled) {
     if (!go_on("mqar", 0)) return report;
     report.mqar = mqar_eval(model, cfg);
+  }
+  if (cfg.eval.needle.enabled && mix_has(cfg, "needle")) {
+    if (!go_on("needle", 0)) return report;
+    bool cancelled = false;
+    report.needle = needle_eval(model, cfg, [&](int done, int total) {
+      cancelled = !go_on("needle " + std::to_string(done) + "/" + std::to_string(total), double(done) / total);
+      return !cancelled;
+    });
+    if (cancelled) return report;
   }
   if (cfg.eval.niah.enabled && mix_has(cfg, "niah")) {
     if (!go_on("niah", 0)) return report;
@@ -165,9 +189,10 @@ void write_eval_report(runs::RunWriter& w, const EvalReport& r) {
     w.write_csv("niah.csv", {"task", "depth", "length", "score"}, rows);
     rows.clear();
     for (const auto& s : r.niah->samples)
-      rows.push_back({s.task, std::to_string(s.length), std::to_string(s.depth), s.expected, s.prediction,
-                      std::to_string(s.score)});
-    w.write_csv("niah_samples.csv", {"task", "length", "depth", "expected", "prediction", "score"}, rows);
+      rows.push_back({s.task, std::to_string(s.length), std::to_string(s.depth), needle_depths_text(s.needle_depths),
+                      s.expected, s.prediction, std::to_string(s.score)});
+    w.write_csv("niah_samples.csv", {"task", "length", "depth", "needle_depths", "expected", "prediction", "score"},
+                rows);
     w.write_json("niah.json", {{"tasks", tasks}});
   }
   if (r.block_use) {
@@ -203,7 +228,31 @@ void write_eval_report(runs::RunWriter& w, const EvalReport& r) {
     }
     w.write_json("block_use.json", j);
   }
-  if (r.mqar) w.write_json("mqar.json", {{"samples", r.mqar->samples}, {"answers", r.mqar->answers}, {"accuracy", r.mqar->accuracy}});
+  if (r.needle) {
+    const auto& n = *r.needle;
+    json forms = json::array();
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& g : n.forms) {
+      forms.push_back({{"form", g.task}, {"lengths", g.lengths}, {"depths", g.depths}, {"score", g.score}, {"mean", g.mean}});
+      for (size_t d = 0; d < g.depths.size(); ++d)
+        for (size_t l = 0; l < g.lengths.size(); ++l)
+          rows.push_back({g.task, std::to_string(g.depths[d]), std::to_string(g.lengths[l]), std::to_string(g.at(d, l)),
+                          std::to_string(n.samples)});
+    }
+    w.write_csv("needle.csv", {"form", "depth", "length_tokens", "accuracy", "samples"}, rows);
+    w.write_json("needle.json", {{"unit", "tokens"},
+                                 {"score", "greedy answer token correct, % of samples per cell"},
+                                 {"vocab", n.vocab},
+                                 {"distractors", n.distractors},
+                                 {"samples", n.samples},
+                                 {"forms", forms}});
+  }
+  if (r.mqar)
+    w.write_json("mqar.json", {{"samples", r.mqar->samples},
+                               {"answers", r.mqar->answers},
+                               {"accuracy", r.mqar->accuracy},
+                               {"layout", r.mqar->layout},
+                               {"note", r.mqar->note}});
   if (r.occupancy) {
     const auto& o = *r.occupancy;
     w.write_json("occupancy.json", {{"layers", o.layers},
@@ -252,9 +301,33 @@ EvalReport read_eval_report(const runs::RunReader& reader) {
     }
     r.niah = n;
   }
+  if (has("needle.json")) {
+    const auto j = reader.read_json("needle.json");
+    NeedleResult n;
+    n.vocab = j.at("vocab");
+    n.distractors = j.at("distractors");
+    n.samples = j.at("samples");
+    for (const auto& f : j.at("forms")) {
+      NiahTaskGrid g;
+      g.task = f.at("form");
+      g.lengths = f.at("lengths").get<std::vector<int>>();
+      g.depths = f.at("depths").get<std::vector<int>>();
+      g.score = f.at("score").get<std::vector<double>>();
+      g.mean = f.at("mean");
+      n.forms.push_back(g);
+    }
+    r.needle = n;
+  }
   if (has("mqar.json")) {
     const auto j = reader.read_json("mqar.json");
-    r.mqar = MqarResult{j.at("samples"), j.at("answers"), j.at("accuracy")};
+    MqarResult m;
+    m.samples = j.at("samples");
+    m.answers = j.at("answers");
+    m.accuracy = j.at("accuracy");
+    // Runs written before the layout switch used Zoology's layout and carry no note.
+    m.layout = j.value("layout", std::string("pairs-first"));
+    m.note = j.value("note", std::string());
+    r.mqar = m;
   }
   if (has("block_use.json")) {
     const auto j = reader.read_json("block_use.json");

@@ -1,5 +1,6 @@
 // The evaluations of SPEC section 6 for one trained model, as configured in cfg.eval, and their
-// files in the run directory (per_position.csv/json, niah.csv/json, mqar.json, occupancy.json).
+// files in the run directory (per_position.csv/json, niah.csv/json, needle.csv/json, mqar.json,
+// occupancy.json).
 // `proteus train` runs them after training, `proteus eval RUN` on a saved run; the window and
 // `proteus export` read them back with read_eval_report.
 #pragma once
@@ -12,6 +13,7 @@
 #include "core/config/config.hpp"
 #include "core/eval/block_use.hpp"
 #include "core/eval/mqar_eval.hpp"
+#include "core/eval/needle_eval.hpp"
 #include "core/eval/niah_eval.hpp"
 #include "core/eval/occupancy.hpp"
 #include "core/eval/per_position.hpp"
@@ -27,6 +29,7 @@ namespace proteus::eval {
 struct EvalReport {
   std::optional<PerPositionResult> per_position;
   std::optional<NiahResult> niah;
+  std::optional<NeedleResult> needle;
   std::optional<MqarResult> mqar;
   std::optional<OccupancyResult> occupancy;
   std::optional<BlockUseResult> block_use;  // with occupancy, for every memory model

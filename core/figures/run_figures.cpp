@@ -231,7 +231,7 @@ Figure perplexity_ratio_figure(const std::vector<Named<eval::PerPositionResult>>
 Figure niah_heatmap_figure(const eval::NiahTaskGrid& grid, const std::string& run) {
   Figure f;
   f.title = "NIAH " + grid.task + (run.empty() ? "" : ": " + run);
-  f.x.label = "context length (tokens)";
+  f.x.label = "context length (bytes)";
   f.y.label = "needle depth (%)";
   f.legend = false;
   Heatmap h;
@@ -433,6 +433,17 @@ std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& ru
       for (const auto& grid : data[i].report.niah->tasks)
         out.push_back({"niah_" + file_name_part(grid.task) + "_" + file_name_part(names[i]),
                        niah_heatmap_figure(grid, names[i])});
+
+  // The token needle task: the same heatmap, its lengths counted in tokens.
+  for (size_t i = 0; i < data.size(); ++i)
+    if (data[i].report.needle)
+      for (const auto& grid : data[i].report.needle->forms) {
+        auto f = niah_heatmap_figure(grid, names[i]);
+        f.title = "Token needle, " + grid.task + ": " + names[i];
+        f.x.label = "context length (tokens)";
+        f.heatmap->colorbar_label = "accuracy (greedy answer token, %)";
+        out.push_back({"needle_" + file_name_part(grid.task) + "_" + file_name_part(names[i]), std::move(f)});
+      }
 
   for (size_t i = 0; i < data.size(); ++i) {
     const auto& occ = data[i].report.occupancy;

@@ -57,7 +57,8 @@ Figure per_position_figure(const std::vector<Named<eval::PerPositionResult>>& ru
 // dashed line at 1. Fewer than two runs: no series.
 Figure perplexity_ratio_figure(const std::vector<Named<eval::PerPositionResult>>& runs, int train_len = 0);
 
-// One NIAH task of one run: depth rows (0% at the top) x context length columns, 0..100, annotated.
+// One NIAH task of one run: depth rows (0% at the top) x context length (bytes) columns, 0..100,
+// annotated.
 Figure niah_heatmap_figure(const eval::NiahTaskGrid& grid, const std::string& run);
 
 // Layer l, head h of a block occupancy: position x block, each cell the block's state norm.
@@ -80,7 +81,7 @@ struct EPoint {
 Figure e_ablation_figure(const std::vector<EPoint>& points);
 
 // Every figure the runs have data for, in this order: "loss", "val_bpb", "per_position",
-// "ppl_ratio" (two or more runs), "niah_<task>_<run>", "occupancy_<run>_l0_h0",
+// "ppl_ratio" (two or more runs), "niah_<task>_<run>", "needle_<form>_<run>", "occupancy_<run>_l0_h0",
 // "activation_map_<run>" (memory mixers), "e_ablation" (two or more distinct E with a val_bpb).
 // Run i is palette(i) in every figure. Throws InputError for a run whose files do not parse.
 std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs);

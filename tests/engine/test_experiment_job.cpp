@@ -151,4 +151,38 @@ TEST(ExperimentJob, PublishesTheLivePerPositionCurveAtEachEvaluation) {
   for (const auto& m : r.history) EXPECT_TRUE(m.val_position_nll.empty()) << "history stays small";
 }
 
+// A token needle run: trained and evaluated by the engine, its grid in needle.json and the
+// snapshot alike; the occupancy drawn from needle prompts (the run has no text). Eval lengths too
+// short for the needles are refused before training.
+TEST(ExperimentJob, NeedleRunWritesItsGridAndShortLengthsAreRefused) {
+  const auto dir = test_support::fresh_dir("needle");
+  auto cfg = test_support::tiny_run(dir);
+  cfg.model.vocab = 32;
+  cfg.data.mix = {{"needle", 1.0}};
+  cfg.data.needle.vocab = 32;
+  cfg.data.needle.distractors = 1;  // multikey prompts of 6 tokens and more
+  cfg.eval.needle.depths = 2;
+  cfg.eval.needle.samples = 2;
+  auto job = engine::start_training({cfg}, true);
+  job.wait();
+  const auto& r = job.latest()->runs[0];
+  EXPECT_EQ(r.state, "finished") << r.message;
+  ASSERT_TRUE(r.report && r.report->needle && r.report->occupancy);
+  EXPECT_FALSE(r.report->per_position) << "no text, no per-position perplexity";
+  ASSERT_EQ(r.report->needle->forms.size(), 2u);
+  EXPECT_EQ(r.report->needle->forms[1].lengths, (std::vector<int>{8, 16, 32}));
+  const auto back = eval::read_eval_report(runs::RunReader::open(r.run_dir));
+  ASSERT_TRUE(back.needle);
+  EXPECT_EQ(back.needle->forms[1].score, r.report->needle->forms[1].score);
+
+  cfg.eval.needle.lengths = {32, 5};
+  try {
+    engine::validate_run(cfg);
+    ADD_FAILURE() << "accepted a 5-token multikey prompt";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "eval.needle.lengths[1]") << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
