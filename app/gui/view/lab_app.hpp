@@ -41,7 +41,7 @@ class LabApp {
   RunsBrowser runs;
   TeachingStepper teaching;
   DeviceInfo device;
-  ExportSettings export_settings;
+  figures::ExportSettings export_settings;
 
   // Cached from the editor (rebuilt by editor_changed).
   std::string problem;
