@@ -14,6 +14,11 @@
 namespace {
 
 using namespace proteus;
+using Clock = std::chrono::steady_clock;
+
+// Every polling loop gives up after this long, so a hung job fails its test (the handle cancels
+// and joins on the way out) instead of stalling the suite.
+constexpr auto kDeadline = std::chrono::seconds(120);
 
 TEST(ExperimentJob, TrainsEvaluatesAndPublishesSnapshots) {
   const auto dir = test_support::fresh_dir("job");
@@ -21,7 +26,9 @@ TEST(ExperimentJob, TrainsEvaluatesAndPublishesSnapshots) {
   auto job = engine::start_training({cfg}, true);
   int last_step = -1;
   int snapshots = 0;
+  const auto start = Clock::now();
   while (job.running()) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "the job did not finish";
     if (auto s = job.latest()) {
       ++snapshots;
       ASSERT_EQ(s->runs.size(), 1u);
@@ -55,7 +62,9 @@ TEST(ExperimentJob, CancelLeavesAReadableResumableRun) {
   auto cfg = test_support::tiny_run(dir);
   cfg.train.steps = 1000;
   auto job = engine::start_training({cfg, cfg}, true);
+  const auto start = Clock::now();
   while (true) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "no step 2";
     auto s = job.latest();
     if (s && !s->runs.empty() && s->runs[0].step >= 2) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -84,7 +93,9 @@ TEST(ExperimentJob, SideBySideTrainsBothRunsAtOnce) {
   base.train.steps = 3;
   auto job = engine::start_training({proteus, base}, false, true);
   bool overlapped = false;
+  const auto start = Clock::now();
   while (job.running()) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "the job did not finish";
     if (auto s = job.latest())
       overlapped |= s->runs[1].state == "finished" && s->runs[0].state == "training";
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -103,14 +114,22 @@ TEST(ExperimentJob, PauseHoldsTheWorkerUntilResume) {
   auto cfg = test_support::tiny_run(dir);
   cfg.train.steps = 1000;
   auto job = engine::start_training({cfg}, false);
-  while (!job.latest() || job.latest()->runs[0].step < 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto start = Clock::now();
+  while (!job.latest() || job.latest()->runs[0].step < 1) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "no first step";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   job.pause();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const int held = job.latest()->runs[0].step;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_LE(job.latest()->runs[0].step, held + 1) << "at most the step in flight finishes while paused";
   job.resume();
-  while (job.latest()->runs[0].step < held + 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto resumed = Clock::now();
+  while (job.latest()->runs[0].step < held + 3) {
+    ASSERT_LT(Clock::now() - resumed, kDeadline) << "no steps after resume";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   job.cancel();
   job.wait();
 }
@@ -127,7 +146,9 @@ TEST(ExperimentJob, PublishesTheLivePerPositionCurveAtEachEvaluation) {
   auto job = proteus::engine::start_training({cfg}, false);
   std::string run_dir_while_training;
   std::vector<int> live_steps;
+  const auto start = Clock::now();
   while (job.running()) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "the job did not finish";
     if (auto s = job.latest(); s && !s->runs.empty()) {
       const auto& r = s->runs[0];
       if (r.state == "training" && !r.run_dir.empty()) run_dir_while_training = r.run_dir;
