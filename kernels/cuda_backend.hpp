@@ -73,6 +73,10 @@ class CudaBackend final : public backend::Backend<float> {
 
   void l2norm_forward(float* out, float* rnorm, const float* in, int N, int d, float eps) override;
   void l2norm_backward(float* din, const float* dout, const float* out, const float* rnorm, int N, int d) override;
+  void prefix_renorm_forward(float* out, float* norm, const float* in, const int32_t* rows, int B, int Tn, int H, int d,
+                             bool capped, float eps) override;
+  void prefix_renorm_backward(float* din, const float* dout, const float* out, const float* norm, const int32_t* rows,
+                              int B, int Tn, int H, int d, bool capped, float eps) override;
 
   void sigmoid_forward(float* out, const float* in, size_t n) override;
   void sigmoid_backward(float* din, const float* dout, const float* out, size_t n) override;

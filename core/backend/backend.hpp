@@ -108,6 +108,18 @@ class Backend {
   virtual void l2norm_forward(T* out, T* rnorm, const T* in, int N, int d, T eps) = 0;
   virtual void l2norm_backward(T* din, const T* dout, const T* out, const T* rnorm, int N, int d) = 0;
 
+  // ---- re-normalisation over the open key rows (how the mask meets the normalisation) ----
+  // Rows (B, T, H) of width d; rows (T) device ints in [1, d], the open key rows at each position.
+  // Where rows[t] = d a row is copied bit for bit (so E = 1 is untouched). Else over i < r:
+  // out = in / max(||in[0:r]||, floor) with floor = sqrt(r / d) when capped, eps otherwise; the
+  // rest of the row is copied. norm (B T H) saves ||in[0:r]|| (0 for copied rows).
+  virtual void prefix_renorm_forward(T* out, T* norm, const T* in, const int32_t* rows, int B, int Tn, int H, int d,
+                                     bool capped, T eps) = 0;
+  // din = dout on copied elements; on [0, r): s (g - y (g . y)) when the norm was above the floor
+  // (s = 1 / norm), g / floor when the floor applied.
+  virtual void prefix_renorm_backward(T* din, const T* dout, const T* out, const T* norm, const int32_t* rows, int B,
+                                      int Tn, int H, int d, bool capped, T eps) = 0;
+
   // ---- elementwise gates ----
   virtual void sigmoid_forward(T* out, const T* in, size_t n) = 0;
   virtual void sigmoid_backward(T* din, const T* dout, const T* out, size_t n) = 0;

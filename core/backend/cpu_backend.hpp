@@ -51,6 +51,10 @@ class CpuBackend : public Backend<T> {
 
   void l2norm_forward(T* out, T* rnorm, const T* in, int N, int d, T eps) override;
   void l2norm_backward(T* din, const T* dout, const T* out, const T* rnorm, int N, int d) override;
+  void prefix_renorm_forward(T* out, T* norm, const T* in, const int32_t* rows, int B, int Tn, int H, int d,
+                             bool capped, T eps) override;
+  void prefix_renorm_backward(T* din, const T* dout, const T* out, const T* norm, const int32_t* rows, int B, int Tn,
+                              int H, int d, bool capped, T eps) override;
 
   void sigmoid_forward(T* out, const T* in, size_t n) override;
   void sigmoid_backward(T* din, const T* dout, const T* out, size_t n) override;

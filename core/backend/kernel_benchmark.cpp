@@ -126,6 +126,14 @@ KernelBenchResult benchmark_kernels(const KernelBenchSpec& s, const std::string&
     const std::string shape = dims({N * H, d});
     measure("l2norm", "fwd", shape, kF * (2 * nc + nh), 0, [&] { be.l2norm_forward(out, rn, x, N * H, d, 1e-6f); });
     measure("l2norm", "bwd", shape, kF * (3 * nc + nh), 0, [&] { be.l2norm_backward(din, y, out, rn, N * H, d); });
+    // Half the key rows open at every position: the normalising branch on every row.
+    int32_t* open = pool.ids(size_t(s.T), 1);
+    std::vector<int32_t> half(size_t(s.T), std::max(1, d / 2));
+    be.upload_int32(open, half.data(), half.size());
+    measure("prefix_renorm", "fwd", shape, kF * (2 * nc + nh), 0,
+            [&] { be.prefix_renorm_forward(out, rn, x, open, s.B, s.T, H, d, false, 1e-6f); });
+    measure("prefix_renorm", "bwd", shape, kF * (3 * nc + nh), 0,
+            [&] { be.prefix_renorm_backward(din, y, out, rn, open, s.B, s.T, H, d, false, 1e-6f); });
   }
   {
     float *g = pool.uniform(nh, -3, 3), *o = pool.zeros(nh), *dg = pool.zeros(nh);

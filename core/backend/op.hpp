@@ -16,6 +16,7 @@ enum class Op {
   matmul,
   conv_silu,
   l2norm,
+  prefix_renorm,
   sigmoid,
   decay,
   swiglu,

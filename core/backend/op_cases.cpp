@@ -145,6 +145,34 @@ void add_dense_cases(std::vector<OpCase>& cases) {
                          {"din", plain(s.read(din, N * d))}};
     }));
   }
+  for (bool capped : {false, true}) {
+    // Open rows vary over positions: 1, 2, ..., full (copied). Rows with small open norms exercise
+    // the floor (capped) and large ones the normalising branch.
+    OpShape sh;
+    sh.B = B, sh.T = T, sh.H = H, sh.d = d;
+    cases.push_back(make_case(capped ? "prefix_renorm_capped" : "prefix_renorm", Op::prefix_renorm, sh, 1e-10,
+                              [capped](auto& s) {
+      const int n = B * T * H * d;
+      std::vector<int32_t> open(T);
+      for (int t = 0; t < T; ++t) open[t] = std::min(d, 1 + t / 2);
+      const int32_t* rows = s.ids("rows", open);
+      auto x = values(n, 70);
+      for (int i = 0; i < n; i += 7) x[i] = static_cast<float>(x[i] * 0.05);  // little open energy; float-exact
+      const auto* in = s.input("in", x);
+      auto *out = s.output("out", n), *nm = s.output("norm", B * T * H), *din = s.output("din", n);
+      s.backend().prefix_renorm_forward(out, nm, in, rows, B, T, H, d, capped, 1e-6);
+      s.backend().prefix_renorm_backward(din, s.input("dout", values(n, 71)), out, nm, rows, B, T, H, d, capped, 1e-6);
+      // Copied elements (past the open rows, and whole rows once every row is open) are exact.
+      CaseOutput o = plain(s.read(out, n)), g = plain(s.read(din, n));
+      o.masked.assign(n, 0);
+      for (int row = 0; row < B * T * H; ++row) {
+        const int r = open[(row / H) % T];
+        for (int i = (r >= d ? 0 : r); i < d; ++i) o.masked[static_cast<size_t>(row) * d + i] = 1;
+      }
+      g.masked = o.masked;
+      return CaseOutputs{{"out", std::move(o)}, {"norm", plain(s.read(nm, B * T * H))}, {"din", std::move(g)}};
+    }));
+  }
   {
     OpShape sh;
     sh.n = kLong;

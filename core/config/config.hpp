@@ -22,6 +22,12 @@ struct MixerConfig {
   int E = 1;                    // memory blocks; 1 = the baseline
   int N = 0;                    // schedule horizon in positions; 0 = data.seq_len
   memory::ScheduleSpec schedule;
+  // How the mask meets the L2 normalisation of q and k (SPEC section 3 is the first):
+  //   normalize_then_mask   q, k normalised over all d_k rows, then masked (the paper's gating)
+  //   mask_then_normalize   re-normalised over the open rows: an early write has full strength
+  //   capped_renormalize    the same, but never scaled up past what an evenly spread key gets
+  //                         (sqrt(d_k / open rows)): stable, and weak keys stay weak
+  std::string normalize = "normalize_then_mask";
 };
 
 // The paper's Hope-style extension: MLP hidden units in E blocks, unlocked over training steps.

@@ -45,6 +45,7 @@ void visit_model(V& v, ModelConfig& m) {
     v.field("E", x.E);
     v.field("N", x.N);
     v.object("schedule", [&] { visit_schedule(v, x.schedule); });
+    v.field("normalize", x.normalize);
   });
   v.object("param_schedule", [&] {
     ParamScheduleConfig& p = m.param_schedule;
@@ -535,6 +536,7 @@ void validate(const RunConfig& c) {
   const MixerConfig& x = m.mixer;
   one_of("model.mixer.type", x.type, {"memory", "attention"});
   one_of("model.mixer.rule", x.rule, {"linear", "delta", "comba", "titans", "swla"});
+  one_of("model.mixer.normalize", x.normalize, {"normalize_then_mask", "mask_then_normalize", "capped_renormalize"});
   at_least("model.mixer.heads", x.heads, 1);
   at_least("model.mixer.d_head", x.d_head, 1);
   at_least("model.mixer.conv", x.conv, 0);
