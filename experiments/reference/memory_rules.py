@@ -103,6 +103,13 @@ def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None,
     if schedule.D != d_k * d_v:
         raise ValueError(f"schedule is for D = {schedule.D} elements but d_k * d_v = {d_k * d_v}")
     ends, mask = _masks(schedule, T, d_k, d_v, v.device)
+    # Per-step slices, taken once: indexing x[:, n] inside the loop would cost a full-size
+    # gradient buffer per step in the backward (T^2 work).
+    steps = lambda x, *tail: [None] * T if x is None else [y[(...,) + tail] for y in x.unbind(1)]
+    qs, ks, vs, ps = steps(q), steps(k), steps(v), steps(p)
+    betas, etas = steps(beta, None), steps(eta, None, None)     # (B, H, 1), (B, H, 1, 1)
+    a_pred, a_state = steps(a, None), steps(a, None, None)      # (B, H, 1) for delta's prediction, (B, H, 1, 1)
+    gammas = steps(gamma, None)                                 # (B, H, c, 1)
     S = v.new_zeros(B, H, d_k, d_v)
     Z = v.new_zeros(B, H, d_k, d_v) if rule == "titans" else None
     c = gamma.shape[-1] if rule == "swla" else 0
@@ -110,31 +117,25 @@ def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None,
     for n in range(T):
         full = ends[n] == schedule.D
         G = None if full else mask(ends[n])
-        kt, vt, qt = k[:, n], v[:, n], q[:, n]                      # (B, H, d)
-        at = None if a is None else a[:, n, :, None, None]          # (B, H, 1, 1)
-        bt = None if beta is None else beta[:, n, :, None]          # (B, H, 1)
-        decayed = S if at is None else at * S                       # a S
+        kt, vt, qt, bt = ks[n], vs[n], qs[n], betas[n]              # (B, H, d), beta (B, H, 1)
+        decayed = S if a is None else a_state[n] * S                # a S
         if rule == "linear":
-            write = torch.einsum("bhk,bhv->bhkv", bt * kt, vt)
-            new = decayed + write
+            new = decayed + torch.einsum("bhk,bhv->bhkv", bt * kt, vt)
         elif rule in ("delta", "comba"):
-            e = kt if rule == "delta" else p[:, n]
-            pred = torch.einsum("bhkv,bhk->bhv", _gated(G, S), e)       # (G ⊙ S)^T e
+            e = kt if rule == "delta" else ps[n]
+            pred = torch.einsum("bhkv,bhk->bhv", _gated(G, S), e)   # (G ⊙ S)^T e
             if rule == "delta" and a is not None:
-                pred = a[:, n, :, None] * pred                      # delta scales the prediction by a
-            write = torch.einsum("bhk,bhv->bhkv", bt * kt, vt - pred)
-            new = decayed + write
+                pred = a_pred[n] * pred                             # delta scales the prediction by a
+            new = decayed + torch.einsum("bhk,bhv->bhkv", bt * kt, vt - pred)
         elif rule == "titans":
             err = torch.einsum("bhkv,bhk->bhv", _gated(G, S), kt) - vt  # the surprise Sg^T k - v
-            et = 0.0 if eta is None else eta[:, n, :, None, None]
-            Z_new = et * Z - torch.einsum("bhk,bhv->bhkv", bt * kt, err)
-            Z = _keep(G, Z_new, Z)
+            et = 0.0 if eta is None else etas[n]
+            Z = _keep(G, et * Z - torch.einsum("bhk,bhv->bhkv", bt * kt, err), Z)
             new = decayed + Z
         else:  # swla: sum_j gamma_t[j] k_{t-j} v_{t-j}^T, terms before t = 1 left out
             write = 0
             for j in range(min(c, n + 1)):
-                gj = gamma[:, n, :, j, None]                        # (B, H, 1)
-                write = write + torch.einsum("bhk,bhv->bhkv", gj * k[:, n - j], v[:, n - j])
+                write = write + torch.einsum("bhk,bhv->bhkv", gammas[n][:, :, j] * ks[n - j], vs[n - j])
             new = decayed + write
         S = _keep(G, new, S)
         out.append(torch.einsum("bhkv,bhk->bhv", _gated(G, S), qt))
@@ -152,6 +153,7 @@ def _plain_chunked(rule, q, k, v, beta, log_a, S, C):
     segment's start. Returns o (B, H, L, d_v) and the state at its end."""
     B, H, L, R = k.shape
     d_v = v.shape[-1]
+    C = min(C, L)  # a short segment is one chunk of its own length, not a padded one
     n = -(-L // C)
     pad = n * C - L
     if pad:  # padded tokens (k = v = q = 0, beta = 0, a = 1) neither write nor decay
