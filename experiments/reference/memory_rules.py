@@ -175,10 +175,13 @@ def _plain_chunked(rule, q, k, v, beta, log_a, S, C):
     else:
         u, w = v * beta[..., None], None
     out = []
+    # Per-chunk slices taken once (as in recurrent_rule: no full-size gradient buffer per chunk).
+    qs, ks, gs, us, decays = q.unbind(2), k.unbind(2), g.unbind(2), u.unbind(2), decay.unbind(2)
+    ws = w.unbind(2) if w is not None else None
     for i in range(n):
-        qi, ki, gi = q[:, :, i], k[:, :, i], g[:, :, i]
-        v_new = u[:, :, i] if w is None else u[:, :, i] - w[:, :, i] @ S
-        attn = (qi @ ki.transpose(-1, -2)) * decay[:, :, i]          # (B, H, C, C), lower with diagonal
+        qi, ki, gi = qs[i], ks[i], gs[i]
+        v_new = us[i] if ws is None else us[i] - ws[i] @ S
+        attn = (qi @ ki.transpose(-1, -2)) * decays[i]               # (B, H, C, C), lower with diagonal
         out.append((qi * gi.exp()[..., None]) @ S + attn @ v_new)
         g_last = gi[..., -1:]                                       # (B, H, 1)
         S = S * g_last.exp()[..., None] + (ki * (g_last - gi).exp()[..., None]).transpose(-1, -2) @ v_new
@@ -198,20 +201,21 @@ def chunked_rule(rule, schedule, q, k, v, beta, a=None, chunk=64):
     if schedule.D != d_k * d_v:
         raise ValueError(f"schedule is for D = {schedule.D} elements but d_k * d_v = {d_k * d_v}")
     rows = [schedule.active_rows(n + 1, d_v) for n in range(T)]
-    heads_first = lambda x: x.transpose(1, 2)                       # (B, H, T, .)
-    qh, kh, vh, bh = heads_first(q), heads_first(k), heads_first(v), heads_first(beta)
-    lah = torch.zeros_like(bh) if a is None else heads_first(a).log()
+    # Segments of constant active rows: (rows, length), in order.
+    segments = []
+    for r in rows:
+        if segments and segments[-1][0] == r:
+            segments[-1][1] += 1
+        else:
+            segments.append([r, 1])
+    lengths = [length for _, length in segments]
+    pieces = lambda x: torch.split(x.transpose(1, 2), lengths, dim=2)  # (B, H, length, .) each
+    lah = torch.zeros_like(beta) if a is None else a.log()
+    qs, ks, vs, bs, las = pieces(q), pieces(k), pieces(v), pieces(beta), pieces(lah)
     S = v.new_zeros(B, H, d_k, d_v)
     out = []
-    n0 = 0
-    while n0 < T:
-        R = rows[n0]
-        n1 = n0 + 1
-        while n1 < T and rows[n1] == R:
-            n1 += 1
-        o, S_R = _plain_chunked(rule, qh[:, :, n0:n1, :R], kh[:, :, n0:n1, :R], vh[:, :, n0:n1],
-                                bh[:, :, n0:n1], lah[:, :, n0:n1], S[:, :, :R], chunk)
+    for i, (R, _) in enumerate(segments):
+        o, S_R = _plain_chunked(rule, qs[i][..., :R], ks[i][..., :R], vs[i], bs[i], las[i], S[:, :, :R], chunk)
         S = S_R if R == d_k else torch.cat([S_R, S[:, :, R:]], dim=2)
         out.append(o)
-        n0 = n1
     return torch.cat(out, dim=2).transpose(1, 2)                    # (B, T, H, d_v)

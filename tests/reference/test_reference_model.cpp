@@ -2,7 +2,8 @@
 // in float64 on the weights of tiny trained runs: the per-position NLL and the gradient of every
 // parameter, for every rule at E = 1, a row-aligned E and a non-row-aligned E (and E = D), other
 // schedules, no decay, no convolution, and the attention mixer; the reference's chunked form
-// against its recurrent one; and a control showing the check catches a wrong E.
+// (NLL and gradients) against its recurrent one and the C++; and a control showing the check
+// catches a wrong E.
 // Skips when no python3 with torch is found ($PROTEUS_PYTHON, python3, /usr/bin/python3).
 #include <gtest/gtest.h>
 
@@ -217,6 +218,13 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
                            {"forms", c.chunked ? "recurrent,chunked" : "recurrent"},
                            {"chunk", 3},  // does not divide the unlock spacing: chunks straddle unlocks
                            {"grads", (dir_ / (c.name + ".safetensors")).string()}});
+    if (c.chunked)  // the chunked form's gradients too (its backward is what the benchmarks time)
+      python_jobs.push_back({{"run", job.run_dir},
+                             {"tokens", tokens.string()},
+                             {"out", (dir_ / (c.name + "-chunked.json")).string()},
+                             {"forms", "chunked"},
+                             {"chunk", 3},
+                             {"grads", (dir_ / (c.name + "-chunked.safetensors")).string()}});
     jobs.push_back(std::move(job));
   }
   // The control: the delta E = 4 run evaluated by the reference as if it had E = 1.
@@ -252,16 +260,19 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
       chunk_err = relative_error(flat(py["nll"]["chunked"]), nll);
       EXPECT_LT(chunk_err, kNllTolerance) << "the chunked form differs from the recurrent one";
     }
-    const auto grads = runs::read_safetensors(dir_ / (job.c.name + ".safetensors"));
-    ASSERT_EQ(grads.tensors.size(), job.cpp.grads.size()) << "the models have other parameters";
     double grad_err = 0;
-    for (const auto& [name, cpp] : job.cpp.grads) {
-      const auto* t = grads.find(name);
-      ASSERT_NE(t, nullptr) << "the reference has no parameter " << name;
-      const double err = relative_error(t->to_f64(), cpp);
-      EXPECT_LT(err, kGradTolerance) << "gradient of " << name;
-      EXPECT_GT(max_abs(cpp), 0.0) << "gradient of " << name << " is zero: the check would not see it";
-      grad_err = std::max(grad_err, err);
+    for (const std::string form : {"", "-chunked"}) {
+      if (!form.empty() && !job.c.chunked) continue;
+      const auto grads = runs::read_safetensors(dir_ / (job.c.name + form + ".safetensors"));
+      ASSERT_EQ(grads.tensors.size(), job.cpp.grads.size()) << "the models have other parameters";
+      for (const auto& [name, cpp] : job.cpp.grads) {
+        const auto* t = grads.find(name);
+        ASSERT_NE(t, nullptr) << "the reference has no parameter " << name;
+        const double err = relative_error(t->to_f64(), cpp);
+        EXPECT_LT(err, kGradTolerance) << "gradient of " << name << (form.empty() ? "" : " (chunked form)");
+        EXPECT_GT(max_abs(cpp), 0.0) << "gradient of " << name << " is zero: the check would not see it";
+        grad_err = std::max(grad_err, err);
+      }
     }
     // The measured agreement, for the README's record.
     std::printf("%-28s nll %.1e  grads %.1e", job.c.name.c_str(), nll_err, grad_err);
