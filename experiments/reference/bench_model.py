@@ -11,7 +11,9 @@ clip.
                    [--forms auto,recurrent] [--modes eager,compile] [--variant NAME] [--out FILE.md]
 
 Prints the date, the machine, torch's version, the device and the BLAS in use, then a table like
-`proteus bench`'s; --out appends the rows as Markdown.
+`proteus bench`'s; --out appends the rows as Markdown. On a CPU that other processes keep busy,
+run with OMP_WAIT_POLICY=passive: torch's spinning OpenMP workers were 4-13x slower there
+(experiments/results/reference-cpu.md).
 """
 import argparse
 import datetime
