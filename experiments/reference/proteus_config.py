@@ -95,7 +95,11 @@ def resolve(config):
 def load_runs(path):
     """[(name, config)] for a run directory, a config.json or an experiment file (one per variant)."""
     if os.path.isdir(path):
+        if not os.path.isfile(os.path.join(path, "config.json")):
+            raise ValueError(f"{path}: not a run directory (no config.json)")
         path = os.path.join(path, "config.json")
+    elif not os.path.isfile(path):
+        raise ValueError(f"{path}: no such run directory or config file")
     raw = load_experiment(path)
     variants = raw.pop("variants", None)
     raw.pop("sweep", None)
