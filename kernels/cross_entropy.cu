@@ -1,11 +1,10 @@
 // Softmax cross-entropy over V classes, one thread block per row; the row's exp-sum in double as
-// on the CPU. Targets arrive on the host (the op list's convention) and are copied per call.
+// on the CPU. Targets are a device int32 buffer (the op list's convention).
 #include <cuda_runtime.h>
 
 #include "kernels/block_reduce.cuh"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
-#include "kernels/device_scratch.cuh"
 
 namespace proteus::cuda {
 namespace {
@@ -63,16 +62,14 @@ __global__ void xent_backward_kernel(float* dlogits, const float* probs, const i
 void CudaBackend::xent_forward(float* losses, float* probs, const float* logits, const int32_t* targets,
                                const float* weight, int N, int V) {
   if (N <= 0 || V <= 0) return;
-  DeviceScratch<int32_t> dtargets(targets, N, nullptr, "xent_forward (targets)");
-  xent_forward_kernel<<<N, kRowThreads>>>(losses, probs, logits, dtargets.get(), weight, V);
+  xent_forward_kernel<<<N, kRowThreads>>>(losses, probs, logits, targets, weight, V);
   check_launch("xent_forward");
 }
 
 void CudaBackend::xent_backward(float* dlogits, const float* probs, const int32_t* targets, const float* weight,
                                 float dloss_scale, int N, int V) {
   if (N <= 0 || V <= 0) return;
-  DeviceScratch<int32_t> dtargets(targets, N, nullptr, "xent_backward (targets)");
-  xent_backward_kernel<<<N, kRowThreads>>>(dlogits, probs, dtargets.get(), weight, dloss_scale, V);
+  xent_backward_kernel<<<N, kRowThreads>>>(dlogits, probs, targets, weight, dloss_scale, V);
   check_launch("xent_backward");
 }
 

@@ -1,19 +1,24 @@
-// The CUDA backend's life and memory: the cuBLAS handle, allocations, copies, fill; and the
-// factory the registry calls. The ops live beside their concept (matmul.cu, norm_ops.cu, ...).
+// The CUDA backend's life and memory: the cuBLAS handle, allocations (float and int32), copies,
+// fill, the limits it states (supports); and the factory the registry calls. The ops live beside
+// their concept (matmul.cu, norm_ops.cu, ...).
 #include "kernels/cuda_backend.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <stdexcept>
+#include <string>
 
 #include "kernels/block_reduce.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device.hpp"
 #include "kernels/device_scratch.cuh"
+#include "kernels/rule_limits.hpp"
 
 namespace proteus::cuda {
 namespace {
+
+constexpr int64_t kMaxGridY = 65535;  // CUDA's grid y limit: attention runs one row per (batch, head)
 
 __global__ void fill_kernel(float* dst, float value, size_t n) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
@@ -76,6 +81,54 @@ void CudaBackend::copy(float* dst, const float* src, size_t n) {
     return;
   }
   check(cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice, nullptr), "copy (cudaMemcpyAsync)");
+}
+
+int32_t* CudaBackend::alloc_int32(size_t n) {
+  void* p = nullptr;
+  const size_t bytes = (n ? n : 1) * sizeof(int32_t);
+  check(cudaMalloc(&p, bytes), "alloc_int32 (cudaMalloc)");
+  check(cudaMemset(p, 0, bytes), "alloc_int32 (cudaMemset)");
+  return static_cast<int32_t*>(p);
+}
+
+void CudaBackend::free_int32(int32_t* p) {
+  if (p) cudaFree(p);
+}
+
+void CudaBackend::upload_int32(int32_t* dst, const int32_t* host, size_t n) {
+  if (n) check(cudaMemcpy(dst, host, n * sizeof(int32_t), cudaMemcpyHostToDevice), "upload_int32 (cudaMemcpy)");
+}
+
+void CudaBackend::download_int32(int32_t* host, const int32_t* src, size_t n) {
+  if (n) check(cudaMemcpy(host, src, n * sizeof(int32_t), cudaMemcpyDeviceToHost), "download_int32 (cudaMemcpy)");
+}
+
+bool CudaBackend::supports(Op op, const backend::OpShape& s, std::string* why_not) const {
+  auto no = [&](std::string why) {
+    if (why_not) *why_not = std::move(why);
+    return false;
+  };
+  switch (op) {
+    case Op::memory_rule:
+    case Op::memory_block_norms: {
+      // The model needs the backward too: it keeps the most value-width vectors in shared memory.
+      if (s.d_v > kMaxRuleValueWidth)
+        return no("value width " + std::to_string(s.d_v) + " > " + std::to_string(kMaxRuleValueWidth) +
+                  ", the memory-rule kernels' shared memory");
+      if (static_cast<int64_t>(s.d_k) * s.d_v > kMaxRuleStateElements)
+        return no("state of " + std::to_string(static_cast<int64_t>(s.d_k) * s.d_v) + " elements > " +
+                  std::to_string(kMaxRuleStateElements));
+      return true;
+    }
+    case Op::attention:
+      // One grid row per (batch, head): CUDA's grid y dimension.
+      if (static_cast<int64_t>(s.B) * s.H > kMaxGridY)
+        return no("batch x heads " + std::to_string(static_cast<int64_t>(s.B) * s.H) + " > " +
+                  std::to_string(kMaxGridY));
+      return true;
+    default:
+      return true;
+  }
 }
 
 void CudaBackend::synchronize() { check(cudaDeviceSynchronize(), "synchronize (cudaDeviceSynchronize)"); }

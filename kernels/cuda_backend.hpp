@@ -9,6 +9,9 @@
 //    memory_rule_forward.cu / memory_rule_backward.cu say more.
 //  - Everything is queued on the legacy default stream; download() and the reductions to the
 //    host wait for the work before them.
+//  - Token ids and targets are device int32 buffers (alloc_int32): no op copies ids per call.
+//  - supports() states the kernels' real limits (the rule kernels' shared memory, attention's
+//    grid); the model asks before it relies on an op.
 // Not here: the chunked (tensor-core) forms of the linear and delta rules (kernels/README.md).
 #pragma once
 #include <cstdint>
@@ -24,6 +27,7 @@ namespace proteus::cuda {
 class CudaBackend final : public backend::Backend<float> {
  public:
   using OpState = backend::OpState;
+  using Op = backend::Op;
   template <class F>
   using MemoryRuleArgs = backend::MemoryRuleArgs<F>;
   template <class F>
@@ -36,6 +40,7 @@ class CudaBackend final : public backend::Backend<float> {
   CudaBackend& operator=(const CudaBackend&) = delete;
 
   std::string name() const override { return "cuda"; }
+  bool supports(Op op, const backend::OpShape& shape, std::string* why_not = nullptr) const override;
 
   float* alloc(size_t n) override;
   void free(float* p) override;
@@ -44,6 +49,11 @@ class CudaBackend final : public backend::Backend<float> {
   void fill(float* dst, float value, size_t n) override;
   void copy(float* dst, const float* src, size_t n) override;
   void synchronize() override;
+
+  int32_t* alloc_int32(size_t n) override;
+  void free_int32(int32_t* p) override;
+  void upload_int32(int32_t* dst, const int32_t* host, size_t n) override;
+  void download_int32(int32_t* host, const int32_t* src, size_t n) override;
 
   void embedding_forward(float* out, const int32_t* tokens, const float* wte, int N, int C) override;
   void embedding_backward(float* dwte, const float* dout, const int32_t* tokens, int N, int C) override;
@@ -63,6 +73,10 @@ class CudaBackend final : public backend::Backend<float> {
 
   void l2norm_forward(float* out, float* rnorm, const float* in, int N, int d, float eps) override;
   void l2norm_backward(float* din, const float* dout, const float* out, const float* rnorm, int N, int d) override;
+  void prefix_renorm_forward(float* out, float* norm, const float* in, const int32_t* rows, int B, int Tn, int H, int d,
+                             bool capped, float eps) override;
+  void prefix_renorm_backward(float* din, const float* dout, const float* out, const float* norm, const int32_t* rows,
+                              int B, int Tn, int H, int d, bool capped, float eps) override;
 
   void sigmoid_forward(float* out, const float* in, size_t n) override;
   void sigmoid_backward(float* din, const float* dout, const float* out, size_t n) override;
@@ -77,6 +91,11 @@ class CudaBackend final : public backend::Backend<float> {
   void add(float* out, const float* x, const float* y, size_t n) override;
   void axpy(float* y, float alpha, const float* x, size_t n) override;
   void scale(float* x, float alpha, size_t n) override;
+
+  void comba_query_forward(float* out, const float* q, const float* p, const float* dh, int N, int H,
+                           int d) override;
+  void comba_query_backward(float* dp, float* ddh, const float* dout, const float* p, const float* dh, int N, int H,
+                            int d) override;
 
   void xent_forward(float* losses, float* probs, const float* logits, const int32_t* targets, const float* weight,
                     int N, int V) override;

@@ -1,12 +1,11 @@
-// Token embedding. Tokens arrive on the host (the op list's convention), so the backward groups
-// rows by token there: one thread block per distinct token adds its rows in ascending order,
-// exactly the CPU's order, with no atomics.
+// Token embedding over device token ids. The backward adds the rows of each token in ascending
+// row order, exactly the CPU's order and so the CPU's bits, with no atomics: a stable radix sort
+// (CUB's, which ships with the toolkit) groups the rows by token on the device, then one thread
+// block per distinct token walks its run of rows.
+// Ids must lie in [0, V): the model checks them on the host before it uploads them.
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <numeric>
-#include <string>
-#include <vector>
+#include <cub/device/device_radix_sort.cuh>
 
 #include "core/common/input_error.hpp"
 #include "kernels/block_reduce.cuh"
@@ -17,59 +16,59 @@
 namespace proteus::cuda {
 namespace {
 
+constexpr int kEmbeddingThreads = 128;
+
 __global__ void embedding_forward_kernel(float* out, const int32_t* tokens, const float* wte, int C) {
   const size_t n = blockIdx.x;
   const float* row = wte + static_cast<size_t>(tokens[n]) * C;
   for (int c = threadIdx.x; c < C; c += blockDim.x) out[n * C + c] = row[c];
 }
 
-// Block g owns token tokens[g]; its rows are rows[starts[g] .. starts[g+1]), ascending.
-__global__ void embedding_backward_kernel(float* dwte, const float* dout, const int32_t* distinct,
-                                          const int32_t* starts, const int32_t* rows, int C) {
-  const int g = blockIdx.x;
-  float* dst = dwte + static_cast<size_t>(distinct[g]) * C;
-  for (int c = threadIdx.x; c < C; c += blockDim.x) {
-    float acc = dst[c];
-    for (int r = starts[g]; r < starts[g + 1]; ++r) acc += dout[static_cast<size_t>(rows[r]) * C + c];
-    dst[c] = acc;
-  }
+__global__ void iota_kernel(int32_t* rows, int N) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < N; i += gridDim.x * blockDim.x) rows[i] = i;
 }
 
-void check_tokens(const int32_t* tokens, int N) {
-  for (int n = 0; n < N; ++n)
-    if (tokens[n] < 0)
-      throw InputError("tokens", "token " + std::to_string(tokens[n]) + " at row " + std::to_string(n) +
-                                     " is negative");
+// sorted_tokens: the ids in ascending order; sorted_rows: their rows, ascending within a token
+// (the sort is stable). Block r0 owns the token whose run starts at r0; other blocks exit.
+__global__ void embedding_backward_kernel(float* dwte, const float* dout, const int32_t* sorted_tokens,
+                                          const int32_t* sorted_rows, int N, int C) {
+  for (int r0 = blockIdx.x; r0 < N; r0 += gridDim.x) {
+    const int32_t token = sorted_tokens[r0];
+    if (r0 > 0 && sorted_tokens[r0 - 1] == token) continue;  // the same for the whole block
+    float* dst = dwte + static_cast<size_t>(token) * C;
+    for (int c = threadIdx.x; c < C; c += blockDim.x) {
+      float acc = dst[c];
+      for (int r = r0; r < N && sorted_tokens[r] == token; ++r) acc += dout[static_cast<size_t>(sorted_rows[r]) * C + c];
+      dst[c] = acc;
+    }
+  }
 }
 
 }  // namespace
 
 void CudaBackend::embedding_forward(float* out, const int32_t* tokens, const float* wte, int N, int C) {
   if (N <= 0 || C <= 0) return;
-  check_tokens(tokens, N);
-  DeviceScratch<int32_t> dtokens(tokens, N, nullptr, "embedding_forward (tokens)");
-  embedding_forward_kernel<<<N, 128>>>(out, dtokens.get(), wte, C);
+  embedding_forward_kernel<<<N, kEmbeddingThreads>>>(out, tokens, wte, C);
   check_launch("embedding_forward");
 }
 
 void CudaBackend::embedding_backward(float* dwte, const float* dout, const int32_t* tokens, int N, int C) {
   if (N <= 0 || C <= 0) return;
-  check_tokens(tokens, N);
-  std::vector<int32_t> rows(N);
-  std::iota(rows.begin(), rows.end(), 0);
-  std::stable_sort(rows.begin(), rows.end(), [&](int32_t x, int32_t y) { return tokens[x] < tokens[y]; });
-  std::vector<int32_t> distinct, starts;
-  for (int r = 0; r < N; ++r)
-    if (r == 0 || tokens[rows[r]] != tokens[rows[r - 1]]) {
-      distinct.push_back(tokens[rows[r]]);
-      starts.push_back(r);
-    }
-  starts.push_back(N);
-  DeviceScratch<int32_t> drows(rows.data(), rows.size(), nullptr, "embedding_backward (rows)");
-  DeviceScratch<int32_t> ddistinct(distinct.data(), distinct.size(), nullptr, "embedding_backward (tokens)");
-  DeviceScratch<int32_t> dstarts(starts.data(), starts.size(), nullptr, "embedding_backward (starts)");
-  embedding_backward_kernel<<<static_cast<int>(distinct.size()), 128>>>(dwte, dout, ddistinct.get(), dstarts.get(),
-                                                                        drows.get(), C);
+  DeviceScratch<int32_t> rows(N, nullptr, "embedding_backward (rows)");
+  DeviceScratch<int32_t> sorted_rows(N, nullptr, "embedding_backward (sorted rows)");
+  DeviceScratch<int32_t> sorted_tokens(N, nullptr, "embedding_backward (sorted tokens)");
+  iota_kernel<<<blocks_for(N, kThreads), kThreads>>>(rows.get(), N);
+  check_launch("embedding_backward (rows)");
+  size_t temp_bytes = 0;
+  check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, tokens, sorted_tokens.get(), rows.get(),
+                                        sorted_rows.get(), N),
+        "embedding_backward (sort size)");
+  DeviceScratch<unsigned char> temp(temp_bytes, nullptr, "embedding_backward (sort scratch)");
+  check(cub::DeviceRadixSort::SortPairs(temp.get(), temp_bytes, tokens, sorted_tokens.get(), rows.get(),
+                                        sorted_rows.get(), N),
+        "embedding_backward (sort)");
+  embedding_backward_kernel<<<blocks_for(N, 1), kEmbeddingThreads>>>(dwte, dout, sorted_tokens.get(),
+                                                                     sorted_rows.get(), N, C);
   check_launch("embedding_backward");
 }
 

@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(kThreads) memory_rule_backward_kernel(RuleKern
 
 template <Rule kRule>
 void launch_backward(const RuleKernelArgs& args, const RuleGradArgs& g, int heads) {
-  const size_t shared = static_cast<size_t>(3) * args.d_v * sizeof(float);
+  const size_t shared = static_cast<size_t>(kRuleBackwardVectors) * args.d_v * sizeof(float);
   memory_rule_backward_kernel<kRule><<<heads, kThreads, shared>>>(args, g);
 }
 
@@ -236,7 +236,7 @@ void CudaBackend::memory_rule_backward(const backend::MemoryRuleGrads<float>& gr
   zero(g.gamma, n * st.window, what);
   const int heads = args.B * args.H;
   if (heads == 0 || args.T == 0) return;
-  check_rule_shared_memory(args.d_v, 3);
+  check_rule_shared_memory(args.d_v, kRuleBackwardVectors);
 
   const size_t adjoints = static_cast<size_t>(heads) * st.D();
   DeviceScratch<float> dS(adjoints, nullptr, "memory_rule_backward (dS)");

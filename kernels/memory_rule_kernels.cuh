@@ -10,6 +10,7 @@
 
 #include "core/backend/backend.hpp"
 #include "core/common/input_error.hpp"
+#include "kernels/rule_limits.hpp"
 
 namespace proteus::cuda {
 
@@ -44,11 +45,11 @@ inline RuleKernelArgs kernel_args(const backend::MemoryRuleArgs<float>& args, co
   return k;
 }
 
-// The kernels keep `vectors` value-width vectors in shared memory; beyond the default 48 KiB
-// they would need an opt-in (and d_v that wide is far outside any model here).
+// The kernels keep `vectors` value-width vectors in shared memory (rule_limits.hpp); d_v that
+// wide is far outside any model here.
 inline void check_rule_shared_memory(int d_v, int vectors) {
-  const size_t bytes = static_cast<size_t>(d_v) * vectors * sizeof(float);
-  if (bytes > 48 * 1024)
+  const size_t bytes = static_cast<size_t>(d_v) * vectors * sizeof(float) + kRuleStaticSharedBytes;
+  if (bytes > kRuleSharedBytes)
     throw InputError("d_v", "value width " + std::to_string(d_v) + " is too wide for the CUDA memory-rule kernels");
 }
 

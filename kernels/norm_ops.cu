@@ -69,7 +69,72 @@ __global__ void l2norm_backward_kernel(float* din, const float* dout, const floa
   for (int i = threadIdx.x; i < d; i += blockDim.x) din[off + i] = r * (dout[off + i] - out[off + i] * gy);
 }
 
+// The open rows' norm floor: sqrt(r / d) (capped) or eps; the same double arithmetic as the CPU.
+__device__ inline double renorm_floor(int r, int d, bool capped, double eps) {
+  return capped ? sqrt(static_cast<double>(r) / d) : eps;
+}
+
+__global__ void prefix_renorm_forward_kernel(float* out, float* norm, const float* in, const int32_t* rows, int Tn,
+                                             int H, int d, bool capped, float eps) {
+  __shared__ double scratch[32];
+  const size_t row = blockIdx.x, off = row * d;
+  const int r = rows[(row / H) % Tn];
+  if (r >= d) {  // every row open: a copy, bit for bit
+    for (int i = threadIdx.x; i < d; i += blockDim.x) out[off + i] = in[off + i];
+    if (threadIdx.x == 0) norm[row] = 0.0f;
+    return;
+  }
+  double ss = 0.0;
+  for (int i = threadIdx.x; i < r; i += blockDim.x) ss += static_cast<double>(in[off + i]) * in[off + i];
+  ss = block_sum(ss, scratch);
+  const double nr = sqrt(ss);
+  if (threadIdx.x == 0) norm[row] = static_cast<float>(nr);
+  const float s = static_cast<float>(1.0 / fmax(nr, renorm_floor(r, d, capped, static_cast<double>(eps))));
+  for (int i = threadIdx.x; i < d; i += blockDim.x) out[off + i] = i < r ? in[off + i] * s : in[off + i];
+}
+
+__global__ void prefix_renorm_backward_kernel(float* din, const float* dout, const float* out, const float* norm,
+                                              const int32_t* rows, int Tn, int H, int d, bool capped, float eps) {
+  __shared__ double scratch[32];
+  const size_t row = blockIdx.x, off = row * d;
+  const int r = rows[(row / H) % Tn];
+  if (r >= d) {
+    for (int i = threadIdx.x; i < d; i += blockDim.x) din[off + i] = dout[off + i];
+    return;
+  }
+  const double floor = renorm_floor(r, d, capped, static_cast<double>(eps));
+  const double nr = static_cast<double>(norm[row]);
+  // Every thread takes the same branch: the condition depends on the row alone.
+  if (nr > floor) {
+    double dot = 0.0;
+    for (int i = threadIdx.x; i < r; i += blockDim.x) dot += static_cast<double>(dout[off + i]) * out[off + i];
+    const float gy = static_cast<float>(block_sum(dot, scratch));  // reads done before din (may alias dout)
+    const float s = static_cast<float>(1.0 / nr);
+    for (int i = threadIdx.x; i < d; i += blockDim.x) din[off + i] = i < r ? s * (dout[off + i] - out[off + i] * gy) : dout[off + i];
+  } else {
+    const float s = static_cast<float>(1.0 / floor);
+    for (int i = threadIdx.x; i < d; i += blockDim.x) din[off + i] = i < r ? dout[off + i] * s : dout[off + i];
+  }
+}
+
 }  // namespace
+
+void CudaBackend::prefix_renorm_forward(float* out, float* norm, const float* in, const int32_t* rows, int B, int Tn,
+                                        int H, int d, bool capped, float eps) {
+  const int64_t n = static_cast<int64_t>(B) * Tn * H;
+  if (n <= 0) return;
+  prefix_renorm_forward_kernel<<<static_cast<unsigned>(n), kRowThreads>>>(out, norm, in, rows, Tn, H, d, capped, eps);
+  check_launch("prefix_renorm_forward");
+}
+
+void CudaBackend::prefix_renorm_backward(float* din, const float* dout, const float* out, const float* norm,
+                                         const int32_t* rows, int B, int Tn, int H, int d, bool capped, float eps) {
+  const int64_t n = static_cast<int64_t>(B) * Tn * H;
+  if (n <= 0) return;
+  prefix_renorm_backward_kernel<<<static_cast<unsigned>(n), kRowThreads>>>(din, dout, out, norm, rows, Tn, H, d, capped,
+                                                                         eps);
+  check_launch("prefix_renorm_backward");
+}
 
 void CudaBackend::rmsnorm_forward(float* out, float* rstd, const float* in, const float* w, int N, int C, float eps) {
   if (N <= 0) return;

@@ -27,7 +27,7 @@ for step in "${steps[@]}"; do
       cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPROTEUS_GUI=OFF \
         -DCMAKE_PREFIX_PATH="$PWD/.deps/usr" >"$out/build.log" 2>&1 &&
         cmake --build "$build" -j"$jobs" --target proteus test_backend_parity test_cuda_memory_rule \
-          test_row_mask test_cpu_memory_rule >>"$out/build.log" 2>&1
+          test_row_mask test_cpu_memory_rule test_backend_self_check >>"$out/build.log" 2>&1
       rc=$?
       tail -25 "$out/build.log"
       echo "build rc=$rc" | tee -a "$out/summary.txt"
@@ -82,6 +82,9 @@ for step in "${steps[@]}"; do
     kbench)
       # The memory rule alone, ours against PyTorch (eager, torch.compile) at KERNELS.md's shapes.
       log "kernel bench"
+      # Every op alone at one layer's sizes of fla's shape (op, shape, ms, GB/s, GFLOP/s).
+      timeout 200 "$build/app/cli/proteus" bench --op kernels --device cuda --shape 8 1024 8 64 --E 1 16 \
+        --steps 10 --warmup 3 --out "$out/gpu-kernel-table.md" 2>&1 | tee -a "$out/kbench.log"
       for shape in "8 1024 8 64" "16 2048 4 64"; do
         timeout 200 "$build/app/cli/proteus" bench --op memory-rule --device cuda --shape $shape --E 1 16 \
           --steps 5 --warmup 2 --out "$out/gpu-kernel-bench.md" 2>&1 | tee -a "$out/kbench.log"

@@ -9,7 +9,7 @@ packages=(
   build-essential cmake pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libeigen3-dev nlohmann-json3-dev libcli11-dev
-  libcairo2-dev
+  libcairo2-dev libgsl-dev
   libimgui-dev libglfw3-dev libgl-dev libopengl-dev fonts-dejavu-core
   xvfb xauth libgl1-mesa-dri
   clang

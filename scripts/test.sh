@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test; then the same CPU tests under the
-# address and undefined-behaviour sanitizers. GPU tests (label `gpu`) skip without a device.
+# Installs what is missing, builds, and runs every test; then the fast CPU tests (label `fast`:
+# all but those that train models end to end) under the address and undefined-behaviour
+# sanitizers. GPU tests (label `gpu`) skip without a device.
 #   PROTEUS_SKIP_SANITIZE=1   skip the sanitizer pass
 #   PROTEUS_CUDA=OFF          build the CPU-only product even where nvcc is installed
 #   PROTEUS_GUI=OFF           leave out the window (proteus-lab) and its Xvfb run
@@ -26,7 +27,7 @@ if [ "${PROTEUS_SKIP_SANITIZE:-0}" != 1 ]; then
     -DPROTEUS_SANITIZE=address,undefined
   cmake --build build-sanitize -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
+    ctest --test-dir build-sanitize --output-on-failure -j"$jobs" -L fast
 fi
 
 # The fuzzers (libFuzzer, clang): the config reader and memory-op's reader, about a minute each.

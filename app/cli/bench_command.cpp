@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "app/cli/command_support.hpp"
+#include "core/backend/kernel_benchmark.hpp"
 #include "core/backend/op_benchmark.hpp"
 #include "core/config/experiment.hpp"
 #include "core/common/input_error.hpp"
@@ -27,7 +28,8 @@ struct BenchOptions {
   std::vector<int> threads;
   std::string device;
   std::string out;
-  // --op memory-rule: one op at one shape instead of a config's training step.
+  // --op memory-rule: one op at one shape instead of a config's training step; --op kernels:
+  // every op at the sizes one layer of that shape gives it.
   std::string op;
   std::string rule = "delta";
   std::vector<int> shape = {8, 1024, 8, 64};  // B T H d_head (fla's benchmark shape)
@@ -93,6 +95,52 @@ void bench_memory_rule(const BenchOptions& o, const std::string& machine, const 
   }
 }
 
+void bench_kernels(const BenchOptions& o, const std::string& machine, const std::string& day) {
+  const std::string program = "proteus bench --op kernels";
+  backend::KernelBenchSpec spec;
+  const auto rule = memory::rule_from_name(o.rule);
+  if (!rule) fail(program, "--rule: unknown rule '" + o.rule.substr(0, 32) + "'", exit_bad_input);
+  if (o.shape.size() != 4) fail(program, "--shape: give four numbers, B T H d_head", exit_bad_input);
+  spec.rule = *rule;
+  spec.B = o.shape[0], spec.T = o.shape[1], spec.H = o.shape[2], spec.D = o.shape[3];
+  spec.E = o.E;
+  spec.warmup = o.warmup;
+  spec.reps = o.steps;
+  const std::string device = o.device.empty() ? "cpu" : o.device;
+  const int threads = o.threads.empty() ? 0 : o.threads.front();
+  backend::KernelBenchResult r;
+  try {
+    r = backend::benchmark_kernels(spec, device, threads);
+  } catch (const std::exception& e) {
+    fail(program, e.what(), exit_bad_input);
+  }
+  if (!r.message.empty()) std::fprintf(stderr, "%s: %s\n", program.c_str(), r.message.c_str());
+  std::printf("%s, %s, device %s\n", day.c_str(), machine.c_str(), r.device.c_str());
+  std::printf("%-26s %-4s %-30s %-5s %10s %9s %9s\n", "op", "pass", "shape", "dtype", "ms", "GB/s", "GFLOP/s");
+  std::string rows;
+  auto number = [](double x, const char* fmt) {
+    char buf[32];
+    if (x <= 0) return std::string("-");
+    std::snprintf(buf, sizeof buf, fmt, x);
+    return std::string(buf);
+  };
+  for (const auto& row : r.rows) {
+    const std::string gb = number(row.gb_per_s, "%.1f"), gf = number(row.gflop_per_s, "%.1f");
+    std::printf("%-26s %-4s %-30s %-5s %10.3f %9s %9s\n", row.op.c_str(), row.pass.c_str(), row.shape.c_str(),
+                row.dtype.c_str(), row.ms, gb.c_str(), gf.c_str());
+    char line[512];
+    std::snprintf(line, sizeof line, "| %s | %s | %s | %s | %s | %s | %s | %.3f | %s | %s |\n", day.c_str(),
+                  machine.c_str(), r.device.c_str(), row.op.c_str(), row.pass.c_str(), row.shape.c_str(),
+                  row.dtype.c_str(), row.ms, gb.c_str(), gf.c_str());
+    rows += line;
+  }
+  if (!o.out.empty()) {
+    std::ofstream f(o.out, std::ios::app);
+    if (!f) fail(program, o.out + ": cannot open for appending", exit_failure);
+    f << rows;
+  }
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -105,19 +153,25 @@ void add_bench_command(CLI::App& app) {
       ->option_text("N...");
   c->add_option("--device", o->device, "cpu or cuda")->option_text("DEVICE");
   c->add_option("--out", o->out, "append the results as Markdown rows to this file")->option_text("FILE");
-  c->add_option("--op", o->op, "time one op instead of a training step: memory-rule")->option_text("OP");
-  c->add_option("--rule", o->rule, "with --op memory-rule: linear, delta, comba, titans or swla")->option_text("RULE");
-  c->add_option("--shape", o->shape, "with --op memory-rule: B T H d_head (default 8 1024 8 64)")
+  c->add_option("--op", o->op,
+                "time ops instead of a training step: memory-rule (one rule), kernels (every op at one layer's sizes)")
+      ->option_text("OP");
+  c->add_option("--rule", o->rule, "with --op: linear, delta, comba, titans or swla")->option_text("RULE");
+  c->add_option("--shape", o->shape, "with --op: B T H d_head (default 8 1024 8 64)")
       ->expected(4)
       ->option_text("B T H D");
-  c->add_option("--E", o->E, "with --op memory-rule: blocks to try (default 1 16)")->option_text("E...");
+  c->add_option("--E", o->E, "with --op: blocks to try (default 1 16)")->option_text("E...");
   c->add_flag("--no-decay", o->no_decay, "with --op memory-rule: the ungated-decay form (a = 1)");
   c->callback([o] {
     if (!o->op.empty()) {
-      if (o->op != "memory-rule") fail("proteus bench", "--op: unknown op '" + o->op.substr(0, 32) + "' (memory-rule)", exit_bad_input);
+      if (o->op != "memory-rule" && o->op != "kernels")
+        fail("proteus bench", "--op: unknown op '" + o->op.substr(0, 32) + "' (memory-rule, kernels)", exit_bad_input);
       if (o->steps < 1) fail("proteus bench", "--steps: must be >= 1", exit_bad_input);
       const std::string machine = cpu_model() + ", " + std::to_string(std::thread::hardware_concurrency()) + " cores";
-      bench_memory_rule(*o, machine, today_utc());
+      if (o->op == "kernels")
+        bench_kernels(*o, machine, today_utc());
+      else
+        bench_memory_rule(*o, machine, today_utc());
       return;
     }
     const std::string program = "proteus bench";

@@ -1,5 +1,5 @@
-// `proteus export`: reads run directories through RunReader, builds standard_figures and writes
-// each in every requested format (figure files atomically) into one folder.
+// `proteus export`: reads run directories through RunReader, builds their figure set and writes
+// it with the export loop the window uses (figure_export.hpp) into one folder.
 #include "app/cli/export_command.hpp"
 
 #include <algorithm>
@@ -12,11 +12,10 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/command_support.hpp"
-#include "core/common/atomic_file.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
-#include "core/figures/painter.hpp"
-#include "core/figures/run_figures.hpp"
+#include "core/figures/figure_export.hpp"
+#include "core/figures/figure_set.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::cli {
@@ -45,14 +44,13 @@ struct ExportOptions {
   double dpi = 300;
 };
 
-std::vector<std::string> parse_formats(const std::string& list) {
+// "png,svg" -> {"png", "svg"}, each once; the names are checked with the other settings.
+std::vector<std::string> split_formats(const std::string& list) {
   std::vector<std::string> out;
   size_t start = 0;
   while (start <= list.size()) {
     const size_t comma = std::min(list.find(',', start), list.size());
     const std::string f = list.substr(start, comma - start);
-    if (f != "png" && f != "svg" && f != "pdf" && f != "csv")
-      throw InputError("--formats", "unknown format '" + common::clipped(f) + "' (expected png, svg, pdf or csv)");
     if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
     start = comma + 1;
   }
@@ -61,17 +59,16 @@ std::vector<std::string> parse_formats(const std::string& list) {
 
 void run(const ExportOptions& o) {
   std::vector<runs::RunReader> readers;
-  std::vector<std::string> formats;
+  figures::ExportSettings settings{split_formats(o.formats), o.width, o.height, o.dpi};
   std::vector<figures::NamedFigure> figs;
   try {
-    formats = parse_formats(o.formats);
-    for (const auto& r : o.runs) readers.push_back(runs::RunReader::open(r));
-    // Sizes are checked before anything is written, under the option names a user typed.
+    // Settings are checked before anything is read or written, under the option names a user typed.
     try {
-      figures::check_figure_size(o.width, o.height, o.dpi);
+      figures::check_export_settings(settings);
     } catch (const InputError& e) {
       throw InputError("--" + e.field(), e.reason());
     }
+    for (const auto& r : o.runs) readers.push_back(runs::RunReader::open(r));
     figs = figures::standard_figures(readers);
   } catch (const InputError& e) {
     fail(program, e.what(), exit_bad_input);
@@ -87,19 +84,15 @@ void run(const ExportOptions& o) {
     std::cout << program << ": the runs have nothing to draw yet\n";
     return;
   }
-  int written = 0;
-  for (const auto& nf : figs)
-    for (const auto& f : formats) {
-      const auto file = out / (nf.name + "." + f);
-      try {
-        if (f == "csv") common::write_file_atomically(file, figures::figure_csv(nf.figure));
-        else figures::save_figure(nf.figure, file, o.width, o.height, o.dpi);
-      } catch (const std::exception& e) {
-        fail(program, e.what(), exit_failure);
-      }
-      std::cout << file.string() << '\n';
-      ++written;
-    }
+  size_t written = 0;
+  try {
+    written = figures::export_figures(figs, out, settings, [](const std::string& file) {
+                std::cout << file << '\n';
+                return true;
+              }).size();
+  } catch (const std::exception& e) {
+    fail(program, e.what(), exit_failure);
+  }
   std::cout << program << ": " << figs.size() << " figures, " << written << " files in " << out.string() << '\n';
 }
 

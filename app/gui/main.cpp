@@ -20,6 +20,7 @@
 #include "core/common/atomic_file.hpp"
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/scripted_run.hpp"
+#include "core/figures/layout.hpp"
 
 namespace {
 
@@ -120,7 +121,13 @@ int main(int argc, char** argv) {
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // the layout is fixed; nothing to remember between sessions
   const char* font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
-  if (std::filesystem::exists(font)) io.Fonts->AddFontFromFileTTF(font, 15.0f);
+  const char* bold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+  if (std::filesystem::exists(font)) {
+    io.Fonts->AddFontFromFileTTF(font, 15.0f);  // the first font is the UI's
+    // Figure titles, at the size the figures' scale gives them (plot_view.hpp).
+    const float title_px = 15.0f * float(proteus::figures::kTitleSize / proteus::figures::kLabelSize);
+    if (std::filesystem::exists(bold)) io.Fonts->AddFontFromFileTTF(bold, title_px);
+  }
   ImGui::StyleColorsLight();
   ImGui::GetStyle().FrameRounding = 3;
   install_input_marks(window);  // before the backend, which chains to them

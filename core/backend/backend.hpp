@@ -8,6 +8,9 @@
 //  - Parameter gradients accumulate (+=); activation gradients overwrite (=), as in llm.c.
 //  - Weights are stored (out, in) like PyTorch's nn.Linear, so safetensors maps one to one.
 //  - The forward names what it saves for the backward (rmsnorm's rstd, attention's probs).
+//  - Token ids and targets live on the device too, in int32 buffers (alloc_int32, upload_int32).
+//  - A backend says which ops it runs at which shapes (supports); callers ask before relying on
+//    an op, as ggml's backends do.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend/op.hpp"
 #include "core/memory/gated_rule.hpp"
 
 namespace proteus::backend {
@@ -61,16 +65,26 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;  // "cpu", "cuda"
 
+  // Whether this backend runs `op` at `shape` (fields the op lacks are 0). When it does not,
+  // why_not (if given) says which limit, in a phrase ("value width 5000 > 4096").
+  virtual bool supports(Op op, const OpShape& shape, std::string* why_not = nullptr) const = 0;
+
   // ---- memory ----
   virtual T* alloc(size_t n) = 0;  // zeroed
   virtual void free(T* p) = 0;
   virtual void upload(T* dst, const T* host, size_t n) = 0;
   virtual void download(T* host, const T* src, size_t n) = 0;
   virtual void fill(T* dst, T value, size_t n) = 0;
-  virtual void copy(T* dst, const T* src, size_t n) = 0;
+  virtual void copy(T* dst, const T* src, size_t n) = 0;  // memmove semantics: the ranges may overlap
   virtual void synchronize() {}
 
-  // ---- embedding: out (N, C) = wte[tokens]; tokens (N) host ints in [0, V) ----
+  // ---- int32 buffers (token ids, targets) ----
+  virtual int32_t* alloc_int32(size_t n) = 0;  // zeroed
+  virtual void free_int32(int32_t* p) = 0;
+  virtual void upload_int32(int32_t* dst, const int32_t* host, size_t n) = 0;
+  virtual void download_int32(int32_t* host, const int32_t* src, size_t n) = 0;
+
+  // ---- embedding: out (N, C) = wte[tokens]; tokens (N) device ints in [0, V) ----
   virtual void embedding_forward(T* out, const int32_t* tokens, const T* wte, int N, int C) = 0;
   virtual void embedding_backward(T* dwte, const T* dout, const int32_t* tokens, int N, int C) = 0;
 
@@ -94,6 +108,18 @@ class Backend {
   virtual void l2norm_forward(T* out, T* rnorm, const T* in, int N, int d, T eps) = 0;
   virtual void l2norm_backward(T* din, const T* dout, const T* out, const T* rnorm, int N, int d) = 0;
 
+  // ---- re-normalisation over the open key rows (how the mask meets the normalisation) ----
+  // Rows (B, T, H) of width d; rows (T) device ints in [1, d], the open key rows at each position.
+  // Where rows[t] = d a row is copied bit for bit (so E = 1 is untouched). Else over i < r:
+  // out = in / max(||in[0:r]||, floor) with floor = sqrt(r / d) when capped, eps otherwise; the
+  // rest of the row is copied. norm (B T H) saves ||in[0:r]|| (0 for copied rows).
+  virtual void prefix_renorm_forward(T* out, T* norm, const T* in, const int32_t* rows, int B, int Tn, int H, int d,
+                                     bool capped, T eps) = 0;
+  // din = dout on copied elements; on [0, r): s (g - y (g . y)) when the norm was above the floor
+  // (s = 1 / norm), g / floor when the floor applied.
+  virtual void prefix_renorm_backward(T* din, const T* dout, const T* out, const T* norm, const int32_t* rows, int B,
+                                      int Tn, int H, int d, bool capped, T eps) = 0;
+
   // ---- elementwise gates ----
   virtual void sigmoid_forward(T* out, const T* in, size_t n) = 0;
   virtual void sigmoid_backward(T* din, const T* dout, const T* out, size_t n) = 0;
@@ -111,7 +137,13 @@ class Backend {
   virtual void axpy(T* y, T alpha, const T* x, size_t n) = 0;
   virtual void scale(T* x, T alpha, size_t n) = 0;
 
-  // ---- softmax cross-entropy over V classes ----
+  // ---- Comba's query: out (N, H, d) = q - d_h p, per head h; dh (H) on the device ----
+  virtual void comba_query_forward(T* out, const T* q, const T* p, const T* dh, int N, int H, int d) = 0;
+  // q's gradient is dout itself. dp (N, H, d) += -d_h dout (p = k gathers other terms, so this
+  // adds); ddh (H) += the sum over rows and d of -dout p (a parameter gradient).
+  virtual void comba_query_backward(T* dp, T* ddh, const T* dout, const T* p, const T* dh, int N, int H, int d) = 0;
+
+  // ---- softmax cross-entropy over V classes; targets (N) device ints in [0, V) ----
   // losses (N) = -log softmax(logits)[target] * weight (weight (N), 0 skips a row); probs (N, V) saved.
   virtual void xent_forward(T* losses, T* probs, const T* logits, const int32_t* targets, const T* weight, int N,
                             int V) = 0;

@@ -199,15 +199,29 @@ CpuBackend<T>::CpuBackend(int threads)
     : threads_(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
       pool_(std::make_unique<ThreadPool>(threads_)) {}
 
+template <class T>
+bool CpuBackend<T>::supports(Op, const OpShape&, std::string*) const {
+  return true;  // the reference runs everything
+}
+
 // ---- memory ----
 
-template <class T>
-T* CpuBackend<T>::alloc(size_t n) {
-  const size_t bytes = (std::max<size_t>(n, 1) * sizeof(T) + 63) / 64 * 64;  // aligned_alloc wants a multiple
+namespace {
+
+// Zeroed, 64-byte aligned (Eigen's vector loads, a cache line).
+void* zeroed_alloc(size_t bytes) {
+  bytes = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;  // aligned_alloc wants a multiple
   void* p = std::aligned_alloc(64, bytes);
   if (!p) throw std::bad_alloc();
   std::memset(p, 0, bytes);
-  return static_cast<T*>(p);
+  return p;
+}
+
+}  // namespace
+
+template <class T>
+T* CpuBackend<T>::alloc(size_t n) {
+  return static_cast<T*>(zeroed_alloc(n * sizeof(T)));
 }
 
 template <class T>
@@ -233,6 +247,26 @@ void CpuBackend<T>::fill(T* dst, T value, size_t n) {
 template <class T>
 void CpuBackend<T>::copy(T* dst, const T* src, size_t n) {
   if (n) std::memmove(dst, src, n * sizeof(T));
+}
+
+template <class T>
+int32_t* CpuBackend<T>::alloc_int32(size_t n) {
+  return static_cast<int32_t*>(zeroed_alloc(n * sizeof(int32_t)));
+}
+
+template <class T>
+void CpuBackend<T>::free_int32(int32_t* p) {
+  std::free(p);
+}
+
+template <class T>
+void CpuBackend<T>::upload_int32(int32_t* dst, const int32_t* host, size_t n) {
+  if (n) std::memcpy(dst, host, n * sizeof(int32_t));
+}
+
+template <class T>
+void CpuBackend<T>::download_int32(int32_t* host, const int32_t* src, size_t n) {
+  if (n) std::memcpy(host, src, n * sizeof(int32_t));
 }
 
 // ---- embedding ----
@@ -422,6 +456,59 @@ void CpuBackend<T>::l2norm_backward(T* din, const T* dout, const T* out, const T
   });
 }
 
+// ---- re-normalisation over the open key rows ----
+
+namespace {
+// The floor under the open rows' norm: sqrt(r / d) is what a unit key spread evenly puts there.
+double renorm_floor(int r, int d, bool capped, double eps) {
+  return capped ? std::sqrt(static_cast<double>(r) / d) : eps;
+}
+}  // namespace
+
+template <class T>
+void CpuBackend<T>::prefix_renorm_forward(T* out, T* norm, const T* in, const int32_t* rows, int B, int Tn, int H,
+                                          int d, bool capped, T eps) {
+  parallel_rows(static_cast<int64_t>(B) * Tn * H, *pool_, [&](int64_t n) {
+    const int r = rows[(n / H) % Tn];
+    const size_t off = static_cast<size_t>(n) * d;
+    if (r >= d) {
+      std::copy(in + off, in + off + d, out + off);
+      norm[n] = T(0);
+      return;
+    }
+    double ss = 0;
+    for (int i = 0; i < r; ++i) ss += static_cast<double>(in[off + i]) * in[off + i];
+    const double nr = std::sqrt(ss);
+    norm[n] = static_cast<T>(nr);
+    const T s = static_cast<T>(1.0 / std::max(nr, renorm_floor(r, d, capped, static_cast<double>(eps))));
+    for (int i = 0; i < r; ++i) out[off + i] = in[off + i] * s;
+    std::copy(in + off + r, in + off + d, out + off + r);
+  });
+}
+
+template <class T>
+void CpuBackend<T>::prefix_renorm_backward(T* din, const T* dout, const T* out, const T* norm, const int32_t* rows,
+                                           int B, int Tn, int H, int d, bool capped, T eps) {
+  parallel_rows(static_cast<int64_t>(B) * Tn * H, *pool_, [&](int64_t n) {
+    const int r = rows[(n / H) % Tn];
+    const size_t off = static_cast<size_t>(n) * d;
+    if (r < d) {
+      const double floor = renorm_floor(r, d, capped, static_cast<double>(eps));
+      const double nr = static_cast<double>(norm[n]);
+      if (nr > floor) {
+        double dot = 0;
+        for (int i = 0; i < r; ++i) dot += static_cast<double>(dout[off + i]) * out[off + i];
+        const T gy = static_cast<T>(dot), s = static_cast<T>(1.0 / nr);
+        for (int i = 0; i < r; ++i) din[off + i] = s * (dout[off + i] - out[off + i] * gy);
+      } else {
+        const T s = static_cast<T>(1.0 / floor);
+        for (int i = 0; i < r; ++i) din[off + i] = dout[off + i] * s;
+      }
+    }
+    for (int i = r < d ? r : 0; i < d; ++i) din[off + i] = dout[off + i];
+  });
+}
+
 // ---- elementwise gates ----
 
 template <class T>
@@ -514,6 +601,42 @@ void CpuBackend<T>::scale(T* x, T alpha, size_t n) {
   parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) x[i] *= alpha;
   });
+}
+
+// ---- Comba's query ----
+
+template <class T>
+void CpuBackend<T>::comba_query_forward(T* out, const T* q, const T* p, const T* dh, int N, int H, int d) {
+  parallel_rows(N, *pool_, [&](int64_t n) {
+    for (int h = 0; h < H; ++h) {
+      const size_t off = (static_cast<size_t>(n) * H + h) * d;
+      const T alpha = -dh[h];
+      for (int i = 0; i < d; ++i) out[off + i] = q[off + i] + alpha * p[off + i];  // axpy's rounding, as before
+    }
+  });
+}
+
+template <class T>
+void CpuBackend<T>::comba_query_backward(T* dp, T* ddh, const T* dout, const T* p, const T* dh, int N, int H,
+                                         int d) {
+  if (dp)
+    parallel_rows(N, *pool_, [&](int64_t n) {
+      for (int h = 0; h < H; ++h) {
+        const size_t off = (static_cast<size_t>(n) * H + h) * d;
+        const T alpha = -dh[h];
+        for (int i = 0; i < d; ++i) dp[off + i] += alpha * dout[off + i];
+      }
+    });
+  if (ddh)
+    // Summed in T, rows then width in order: the bits the model's host loop gave before this op.
+    parallel_for(H, *pool_, [&](int64_t h) {
+      T acc = T(0);
+      for (int n = 0; n < N; ++n) {
+        const size_t off = (static_cast<size_t>(n) * H + h) * d;
+        for (int i = 0; i < d; ++i) acc -= dout[off + i] * p[off + i];
+      }
+      ddh[h] += acc;
+    });
 }
 
 // ---- softmax cross-entropy ----

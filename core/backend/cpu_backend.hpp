@@ -1,7 +1,9 @@
 // The CPU backend: every op of backend.hpp on host memory, Eigen GEMM for the matrix products
 // and OpenMP over rows elsewhere. Instantiated for float (work) and double (gradient checks).
 // Results do not depend on the thread count: work is split into pieces whose shapes depend only
-// on the problem, and no reduction is ever ordered by thread.
+// on the problem, and no reduction is ever ordered by thread. It runs every op at every shape.
+// Not final: tests derive fakes from it (a deliberately wrong op for the self-check, a counter
+// of what is read back).
 #pragma once
 #include <memory>
 #include <string>
@@ -12,13 +14,14 @@
 namespace proteus::backend {
 
 template <class T>
-class CpuBackend final : public Backend<T> {
+class CpuBackend : public Backend<T> {
  public:
   // threads: threads for every op (a pool, the calling thread included), 0 = all cores.
   explicit CpuBackend(int threads);
 
   std::string name() const override { return "cpu"; }
   int threads() const { return threads_; }
+  bool supports(Op op, const OpShape& shape, std::string* why_not = nullptr) const override;
 
   T* alloc(size_t n) override;
   void free(T* p) override;
@@ -26,6 +29,11 @@ class CpuBackend final : public Backend<T> {
   void download(T* host, const T* src, size_t n) override;
   void fill(T* dst, T value, size_t n) override;
   void copy(T* dst, const T* src, size_t n) override;
+
+  int32_t* alloc_int32(size_t n) override;
+  void free_int32(int32_t* p) override;
+  void upload_int32(int32_t* dst, const int32_t* host, size_t n) override;
+  void download_int32(int32_t* host, const int32_t* src, size_t n) override;
 
   void embedding_forward(T* out, const int32_t* tokens, const T* wte, int N, int C) override;
   void embedding_backward(T* dwte, const T* dout, const int32_t* tokens, int N, int C) override;
@@ -43,6 +51,10 @@ class CpuBackend final : public Backend<T> {
 
   void l2norm_forward(T* out, T* rnorm, const T* in, int N, int d, T eps) override;
   void l2norm_backward(T* din, const T* dout, const T* out, const T* rnorm, int N, int d) override;
+  void prefix_renorm_forward(T* out, T* norm, const T* in, const int32_t* rows, int B, int Tn, int H, int d,
+                             bool capped, T eps) override;
+  void prefix_renorm_backward(T* din, const T* dout, const T* out, const T* norm, const int32_t* rows, int B, int Tn,
+                              int H, int d, bool capped, T eps) override;
 
   void sigmoid_forward(T* out, const T* in, size_t n) override;
   void sigmoid_backward(T* din, const T* dout, const T* out, size_t n) override;
@@ -56,6 +68,9 @@ class CpuBackend final : public Backend<T> {
   void add(T* out, const T* x, const T* y, size_t n) override;
   void axpy(T* y, T alpha, const T* x, size_t n) override;
   void scale(T* x, T alpha, size_t n) override;
+
+  void comba_query_forward(T* out, const T* q, const T* p, const T* dh, int N, int H, int d) override;
+  void comba_query_backward(T* dp, T* ddh, const T* dout, const T* p, const T* dh, int N, int H, int d) override;
 
   void xent_forward(T* losses, T* probs, const T* logits, const int32_t* targets, const T* weight, int N,
                     int V) override;

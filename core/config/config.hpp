@@ -22,6 +22,12 @@ struct MixerConfig {
   int E = 1;                    // memory blocks; 1 = the baseline
   int N = 0;                    // schedule horizon in positions; 0 = data.seq_len
   memory::ScheduleSpec schedule;
+  // How the mask meets the L2 normalisation of q and k (SPEC section 3 is the first):
+  //   normalize_then_mask   q, k normalised over all d_k rows, then masked (the paper's gating)
+  //   mask_then_normalize   re-normalised over the open rows: an early write has full strength
+  //   capped_renormalize    the same, but never scaled up past what an evenly spread key gets
+  //                         (sqrt(d_k / open rows)): stable, and weak keys stay weak
+  std::string normalize = "normalize_then_mask";
 };
 
 // The paper's Hope-style extension: MLP hidden units in E blocks, unlocked over training steps.
@@ -57,11 +63,19 @@ struct NiahConfig {
 struct MqarConfig {
   int vocab = 8192;   // must exceed the sequence length
   int pairs = 8;
-  double alpha = 0.01;  // power-law exponent of the query gaps
+  double alpha = 0.01;  // power-law exponent of the query gaps (pairs-first)
+  std::string layout = "pairs-first";  // pairs-first (Zoology's) | spread (pairs and queries interleaved)
+};
+
+// The token-level needle task (core/data/needle.hpp).
+struct NeedleConfig {
+  int vocab = 64;  // token 0 asks; keys, values (a quarter each) and filler split the rest
+  std::vector<std::string> forms = {"single", "multikey"};
+  int distractors = 3;  // multikey: needles besides the asked one
 };
 
 struct MixItem {
-  std::string task = "text";  // text | niah | mqar
+  std::string task = "text";  // text | niah | mqar | needle
   double weight = 1.0;
 };
 
@@ -72,6 +86,7 @@ struct DataConfig {
   std::vector<MixItem> mix = {MixItem{}};
   NiahConfig niah;
   MqarConfig mqar;
+  NeedleConfig needle;
 };
 
 struct TrainConfig {
@@ -106,6 +121,14 @@ struct NiahEvalConfig {
   int max_new_bytes = 48;          // greedy decoding budget; stops at a newline
 };
 
+struct NeedleEvalConfig {
+  bool enabled = true;
+  std::vector<std::string> forms;  // empty = data.needle.forms
+  std::vector<int> lengths;        // tokens; empty = half, one and two times data.seq_len
+  int depths = 5;                  // evenly spread over RULER's 40 depths
+  int samples = 16;                // per (depth, length) cell
+};
+
 struct MqarEvalConfig {
   bool enabled = false;
   int samples = 64;
@@ -120,6 +143,7 @@ struct OccupancyEvalConfig {
 struct EvalConfig {
   PerPositionEvalConfig per_position;
   NiahEvalConfig niah;
+  NeedleEvalConfig needle;
   MqarEvalConfig mqar;
   OccupancyEvalConfig occupancy;
 };

@@ -53,6 +53,7 @@ void visit_model(V& v, ModelConfig& m) {
     v.field("E", x.E);
     v.field("N", x.N);
     v.object("schedule", [&] { visit_schedule(v, x.schedule); });
+    v.field("normalize", x.normalize);
   });
   v.object("param_schedule", [&] {
     ParamScheduleConfig& p = m.param_schedule;
@@ -84,6 +85,12 @@ void visit_data(V& v, DataConfig& d) {
     v.field("vocab", d.mqar.vocab);
     v.field("pairs", d.mqar.pairs);
     v.field("alpha", d.mqar.alpha);
+    v.field("layout", d.mqar.layout);
+  });
+  v.object("needle", [&] {
+    v.field("vocab", d.needle.vocab);
+    v.field("forms", d.needle.forms);
+    v.field("distractors", d.needle.distractors);
   });
 }
 
@@ -119,6 +126,13 @@ void visit_eval(V& v, EvalConfig& e) {
     v.field("depths", e.niah.depths);
     v.field("samples", e.niah.samples);
     v.field("max_new_bytes", e.niah.max_new_bytes);
+  });
+  v.object("needle", [&] {
+    v.field("enabled", e.needle.enabled);
+    v.field("forms", e.needle.forms);
+    v.field("lengths", e.needle.lengths);
+    v.field("depths", e.needle.depths);
+    v.field("samples", e.needle.samples);
   });
   v.object("mqar", [&] {
     v.field("enabled", e.mqar.enabled);
@@ -409,6 +423,10 @@ void check_derived_sizes(const RunConfig& c) {
     for (size_t i = 0; i < e.niah.lengths.size(); ++i)
       shapes.push_back({indexed("eval.niah.lengths", i), indexed("eval.niah.lengths", i),
                         indexed("eval.niah.lengths", i), 1, e.niah.lengths[i]});
+  if (e.needle.enabled)
+    for (size_t i = 0; i < e.needle.lengths.size(); ++i)
+      shapes.push_back({indexed("eval.needle.lengths", i), indexed("eval.needle.lengths", i),
+                        indexed("eval.needle.lengths", i), 1, e.needle.lengths[i]});
   if (e.occupancy.enabled)
     shapes.push_back({"eval.occupancy.seq_len", "eval.occupancy.seq_len", "eval.occupancy.seq_len", 1,
                       e.occupancy.seq_len > 0 ? e.occupancy.seq_len : seq});
@@ -495,6 +513,8 @@ RunConfig resolve(const RunConfig& c) {
   if (r.eval.per_position.seq_len == 0) r.eval.per_position.seq_len = 2 * L;
   if (r.eval.niah.tasks.empty()) r.eval.niah.tasks = c.data.niah.tasks;
   if (r.eval.niah.lengths.empty()) r.eval.niah.lengths = {std::max(1, L / 2), L, 2 * L};
+  if (r.eval.needle.forms.empty()) r.eval.needle.forms = c.data.needle.forms;
+  if (r.eval.needle.lengths.empty()) r.eval.needle.lengths = {std::max(1, L / 2), L, 2 * L};
   if (r.eval.occupancy.seq_len == 0) r.eval.occupancy.seq_len = L;
   return r;
 }
@@ -538,6 +558,7 @@ void validate(const RunConfig& c) {
   const MixerConfig& x = m.mixer;
   one_of("model.mixer.type", x.type, {"memory", "attention"});
   one_of("model.mixer.rule", x.rule, {"linear", "delta", "comba", "titans", "swla"});
+  one_of("model.mixer.normalize", x.normalize, {"normalize_then_mask", "mask_then_normalize", "capped_renormalize"});
   const int64_t D = static_cast<int64_t>(x.d_head) * x.d_head;
   in_int_range("model.mixer.E", x.E, 1, D, "D = d_head^2 = " + std::to_string(D));
   const ParamScheduleConfig& p = m.param_schedule;
@@ -550,7 +571,7 @@ void validate(const RunConfig& c) {
   if (d.mix.empty()) throw InputError("data.mix", "must hold at least one task, e.g. [{\"task\": \"text\"}]");
   double total_weight = 0.0;
   for (size_t i = 0; i < d.mix.size(); ++i) {
-    one_of(indexed("data.mix", i) + ".task", d.mix[i].task, {"text", "niah", "mqar"});
+    one_of(indexed("data.mix", i) + ".task", d.mix[i].task, {"text", "niah", "mqar", "needle"});
     non_negative(indexed("data.mix", i) + ".weight", d.mix[i].weight);
     total_weight += d.mix[i].weight;
   }
@@ -561,11 +582,15 @@ void validate(const RunConfig& c) {
   one_of("data.niah.question", d.niah.question, {"short", "ruler"});
   non_negative("data.niah.answer_weight", d.niah.answer_weight);
   // The model's vocabulary must cover every token the data can hold.
-  bool bytes = false, mqar = c.eval.mqar.enabled;
+  bool bytes = false, mqar = c.eval.mqar.enabled, needle = false;
   for (const auto& item : d.mix) {
     bytes |= item.weight > 0 && (item.task == "text" || item.task == "niah");
     mqar |= item.weight > 0 && item.task == "mqar";
+    needle |= item.weight > 0 && item.task == "needle";
   }
+  if (needle && c.model.vocab < d.needle.vocab)
+    throw InputError("model.vocab", "must be >= data.needle.vocab = " + std::to_string(d.needle.vocab) +
+                                        " for the needle task, got " + std::to_string(c.model.vocab));
   if (bytes && c.model.vocab < 256)
     throw InputError("model.vocab", "must be >= 256 for byte-level text and NIAH data, got " + std::to_string(c.model.vocab));
   if (mqar && c.model.vocab < d.mqar.vocab)
@@ -575,6 +600,8 @@ void validate(const RunConfig& c) {
     throw InputError("data.mqar.vocab", "must exceed data.seq_len = " + std::to_string(d.seq_len) + ", got " +
                                             std::to_string(d.mqar.vocab));
   positive("data.mqar.alpha", d.mqar.alpha);
+  one_of("data.mqar.layout", d.mqar.layout, {"pairs-first", "spread"});
+  for (size_t i = 0; i < d.needle.forms.size(); ++i) one_of(indexed("data.needle.forms", i), d.needle.forms[i], {"single", "multikey"});
 
   const TrainConfig& t = c.train;
   positive("train.lr", t.lr);
@@ -588,6 +615,7 @@ void validate(const RunConfig& c) {
 
   const EvalConfig& e = c.eval;
   for (size_t i = 0; i < e.niah.tasks.size(); ++i) one_of(indexed("eval.niah.tasks", i), e.niah.tasks[i], niah_task_names());
+  for (size_t i = 0; i < e.needle.forms.size(); ++i) one_of(indexed("eval.needle.forms", i), e.needle.forms[i], {"single", "multikey"});
 
   check_derived_sizes(c);
   // Last, once the horizons they default to (data.seq_len, train.steps) are known to be valid.

@@ -26,6 +26,8 @@ const std::vector<SizeBound>& size_bounds() {
       {"data.batch", 1, 1 << 16},
       {"data.mqar.vocab", 1, 1 << 20},
       {"data.mqar.pairs", 1, 1 << 16},
+      {"data.needle.vocab", 8, 1 << 20},
+      {"data.needle.distractors", 0, 1 << 16},
       {"train.steps", 1, 100'000'000},
       {"train.warmup", 0, 100'000'000},
       {"train.log_every", 1, 100'000'000},
@@ -39,6 +41,9 @@ const std::vector<SizeBound>& size_bounds() {
       {"eval.niah.depths", 1, 40},  // RULER's 40 depth points
       {"eval.niah.samples", 1, 1 << 16},
       {"eval.niah.max_new_bytes", 1, 1 << 16},
+      {"eval.needle.lengths", 1, 1 << 21},
+      {"eval.needle.depths", 1, 40},
+      {"eval.needle.samples", 1, 1 << 16},
       {"eval.mqar.samples", 1, 1 << 20},
       {"eval.occupancy.blocks", 1, 4096},
       {"eval.occupancy.seq_len", 0, 1 << 21},  // 0 = data.seq_len

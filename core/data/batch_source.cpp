@@ -7,6 +7,7 @@
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
 #include "core/data/mqar.hpp"
+#include "core/data/needle.hpp"
 #include "core/data/niah.hpp"
 
 namespace proteus::data {
@@ -39,8 +40,9 @@ void validate(const config::DataConfig& cfg) {
   double total = 0;
   for (size_t i = 0; i < cfg.mix.size(); ++i) {
     const auto& item = cfg.mix[i];
-    if (item.task != "text" && item.task != "niah" && item.task != "mqar")
-      throw InputError(indexed("data.mix", i) + ".task", "must be one of text, niah, mqar, got " + common::quoted(item.task));
+    if (item.task != "text" && item.task != "niah" && item.task != "mqar" && item.task != "needle")
+      throw InputError(indexed("data.mix", i) + ".task",
+                       "must be one of text, niah, mqar, needle, got " + common::quoted(item.task));
     if (!std::isfinite(item.weight) || item.weight < 0)
       throw InputError(indexed("data.mix", i) + ".weight", "must be a number >= 0, got " + std::to_string(item.weight));
     total += item.weight;
@@ -66,7 +68,8 @@ void validate(const config::DataConfig& cfg) {
                                                             ", got " + std::to_string(cfg.seq_len));
     }
   }
-  if (drawn(cfg, "mqar")) mqar::check(cfg.seq_len, cfg.mqar.vocab, cfg.mqar.pairs, cfg.mqar.alpha);
+  if (drawn(cfg, "mqar")) mqar::check(cfg.seq_len, cfg.mqar.vocab, cfg.mqar.pairs, cfg.mqar.alpha, cfg.mqar.layout);
+  if (drawn(cfg, "needle")) needle::check(cfg.needle, cfg.seq_len);
   if (needs_corpus(cfg) && (!std::isfinite(cfg.text.holdout) || cfg.text.holdout <= 0 || cfg.text.holdout >= 1))
     throw InputError("data.text.holdout", "must be in (0, 1), got " + std::to_string(cfg.text.holdout));
   // A missing, empty or too short corpus fails here, before any run starts, not in the worker.
@@ -106,14 +109,18 @@ Batch BatchSource::draw(std::mt19937_64& rng, Split split) const {
     const std::string& task = cfg_.mix[pick(rng)].task;
     batch.row_task.push_back(task);
     if (task == "mqar") {
-      const auto s = mqar::generate(rng, T, cfg_.mqar.vocab, cfg_.mqar.pairs, cfg_.mqar.alpha);
+      const auto s = mqar::generate(rng, T, cfg_.mqar.vocab, cfg_.mqar.pairs, cfg_.mqar.alpha, cfg_.mqar.layout);
       batch.tokens.insert(batch.tokens.end(), s.inputs.begin(), s.inputs.end());
       batch.targets.insert(batch.targets.end(), s.targets.begin(), s.targets.end());
       batch.weights.insert(batch.weights.end(), s.mask.begin(), s.mask.end());
       continue;
     }
     std::vector<int32_t> row;  // T + 1 tokens
-    if (task == "niah") {
+    if (task == "needle") {
+      auto s = needle::make_training_row(cfg_.needle, T, rng);
+      row = std::move(s.tokens);
+      batch.weights.insert(batch.weights.end(), s.weights.begin(), s.weights.end());
+    } else if (task == "niah") {
       auto s = niah::make_training_sample(rng, T, cfg_.niah.tasks, cfg_.niah.question, corpus(), split);
       row = std::move(s.tokens);
       // The answer is ~10 bytes of a long row: answer_weight lets retrieval outweigh the haystack.

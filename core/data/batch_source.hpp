@@ -1,13 +1,15 @@
 // Training and validation batches from a DataConfig: each sequence of a batch draws its task
-// (text | niah | mqar) by the mix weights. Leaves out prefetching and threads: a batch is built
+// (text | niah | mqar | needle) by the mix weights. Leaves out prefetching and threads: a batch is built
 // on the caller's thread from the caller's generator.
 //
 // Rows, each T = data.seq_len long:
 //   text: a window of T + 1 corpus bytes; tokens are its first T, targets the next bytes, weight 1.
 //   niah: niah::make_training_sample (data.niah.tasks, data.niah.question; essay haystacks from
-//         the same split); weight 1 everywhere, like text, so the answer is learnt as language.
+//         the same split); weight 1 everywhere, like text, so the answer is learnt as language
+//         (the answer's bytes weigh data.niah.answer_weight).
 //   mqar: mqar::generate with data.mqar; weight 1 only on the answer positions (tokens up to
 //         data.mqar.vocab - 1, so the model's vocab must cover them).
+//   needle: needle::make_training_row with data.needle; weight 1 only on the answer token.
 // Training rows come from the corpus's train split; validation rows from its held-out split and a
 // fixed generator seed, so every run of a config validates on the same batches.
 #pragma once
@@ -28,11 +30,11 @@ struct Batch {
   std::vector<int32_t> tokens;        // (B, T)
   std::vector<int32_t> targets;       // (B, T) the token each position should predict
   std::vector<float> weights;         // (B, T) loss weight of each target; 0 = not counted
-  std::vector<std::string> row_task;  // (B) "text", "niah" or "mqar"
+  std::vector<std::string> row_task;  // (B) "text", "niah", "mqar" or "needle"
 };
 
 // Throws InputError naming the field (data.seq_len, data.batch, data.mix[i].task,
-// data.mix[i].weight, data.mix, data.niah.tasks[i], data.niah.question, data.mqar.*,
+// data.mix[i].weight, data.mix, data.niah.tasks[i], data.niah.question, data.mqar.*, data.needle.*,
 // data.text.path, data.text.holdout). Sections of tasks absent from the mix are not checked.
 void validate(const config::DataConfig& cfg);
 

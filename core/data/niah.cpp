@@ -343,6 +343,7 @@ NiahSample generate(const std::string& task, int total_length, int depth_percent
     NiahSample out;
     out.task = task;
     out.depth = depth_percent;
+    // Asked needles in the answer's order (key by key, as the question names them), then the others.
     std::vector<std::string> asked_needles, other_needles;
     for (size_t k : asked) {
       out.keys.push_back(keys[k]);
@@ -353,7 +354,6 @@ NiahSample generate(const std::string& task, int total_length, int depth_percent
     }
     for (size_t k : unasked)
       for (const auto& v : values[k]) other_needles.push_back(needle_text(s, keys[k], v));
-    std::shuffle(asked_needles.begin(), asked_needles.end(), rng);
 
     const std::string head = preamble(s, question_style);
     out.question = question_text(s, question_style, join_query(out.keys));
@@ -381,34 +381,42 @@ NiahSample generate(const std::string& task, int total_length, int depth_percent
                                    [&](const std::string& t) { return hay.text.find(t) != std::string::npos; });
     if (clash) continue;
 
-    // Needles by boundary: the asked group at the requested depth, the others at RULER depths.
-    std::map<size_t, std::vector<std::pair<std::string, bool>>> at;  // boundary -> (needle, asked)
-    const std::vector<int> all_depths = ruler_depths();
-    for (const auto& n : other_needles) {
-      const int d = all_depths[std::uniform_int_distribution<size_t>(0, all_depths.size() - 1)(rng)];
-      at[nearest_boundary(hay, d)].push_back({n, false});
+    // Each needle at its own depth, as RULER does: the first asked one at the requested depth
+    // (the heatmap's row), every other one at a depth drawn without replacement from RULER's 40.
+    std::vector<int> pool;
+    for (int d : ruler_depths())
+      if (d != depth_percent) pool.push_back(d);
+    std::shuffle(pool.begin(), pool.end(), rng);
+    struct Placed {
+      const std::string* text;
+      int asked_index;  // index into out.expected, or -1 for an unasked needle
+    };
+    std::map<size_t, std::vector<Placed>> at;  // boundary -> needles, in the order they go there
+    size_t next_depth = 0;
+    for (size_t i = 0; i < asked_needles.size(); ++i) {
+      const int d = i == 0 ? depth_percent : pool[next_depth++];
+      out.needle_depths.push_back(d);
+      at[nearest_boundary(hay, d)].push_back({&asked_needles[i], int(i)});
     }
-    for (const auto& n : asked_needles) at[nearest_boundary(hay, depth_percent)].push_back({n, true});
+    for (const auto& n : other_needles) at[nearest_boundary(hay, pool[next_depth++])].push_back({&n, -1});
 
     std::string context = head;
+    out.needle_offsets.assign(asked_needles.size(), 0);
     size_t from = 0;
-    bool first_asked = true;
     for (const auto& [b, needles] : at) {
       context.append(hay.text, from, b - from);
       from = b;
       const bool at_end = b == hay.text.size();
-      for (const auto& [n, is_asked] : needles) {
+      for (const Placed& n : needles) {
         if (at_end) context += sep;
-        if (is_asked && first_asked) {
-          out.needle_offset = context.size();
-          first_asked = false;
-        }
-        context += n;
+        if (n.asked_index >= 0) out.needle_offsets[size_t(n.asked_index)] = context.size();
+        context += *n.text;
         if (!at_end) context += sep;
       }
     }
     context.append(hay.text, from, std::string::npos);
     out.context = std::move(context);
+    out.needle_offset = out.needle_offsets.front();
 
     out.answer = " " + join(out.expected, ", ") + ".\n";
     return out;
@@ -429,6 +437,19 @@ double string_match_all(const std::string& prediction, const std::vector<std::st
   return double(found) / double(expected.size());
 }
 
+namespace {
+
+// What follows a training sample's answer: corpus text, else the noise haystack's lines.
+std::string filler_text(size_t length, const ByteCorpus* corpus, Split split, std::mt19937_64& rng) {
+  if (corpus != nullptr) return corpus->window(split, length, rng);
+  std::string text;
+  while (text.size() < length) text += std::string(kNoise) + "\n";
+  text.resize(length);
+  return text;
+}
+
+}  // namespace
+
 TrainingSample make_training_sample(std::mt19937_64& rng, int seq_len, const std::vector<std::string>& tasks,
                                     const std::string& question_style, const ByteCorpus* corpus, Split split) {
   if (tasks.empty()) throw InputError("tasks", "needs at least one NIAH task (known: " + known_tasks() + ")");
@@ -442,14 +463,17 @@ TrainingSample make_training_sample(std::mt19937_64& rng, int seq_len, const std
                                     std::to_string(least - 1) + ", got " + std::to_string(seq_len));
 
   TrainingSample t;
-  t.sample = generate(task, seq_len + 1 - answer, depth, rng, question_style, corpus, split);
-  const std::string text = t.sample.prompt() + t.sample.answer;  // exactly seq_len + 1 bytes
+  const int row = seq_len + 1;
+  t.sample_length = size_t(std::uniform_int_distribution<int>(std::min(row, std::max(least, seq_len / 4)), row)(rng));
+  t.sample = generate(task, int(t.sample_length) - answer, depth, rng, question_style, corpus, split);
+  std::string text = t.sample.prompt() + t.sample.answer;  // exactly sample_length bytes
+  text += filler_text(size_t(row) - text.size(), corpus, split, rng);
   for (unsigned char c : text) t.tokens.push_back(int32_t(c));
   t.weights.assign(size_t(seq_len), 1.0f);
   t.answer_mask.assign(size_t(seq_len), 0);
   // Target t is token t + 1, so the answer's bytes [P, P + A) are the targets of [P - 1, P + A - 1).
-  const size_t prompt = text.size() - t.sample.answer.size();
-  for (size_t i = prompt - 1; i + 1 < text.size(); ++i) t.answer_mask[i] = 1;
+  const size_t prompt = t.sample_length - t.sample.answer.size();
+  for (size_t i = prompt - 1; i + 1 < t.sample_length; ++i) t.answer_mask[i] = 1;
   return t;
 }
 

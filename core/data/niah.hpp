@@ -40,9 +40,13 @@
 // e.g. " 1234567.\n" or " 1234567, 7654321, 1111111, 2222222.\n".
 //
 // Length: generate() makes context + question exactly total_length bytes by cutting the haystack
-// (its last line or sentence may be cut short). Depth: the asked needles sit together, in random
-// order, at the haystack boundary (line or sentence start, or the end) nearest to depth percent of
-// the haystack's bytes; MK-NIAH-1's three unasked needles go at depths drawn from RULER's 40.
+// (its last line or sentence may be cut short). Depth: each needle sits at its own depth, as in
+// RULER's niah.py (which draws every needle's depth from its 40 without replacement), at the
+// haystack boundary (line or sentence start, or the end) nearest to that percent of the
+// haystack's bytes. So that a depth x length heatmap has a meaning, the first asked needle (the
+// first value of the answer) goes at the requested depth and every other needle, asked or not
+// (MV's other values, MQ's other keys, MK-NIAH-1's unasked keys), at a depth drawn without
+// replacement from RULER's 40 other than the requested one.
 #pragma once
 #include <cstdint>
 #include <random>
@@ -74,8 +78,10 @@ struct NiahSample {
   std::vector<std::string> keys;      // the asked keys, in the order the question names them
   std::vector<std::string> expected;  // the values the answer must hold, in the answer's order
   std::string answer;                 // canonical continuation, " v1, v2.\n"
-  int depth = 0;                      // requested depth, percent
-  size_t needle_offset = 0;           // byte offset in context of the first asked needle
+  int depth = 0;                      // requested depth, percent: where the first asked needle sits
+  std::vector<int> needle_depths;     // depth percent of each asked needle, in expected's order
+  std::vector<size_t> needle_offsets; // byte offset in context of each asked needle, in expected's order
+  size_t needle_offset = 0;           // needle_offsets[0]: the needle at the requested depth
 
   std::string prompt() const { return context + question; }
 };
@@ -99,15 +105,22 @@ int answer_length(const std::string& task);
 double string_match_all(const std::string& prediction, const std::vector<std::string>& expected);
 
 struct TrainingSample {
-  std::vector<int32_t> tokens;       // (seq_len + 1) bytes: prompt, then the answer (ending in '\n')
+  std::vector<int32_t> tokens;       // (seq_len + 1) bytes: prompt, answer (ending in '\n'), filler
   std::vector<float> weights;        // (seq_len) 1 at every position: plain language modelling
   std::vector<uint8_t> answer_mask;  // (seq_len) 1 where the next-token target is an answer byte
+  size_t sample_length = 0;          // bytes of prompt + answer at the row's start
   NiahSample sample;
 };
 
-// One training sequence: a task drawn uniformly from tasks, a depth drawn from RULER's 40, the
-// haystack from corpus's split for essay tasks. Throws InputError when seq_len + 1 is shorter
-// than min_total_length + answer_length of the drawn task ("seq_len").
+// One training row of seq_len + 1 bytes: a task drawn uniformly from tasks, a depth drawn from
+// RULER's 40, the haystack from corpus's split for essay tasks. The prompt and its answer take
+// the row's first sample_length bytes, drawn uniformly from [max(shortest, seq_len / 4),
+// seq_len + 1], so the question sits anywhere from a quarter of the row to its end and not only
+// where the whole memory is active (evaluating at half the training length stays in
+// distribution for a gated model). Ordinary text fills the rest of the row: a window of
+// corpus's split when there is a corpus, else the noise haystack's lines; it is weighted like
+// language modelling. Throws InputError when seq_len + 1 is shorter than min_total_length +
+// answer_length of the drawn task ("seq_len").
 TrainingSample make_training_sample(std::mt19937_64& rng, int seq_len, const std::vector<std::string>& tasks,
                                     const std::string& question_style, const ByteCorpus* corpus,
                                     Split split = Split::train);

@@ -10,6 +10,7 @@
 #include "core/common/input_error.hpp"
 #include "core/config/config_json.hpp"
 #include "core/data/batch_source.hpp"
+#include "core/data/needle.hpp"
 #include "core/data/niah.hpp"
 #include "core/common/input_error.hpp"
 #include "core/runs/run_dir.hpp"
@@ -182,6 +183,22 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
 void validate_run(const config::RunConfig& cfg) {
   config::validate(cfg);
   data::validate(cfg.data);  // the corpus's files too: a missing, empty or too short one is refused here
+  // The token needle grid's lengths must hold its needles and question (before training, not after).
+  const auto& ne = cfg.eval.needle;
+  bool needle_in_mix = false;
+  for (const auto& m : cfg.data.mix) needle_in_mix |= m.task == "needle" && m.weight > 0;
+  if (ne.enabled && needle_in_mix) {
+    const int L = cfg.data.seq_len;
+    const auto lengths = ne.lengths.empty() ? std::vector<int>{std::max(1, L / 2), L, 2 * L} : ne.lengths;
+    for (const auto& form : ne.forms.empty() ? cfg.data.needle.forms : ne.forms)
+      for (size_t i = 0; i < lengths.size(); ++i)
+        if (lengths[i] < data::needle::min_length(form, cfg.data.needle.distractors))
+          throw InputError(ne.lengths.empty() ? "eval.needle.lengths" : "eval.needle.lengths[" + std::to_string(i) + "]",
+                           "a " + form + " needle prompt needs at least " +
+                               std::to_string(data::needle::min_length(form, cfg.data.needle.distractors)) +
+                               " tokens, got " + std::to_string(lengths[i]) +
+                               (ne.lengths.empty() ? " (the default half of data.seq_len)" : ""));
+  }
   const auto& e = cfg.eval.niah;
   bool niah_in_mix = false;
   for (const auto& m : cfg.data.mix) niah_in_mix |= m.task == "niah" && m.weight > 0;

@@ -1,5 +1,6 @@
 // The evaluations of SPEC section 6 for one trained model, as configured in cfg.eval, and their
-// files in the run directory (per_position.csv/json, niah.csv/json, mqar.json, occupancy.json).
+// files in the run directory (per_position.csv/json, niah.csv/json, needle.csv/json, mqar.json,
+// occupancy.json).
 // `proteus train` runs them after training, `proteus eval RUN` on a saved run; the window and
 // `proteus export` read them back with read_eval_report.
 #pragma once
@@ -7,8 +8,12 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config/config.hpp"
+#include "core/eval/block_use.hpp"
 #include "core/eval/mqar_eval.hpp"
+#include "core/eval/needle_eval.hpp"
 #include "core/eval/niah_eval.hpp"
 #include "core/eval/occupancy.hpp"
 #include "core/eval/per_position.hpp"
@@ -24,8 +29,10 @@ namespace proteus::eval {
 struct EvalReport {
   std::optional<PerPositionResult> per_position;
   std::optional<NiahResult> niah;
+  std::optional<NeedleResult> needle;
   std::optional<MqarResult> mqar;
   std::optional<OccupancyResult> occupancy;
+  std::optional<BlockUseResult> block_use;  // with occupancy, for every memory model
 };
 
 // phase ("per-position", "niah", ...) and its fraction done; returning false cancels, and the
@@ -35,6 +42,12 @@ using EvalProgress = std::function<bool(const std::string& phase, double fractio
 EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress);
 
 void write_eval_report(runs::RunWriter& writer, const EvalReport& report);
+
+// An interval as the result files store it: {"mean", "lo", "hi", "n"}.
+nlohmann::json interval_json(const Interval& interval);
+nlohmann::json intervals_json(const std::vector<Interval>& intervals);
+Interval interval_from_json(const nlohmann::json& j);
+std::vector<Interval> intervals_from_json(const nlohmann::json& j);
 EvalReport read_eval_report(const runs::RunReader& reader);
 
 }  // namespace proteus::eval

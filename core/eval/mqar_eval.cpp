@@ -4,8 +4,27 @@
 #include <random>
 
 #include "core/data/mqar.hpp"
+#include "core/memory/schedule.hpp"
 
 namespace proteus::eval {
+
+std::string mqar_layout_note(const config::RunConfig& cfg) {
+  const auto& m = cfg.data.mqar;
+  const auto& x = cfg.model.mixer;
+  if (m.layout == "spread")
+    return "spread: pairs and queries interleaved over all " + std::to_string(cfg.data.seq_len) +
+           " positions, each query after its pair";
+  const int64_t last = 2 * int64_t(m.pairs);
+  std::string note = "pairs-first (Zoology): every pair is written in positions 1-" + std::to_string(last) + " of " +
+                     std::to_string(cfg.data.seq_len) + ", while the fewest memory blocks are active";
+  if (x.type == "memory") {
+    const int64_t D = int64_t(x.d_head) * x.d_head;
+    const auto schedule = memory::Schedule::make(x.schedule, D, x.E, config::resolved_mixer_horizon(cfg));
+    note += " (" + std::to_string(schedule.active_blocks(last)) + " of E = " + std::to_string(x.E) +
+            " at position " + std::to_string(last) + ")";
+  }
+  return note;
+}
 
 MqarResult mqar_eval(model::Model<float>& model, const config::RunConfig& cfg) {
   const auto& m = cfg.data.mqar;
@@ -19,7 +38,7 @@ MqarResult mqar_eval(model::Model<float>& model, const config::RunConfig& cfg) {
     std::vector<int32_t> tokens;
     std::vector<data::mqar::MqarSample> samples;
     for (int b = 0; b < B; ++b) {
-      samples.push_back(data::mqar::generate(rng, T, m.vocab, m.pairs, m.alpha));
+      samples.push_back(data::mqar::generate(rng, T, m.vocab, m.pairs, m.alpha, m.layout));
       tokens.insert(tokens.end(), samples.back().inputs.begin(), samples.back().inputs.end());
     }
     model.forward(tokens.data(), nullptr, nullptr, B, T);
@@ -34,6 +53,8 @@ MqarResult mqar_eval(model::Model<float>& model, const config::RunConfig& cfg) {
     r.samples += B;
   }
   r.accuracy = r.answers ? double(correct) / r.answers : 0.0;
+  r.layout = m.layout;
+  r.note = mqar_layout_note(cfg);
   return r;
 }
 

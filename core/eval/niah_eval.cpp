@@ -45,6 +45,7 @@ NiahResult niah_eval(model::Model<float>& model, const config::RunConfig& cfg, c
           rec.task = task;
           rec.length = lengths[li];
           rec.depth = depths[di];
+          rec.needle_depths = sample.needle_depths;
           rec.expected = join(sample.expected);
           rec.prediction = greedy_generate(model, sample.prompt(), e.max_new_bytes);
           rec.score = 100.0 * data::niah::string_match_all(rec.prediction, sample.expected);

@@ -20,7 +20,8 @@ namespace proteus::eval {
 struct NiahSampleRecord {
   std::string task;
   int length = 0;
-  int depth = 0;
+  int depth = 0;                   // requested depth, percent: the first asked needle's
+  std::vector<int> needle_depths;  // every asked needle's depth, percent, in expected's order
   std::string expected;    // values joined by ", "
   std::string prediction;
   double score = 0;        // 0..100

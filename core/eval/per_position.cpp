@@ -33,6 +33,12 @@ PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<st
   r.seq_len = L;
   r.sequences = static_cast<int>(sequences.size());
   r.nll.assign(L, 0.0);
+  std::vector<double> all_losses;  // (sequences, L)
+  all_losses.reserve(sequences.size() * static_cast<size_t>(L));
+  uint64_t fingerprint = 1469598103934665603ull;  // FNV-1a over every token id
+  for (const auto& s : sequences)
+    for (int32_t tok : s) fingerprint = (fingerprint ^ static_cast<uint32_t>(tok)) * 1099511628211ull;
+  r.sequences_fingerprint = fingerprint;
   std::vector<int32_t> tokens, targets;
   for (size_t first = 0; first < sequences.size(); first += batch) {
     const int B = static_cast<int>(std::min<size_t>(batch, sequences.size() - first));
@@ -47,7 +53,10 @@ PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<st
     model.forward(tokens.data(), targets.data(), nullptr, B, L);
     const auto losses = model.position_losses();
     for (int b = 0; b < B; ++b)
-      for (int t = 0; t < L; ++t) r.nll[t] += losses[static_cast<size_t>(b) * L + t];
+      for (int t = 0; t < L; ++t) {
+        r.nll[t] += losses[static_cast<size_t>(b) * L + t];
+        all_losses.push_back(losses[static_cast<size_t>(b) * L + t]);
+      }
   }
   double total = 0;
   for (double& x : r.nll) {
@@ -62,7 +71,39 @@ PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<st
     r.bucket_hi.push_back(hi);
     r.bucket_nll.push_back(s / (hi - lo + 1));
   }
+  summarise_sequences(r, all_losses);
   return r;
+}
+
+void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses) {
+  const int L = r.seq_len, S = r.sequences, K = static_cast<int>(r.bucket_lo.size());
+  if (S < 1 || L < 1 || losses.size() != static_cast<size_t>(S) * L)
+    throw std::invalid_argument("summarise_sequences: losses do not hold sequences x seq_len values");
+  r.sequence_bucket_nll.assign(static_cast<size_t>(S) * K, 0.0);
+  r.sequence_nll.assign(S, 0.0);
+  for (int q = 0; q < S; ++q) {
+    const double* row = losses.data() + static_cast<size_t>(q) * L;
+    double all = 0;
+    for (int t = 0; t < L; ++t) all += row[t];
+    r.sequence_nll[q] = all / L;
+    for (int k = 0; k < K; ++k) {
+      double s = 0;
+      for (int t = r.bucket_lo[k]; t <= r.bucket_hi[k]; ++t) s += row[t - 1];
+      r.sequence_bucket_nll[static_cast<size_t>(q) * K + k] = s / (r.bucket_hi[k] - r.bucket_lo[k] + 1);
+    }
+  }
+  r.bucket_interval = bootstrap_column_means(r.sequence_bucket_nll, S, K);
+  r.mean_interval = bootstrap_mean(r.sequence_nll);
+}
+
+std::vector<Interval> paired_bucket_difference(const PerPositionResult& a, const PerPositionResult& b) {
+  if (a.sequence_bucket_nll.empty() || b.sequence_bucket_nll.empty())
+    throw std::invalid_argument("paired difference: a run has no per-sequence results (evaluate it again)");
+  if (a.sequences_fingerprint != b.sequences_fingerprint || a.sequences != b.sequences || a.seq_len != b.seq_len ||
+      a.bucket_lo != b.bucket_lo || a.bucket_hi != b.bucket_hi)
+    throw std::invalid_argument("paired difference: the runs were not evaluated on the same sequences");
+  return paired_difference(a.sequence_bucket_nll, b.sequence_bucket_nll, a.sequences,
+                           static_cast<int>(a.bucket_lo.size()));
 }
 
 template PerPositionResult per_position_loss<float>(model::Model<float>&, const std::vector<std::vector<int32_t>>&,

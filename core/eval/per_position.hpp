@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/eval/statistics.hpp"
 #include "core/model/model.hpp"
 
 namespace proteus::eval {
@@ -19,7 +20,24 @@ struct PerPositionResult {
   std::vector<double> bucket_nll;  // mean NLL over each bucket's positions
   double mean_nll = 0;             // over every position
   double bits_per_byte() const;
+
+  // What the intervals are computed from (SPEC section 7), kept so that two runs evaluated on the
+  // same sequences can be compared pairwise later. Empty for the live curves from validation rows.
+  std::vector<double> sequence_bucket_nll;  // (sequences, buckets) each sequence's mean over a bucket
+  std::vector<double> sequence_nll;         // (sequences) each sequence's mean over every position
+  uint64_t sequences_fingerprint = 0;       // of the token ids: equal only for the same sequences
+  std::vector<Interval> bucket_interval;    // (buckets) bootstrap over sequences
+  Interval mean_interval;                   // mean NLL over every position, bootstrap over sequences
 };
+
+// Fills sequence_bucket_nll (from per-position losses (sequences, seq_len)), bucket_interval and
+// mean_interval for the buckets already in r. Used by per_position_loss and by tests.
+void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses);
+
+// The paired difference a - b per bucket (Proteus minus baseline), bootstrapped over the shared
+// sequences. Throws std::invalid_argument when a and b were not evaluated on the
+// same sequences (fingerprints, buckets or counts differ) or carry no per-sequence values.
+std::vector<Interval> paired_bucket_difference(const PerPositionResult& a, const PerPositionResult& b);
 
 // n log-spaced buckets over 1..T (fewer when T is small; every position in exactly one).
 std::vector<std::pair<int, int>> log_buckets(int T, int n);

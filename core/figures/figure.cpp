@@ -287,7 +287,11 @@ std::pair<double, double> x_range(const Figure& f) {
 
 std::pair<double, double> y_range(const Figure& f) {
   std::vector<const std::vector<double>*> values;
-  for (const auto& s : f.series) values.push_back(&s.y);
+  for (const auto& s : f.series) {
+    values.push_back(&s.y);
+    values.push_back(&s.lo);
+    values.push_back(&s.hi);
+  }
   return axis_range(f.y, values.data(), values.size(), f.heatmap ? &f.heatmap->y_edges : nullptr);
 }
 
@@ -295,12 +299,20 @@ std::string figure_csv(const Figure& f) {
   std::string out;
   const bool named = std::any_of(f.series.begin(), f.series.end(), [](const Series& s) { return !s.name.empty(); });
   if (named || !f.heatmap) {
+    const bool bands = std::any_of(f.series.begin(), f.series.end(),
+                                   [](const Series& s) { return !s.name.empty() && (!s.lo.empty() || !s.hi.empty()); });
+    auto at = [](const std::vector<double>& v, size_t k) {
+      return k < v.size() ? number(v[k]) : std::string();  // no band here: blank
+    };
     std::vector<std::vector<std::string>> rows;
     for (const auto& s : f.series) {
       if (s.name.empty()) continue;
-      for (size_t k = 0; k < std::min(s.x.size(), s.y.size()); ++k) rows.push_back({s.name, number(s.x[k]), number(s.y[k])});
+      for (size_t k = 0; k < std::min(s.x.size(), s.y.size()); ++k) {
+        rows.push_back({s.name, number(s.x[k]), number(s.y[k])});
+        if (bands) rows.back().insert(rows.back().end(), {at(s.lo, k), at(s.hi, k)});
+      }
     }
-    out += runs::format_csv({"series", "x", "y"}, rows);
+    out += bands ? runs::format_csv({"series", "x", "y", "lo", "hi"}, rows) : runs::format_csv({"series", "x", "y"}, rows);
   }
   if (f.heatmap) {
     const auto& h = *f.heatmap;

@@ -1,8 +1,8 @@
 // A figure as data (ARCHITECTURE seam 5): axes (linear or log), line series, an optional
-// heatmap with its colour scale, labels and a legend. Two painters draw the same Figure: the
-// window's ImDrawList painter (app/gui) and the file painter (painter.hpp: PNG, SVG, PDF through
-// cairo), so what a user exports is what they saw. Builders from run results are in
-// run_figures.hpp. No drawing here.
+// heatmap with its colour scale, labels and a legend. Two painters draw the same Figure from one
+// Layout (layout.hpp): the window's ImDrawList painter (app/gui) and the file painter
+// (painter.hpp: PNG, SVG, PDF through cairo), so what a user exports is what they saw. Builders
+// from run results are in run_figures.hpp and figure_set.hpp. No drawing here.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -26,6 +26,9 @@ struct Axis {
 struct Series {
   std::string name;  // the legend entry; empty = not in the legend
   std::vector<double> x, y;
+  // An interval around y (a confidence interval of a mean, say), drawn as a shaded band: point i
+  // spans [lo[i], hi[i]]. Empty = no band.
+  std::vector<double> lo{}, hi{};
   Rgb color{0.12f, 0.47f, 0.71f};
   float width = 1.5f;     // line width in points
   bool dashed = false;
@@ -64,12 +67,13 @@ Rgb palette(int i);
 std::vector<double> ticks(double lo, double hi, Scale scale, int target = 6);
 std::string tick_label(double v);
 
-// The drawn range of an axis: its explicit bounds, else the data's (series and heatmap edges).
+// The drawn range of an axis: its explicit bounds, else the data's (series with their bands, and
+// heatmap edges).
 std::pair<double, double> x_range(const Figure& f);
 std::pair<double, double> y_range(const Figure& f);
 
-// The figure's data as CSV text: one row per series point (series, x, y) or, for a heatmap,
-// per cell (row, column, x_lo, x_hi, y_lo, y_hi, value).
+// The figure's data as CSV text: one row per series point (series, x, y, and lo, hi when a series
+// has a band) or, for a heatmap, per cell (row, column, x_lo, x_hi, y_lo, y_hi, value).
 // Unnamed series (reference lines such as a training-length marker) are not data: left out.
 std::string figure_csv(const Figure& f);
 

@@ -1,11 +1,10 @@
-// The file painter (ARCHITECTURE seam 5): draws a Figure with cairo to PNG, SVG or PDF, laid out
-// in points like a paper figure (title, notes, framed axes with outward ticks, legend box,
-// heatmap cells with a colour bar). The window draws the same Figure with ImDrawList.
+// The file painter (ARCHITECTURE seam 5): draws a Figure's Layout (layout.hpp: a paper figure in
+// points) with cairo to PNG, SVG or PDF. The window paints the same Layout with ImDrawList.
 #pragma once
 #include <filesystem>
 #include <string>
 
-#include "core/figures/figure.hpp"
+#include "core/figures/layout.hpp"
 
 namespace proteus::figures {
 
@@ -18,6 +17,9 @@ FileFormat format_for(const std::filesystem::path& file);
 // Throws InputError("width" / "height" / "dpi", ...) unless 50 <= width_pt, height_pt <= 5000,
 // 10 <= png_dpi <= 2400 and a PNG would stay within cairo's 32767 pixels a side.
 void check_figure_size(double width_pt, double height_pt, double png_dpi);
+
+// The layout render_figure paints: f on a width_pt x height_pt page, text measured by cairo.
+Layout file_layout(const Figure& f, double width_pt = 480, double height_pt = 320);
 
 // The figure's bytes in `format`, width_pt x height_pt points; a PNG has width_pt * png_dpi / 72
 // pixels across. Throws InputError("width" / "height" / "dpi", ...) for sizes out of range and

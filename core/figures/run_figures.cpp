@@ -1,17 +1,13 @@
-// Builders from run results to Figures, and standard_figures over run directories.
+// Builders from run results to Figures: one figure each, any number of runs overlaid.
 #include "core/figures/run_figures.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <set>
 
-#include "core/config/config.hpp"
-#include "core/eval/evaluate.hpp"
 #include "core/common/input_error.hpp"
 #include "core/runs/metrics_record.hpp"
-#include "core/runs/run_dir.hpp"
 
 namespace proteus::figures {
 namespace {
@@ -69,16 +65,20 @@ void add_train_len_guide(Figure& f, int train_len) {
   f.notes.push_back("dashed line: training length " + std::to_string(train_len));
 }
 
-// Runs with the same directory name (two "tiny" runs from different folders) get -2, -3, ...
-std::vector<std::string> unique_names(const std::vector<runs::RunReader>& runs) {
-  std::vector<std::string> names;
-  std::map<std::string, int> seen;
-  for (const auto& r : runs) {
-    std::string n = r.name();
-    if (int k = ++seen[n]; k > 1) n += "-" + std::to_string(k);
-    names.push_back(n);
+// One series per run over steps, run i in palette(i).
+Figure curves_figure(const std::vector<LossCurve>& runs, std::vector<double> LossCurve::*x,
+                     std::vector<double> LossCurve::*y) {
+  Figure f;
+  f.x.label = "step";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    Series s;
+    s.name = runs[i].name;
+    s.x = runs[i].*x;
+    s.y = runs[i].*y;
+    s.color = palette(static_cast<int>(i));
+    f.series.push_back(std::move(s));
   }
-  return names;
+  return f;
 }
 
 }  // namespace
@@ -103,37 +103,18 @@ LossCurve loss_curve(const std::string& name, const std::vector<nlohmann::json>&
 }
 
 Figure loss_figure(const std::vector<LossCurve>& runs) {
-  Figure f;
+  Figure f = curves_figure(runs, &LossCurve::step, &LossCurve::loss);
   f.title = "Training loss";
-  f.x.label = "step";
   f.y.label = "loss (nats / token)";
-  for (size_t i = 0; i < runs.size(); ++i) {
-    Series s;
-    s.name = runs[i].name;
-    s.x = runs[i].step;
-    s.y = runs[i].loss;
-    s.color = palette(static_cast<int>(i));
-    s.width = 1.2f;
-    f.series.push_back(std::move(s));
-  }
+  for (auto& s : f.series) s.width = 1.2f;
   return f;
 }
 
 Figure val_bpb_figure(const std::vector<LossCurve>& runs) {
-  Figure f;
+  Figure f = curves_figure(runs, &LossCurve::val_step, &LossCurve::val_bpb);
   f.title = "Held-out bits per byte";
-  f.x.label = "step";
   f.y.label = "validation bits per byte";
-  for (size_t i = 0; i < runs.size(); ++i) {
-    Series s;
-    s.name = runs[i].name;
-    s.x = runs[i].val_step;
-    s.y = runs[i].val_bpb;
-    s.color = palette(static_cast<int>(i));
-    s.dashed = true;
-    s.markers = true;
-    f.series.push_back(std::move(s));
-  }
+  for (auto& s : f.series) s.dashed = s.markers = true;
   return f;
 }
 
@@ -227,7 +208,7 @@ Figure perplexity_ratio_figure(const std::vector<Named<eval::PerPositionResult>>
 Figure niah_heatmap_figure(const eval::NiahTaskGrid& grid, const std::string& run) {
   Figure f;
   f.title = "NIAH " + grid.task + (run.empty() ? "" : ": " + run);
-  f.x.label = "context length (tokens)";
+  f.x.label = "context length (bytes)";
   f.y.label = "needle depth (%)";
   f.legend = false;
   Heatmap h;
@@ -364,107 +345,6 @@ std::string file_name_part(const std::string& name) {
     out += ok ? c : '_';
   }
   return out.empty() ? "_" : out;
-}
-
-std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs) {
-  const auto names = unique_names(runs);
-  struct RunData {
-    config::RunConfig cfg;
-    LossCurve curve;
-    eval::EvalReport report;
-  };
-  std::vector<RunData> data;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    RunData d;
-    d.cfg = runs[i].run_config();
-    d.curve = loss_curve(names[i], runs[i].metrics());
-    d.report = eval::read_eval_report(runs[i]);
-    data.push_back(std::move(d));
-  }
-
-  std::vector<NamedFigure> out;
-  // Overlays keep run i at palette(i): a run missing from one figure leaves its colour unused.
-  auto recolour = [](Figure& f, const std::vector<int>& run_index) {
-    for (size_t k = 0; k < run_index.size() && k < f.series.size(); ++k) f.series[k].color = palette(run_index[k]);
-  };
-
-  {
-    std::vector<LossCurve> curves;
-    std::vector<int> idx;
-    bool any_loss = false, any_val = false;
-    for (size_t i = 0; i < data.size(); ++i) {
-      curves.push_back(data[i].curve);
-      idx.push_back(static_cast<int>(i));
-      any_loss |= !data[i].curve.loss.empty();
-      any_val |= !data[i].curve.val_bpb.empty();
-    }
-    if (any_loss) out.push_back({"loss", loss_figure(curves)});
-    if (any_val) out.push_back({"val_bpb", val_bpb_figure(curves)});
-  }
-
-  {
-    std::vector<Named<eval::PerPositionResult>> pp;
-    std::vector<int> idx;
-    int train_len = 0;
-    for (size_t i = 0; i < data.size(); ++i)
-      if (data[i].report.per_position && !data[i].report.per_position->nll.empty()) {
-        pp.push_back({names[i], *data[i].report.per_position});
-        idx.push_back(static_cast<int>(i));
-        if (!train_len) train_len = data[i].cfg.data.seq_len;
-      }
-    if (!pp.empty()) {
-      auto f = per_position_figure(pp, train_len);
-      recolour(f, idx);
-      out.push_back({"per_position", std::move(f)});
-    }
-    if (pp.size() >= 2) {
-      auto f = perplexity_ratio_figure(pp, train_len);
-      recolour(f, std::vector<int>(idx.begin() + 1, idx.end()));
-      out.push_back({"ppl_ratio", std::move(f)});
-    }
-  }
-
-  for (size_t i = 0; i < data.size(); ++i)
-    if (data[i].report.niah)
-      for (const auto& grid : data[i].report.niah->tasks)
-        out.push_back({"niah_" + file_name_part(grid.task) + "_" + file_name_part(names[i]),
-                       niah_heatmap_figure(grid, names[i])});
-
-  for (size_t i = 0; i < data.size(); ++i) {
-    const auto& occ = data[i].report.occupancy;
-    if (occ && occ->layers > 0 && occ->heads > 0 && occ->seq_len > 0 && occ->blocks > 0 &&
-        occ->norms.size() == static_cast<size_t>(occ->layers) * occ->heads * occ->seq_len * occ->blocks)
-      out.push_back({"occupancy_" + file_name_part(names[i]) + "_l0_h0", occupancy_figure(*occ, 0, 0, names[i])});
-  }
-
-  for (size_t i = 0; i < data.size(); ++i) {
-    const auto& cfg = data[i].cfg;
-    const auto& m = cfg.model.mixer;
-    if (m.type != "memory") continue;
-    const int64_t D = static_cast<int64_t>(m.d_head) * m.d_head;
-    const int64_t N = config::resolved_mixer_horizon(cfg);
-    const auto schedule = memory::Schedule::make(m.schedule, D, m.E, N);
-    // As far as the per-position evaluation reaches, else twice the horizon: past N all is open.
-    int64_t horizon = 2 * N;
-    if (data[i].report.per_position && data[i].report.per_position->seq_len > 0)
-      horizon = std::max<int64_t>(N + 1, data[i].report.per_position->seq_len);
-    auto f = activation_map_figure(schedule, horizon, names[i]);
-    f.notes.front() = m.schedule.type + " schedule, " + f.notes.front();
-    out.push_back({"activation_map_" + file_name_part(names[i]), std::move(f)});
-  }
-
-  {
-    std::vector<EPoint> points;
-    std::set<int> es;
-    for (size_t i = 0; i < data.size(); ++i) {
-      const auto& m = data[i].cfg.model.mixer;
-      if (m.type != "memory" || data[i].curve.val_bpb.empty()) continue;
-      points.push_back({m.rule, m.E, data[i].curve.val_bpb.back()});
-      es.insert(m.E);
-    }
-    if (es.size() >= 2) out.push_back({"e_ablation", e_ablation_figure(points)});
-  }
-  return out;
 }
 
 }  // namespace proteus::figures

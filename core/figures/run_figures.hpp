@@ -1,7 +1,7 @@
 // Builders from run results to Figures (figure.hpp): the paper's plots, each comparing any number
-// of runs on one set of axes (baseline vs Proteus), plus standard_figures, which makes every
-// figure a set of run directories has data for. The window's compare view and `proteus export`
-// both draw these, so what a user exports is what they saw.
+// of runs on one set of axes (baseline vs Proteus). figure_set.hpp decides which of them a set of
+// runs gets; the window and `proteus export` both draw that set, so what a user exports is what
+// they saw.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -14,10 +14,6 @@
 #include "core/eval/per_position.hpp"
 #include "core/figures/figure.hpp"
 #include "core/memory/schedule.hpp"
-
-namespace proteus::runs {
-class RunReader;
-}
 
 namespace proteus::figures {
 
@@ -57,7 +53,8 @@ Figure per_position_figure(const std::vector<Named<eval::PerPositionResult>>& ru
 // dashed line at 1. Fewer than two runs: no series.
 Figure perplexity_ratio_figure(const std::vector<Named<eval::PerPositionResult>>& runs, int train_len = 0);
 
-// One NIAH task of one run: depth rows (0% at the top) x context length columns, 0..100, annotated.
+// One NIAH task of one run: depth rows (0% at the top) x context length (bytes) columns, 0..100,
+// annotated.
 Figure niah_heatmap_figure(const eval::NiahTaskGrid& grid, const std::string& run);
 
 // Layer l, head h of a block occupancy: position x block, each cell the block's state norm.
@@ -78,12 +75,6 @@ struct EPoint {
 };
 // E on a log2 x axis (ticks at the E values) vs final val_bpb, one series per group, sorted by E.
 Figure e_ablation_figure(const std::vector<EPoint>& points);
-
-// Every figure the runs have data for, in this order: "loss", "val_bpb", "per_position",
-// "ppl_ratio" (two or more runs), "niah_<task>_<run>", "occupancy_<run>_l0_h0",
-// "activation_map_<run>" (memory mixers), "e_ablation" (two or more distinct E with a val_bpb).
-// Run i is palette(i) in every figure. Throws InputError for a run whose files do not parse.
-std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs);
 
 // A name safe in a file name: letters, digits, '-', '_' and '.' kept, anything else '_'.
 std::string file_name_part(const std::string& name);

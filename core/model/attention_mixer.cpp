@@ -1,5 +1,7 @@
 #include "core/model/attention_mixer.hpp"
 
+#include "core/model/op_support.hpp"
+
 namespace proteus::model {
 
 template <class T>
@@ -22,6 +24,9 @@ template <class T>
 void AttentionMixer<T>::forward(T* out, const T* in, int B, int Tn) {
   B_ = B, T_ = Tn, in_ = in;
   const int N = B * Tn, HD = H_ * d_;
+  backend::OpShape shape;
+  shape.B = B, shape.T = Tn, shape.H = H_, shape.d = d_;
+  require_op(be_, backend::Op::attention, shape);
   const size_t n = static_cast<size_t>(N) * HD;
   be_.matmul_forward(q_.reserve(be_, n), in, Wq, N, C_, HD);
   be_.matmul_forward(k_.reserve(be_, n), in, Wk, N, C_, HD);

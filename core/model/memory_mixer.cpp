@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/model/op_support.hpp"
+
 namespace proteus::model {
 
 template <class T>
@@ -12,6 +14,9 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
                             double out_std, double norm_eps)
     : be_(be),
       cfg_(cfg),
+      normalize_(cfg.normalize == "mask_then_normalize"  ? Normalize::mask_then
+                 : cfg.normalize == "capped_renormalize" ? Normalize::capped
+                                                         : Normalize::then_mask),
       rule_(*memory::rule_from_name(cfg.rule)),
       schedule_(schedule),
       C_(C),
@@ -52,12 +57,14 @@ backend::MemoryRuleArgs<T> MemoryMixer<T>::rule_args() const {
   args.rule = rule_;
   args.schedule = &schedule_;
   args.B = B_, args.T = T_, args.H = H_, args.d_k = d_, args.d_v = d_, args.window = c_;
-  args.q = memory::rule_uses_p(rule_) ? qx_.get() : qn_.get();
-  args.k = kn_;
+  const T* q = renormalizes() ? qm_.get() : qn_.get();
+  const T* k = renormalizes() ? km_.get() : kn_.get();
+  args.q = memory::rule_uses_p(rule_) ? qx_.get() : q;
+  args.k = k;
   args.v = v_.act;
   args.beta = memory::rule_uses_beta(rule_) ? beta_.get() : nullptr;
   args.a = cfg_.decay ? a_.get() : nullptr;
-  args.p = memory::rule_uses_p(rule_) ? kn_.get() : nullptr;
+  args.p = memory::rule_uses_p(rule_) ? k : nullptr;
   args.eta = memory::rule_uses_eta(rule_) ? eta_.get() : nullptr;
   args.gamma = memory::rule_uses_gamma(rule_) ? gamma_.get() : nullptr;
   return args;
@@ -88,9 +95,28 @@ void MemoryMixer<T>::stream_backward(Stream& s, T* din, bool first, int width) {
 }
 
 template <class T>
+backend::OpShape MemoryMixer<T>::rule_shape(int n_blocks) const {
+  backend::OpShape s;
+  s.rule = rule_;
+  s.B = B_, s.T = T_, s.H = H_, s.d_k = d_, s.d_v = d_, s.window = c_, s.n_blocks = n_blocks;
+  return s;
+}
+
+template <class T>
 void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
   B_ = B, T_ = Tn, N_ = B * Tn, in_ = in;
   const int HD = H_ * d_, NH = N_ * H_;
+  require_op(be_, backend::Op::memory_rule, rule_shape());
+  if (renormalizes()) {
+    backend::OpShape renorm;
+    renorm.B = B_, renorm.T = T_, renorm.H = H_, renorm.d = d_;
+    require_op(be_, backend::Op::prefix_renorm, renorm);
+  }
+  if (memory::rule_uses_p(rule_)) {
+    backend::OpShape comba;
+    comba.N = N_, comba.H = H_, comba.d = d_;
+    require_op(be_, backend::Op::comba_query, comba);
+  }
   const size_t n = static_cast<size_t>(N_) * HD;
   stream_forward(q_, in, HD);
   stream_forward(k_, in, HD);
@@ -98,17 +124,19 @@ void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
   const T l2_eps = T(1e-6);
   be_.l2norm_forward(qn_.reserve(be_, n), rq_.reserve(be_, NH), q_.act, NH, d_, l2_eps);
   be_.l2norm_forward(kn_.reserve(be_, n), rk_.reserve(be_, NH), k_.act, NH, d_, l2_eps);
-  if (memory::rule_uses_p(rule_)) {
-    // q <- q - d_h p with p = k, per head h.
-    std::vector<T> dh(H_);
-    be_.download(dh.data(), params_ + dcomba_, H_);
-    be_.copy(qx_.reserve(be_, n), qn_, n);
-    for (int t = 0; t < N_; ++t)
-      for (int h = 0; h < H_; ++h) {
-        const size_t off = (static_cast<size_t>(t) * H_ + h) * d_;
-        be_.axpy(qx_.get() + off, -dh[h], kn_.get() + off, d_);
-      }
+  if (renormalizes()) {
+    // Over the open key rows of each position: rows touched by the active prefix of the state.
+    std::vector<int32_t> rows(static_cast<size_t>(T_));
+    for (int t = 0; t < T_; ++t) rows[t] = static_cast<int32_t>(schedule_.active_rows(t + 1, d_));
+    be_.upload_int32(open_rows_.reserve(be_, rows.size()), rows.data(), rows.size());
+    const bool capped = normalize_ == Normalize::capped;
+    be_.prefix_renorm_forward(qm_.reserve(be_, n), nq_.reserve(be_, NH), qn_, open_rows_, B_, T_, H_, d_, capped, l2_eps);
+    be_.prefix_renorm_forward(km_.reserve(be_, n), nk_.reserve(be_, NH), kn_, open_rows_, B_, T_, H_, d_, capped, l2_eps);
   }
+  const T* qused = renormalizes() ? qm_.get() : qn_.get();
+  const T* kused = renormalizes() ? km_.get() : kn_.get();
+  if (memory::rule_uses_p(rule_))  // q <- q - d_h p with p = k, per head h
+    be_.comba_query_forward(qx_.reserve(be_, n), qused, kused, params_ + dcomba_, N_, H_, d_);
   if (memory::rule_uses_beta(rule_)) {
     be_.matmul_forward(beta_pre_.reserve(be_, NH), in, params_ + wb_, N_, C_, H_);
     be_.sigmoid_forward(beta_.reserve(be_, NH), beta_pre_, NH);
@@ -149,27 +177,23 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
   if (memory::rule_uses_gamma(rule_)) g.gamma = dgamma_.reserve(be_, static_cast<size_t>(NH) * c_);
   be_.memory_rule_backward(g, do_, rule_args(), *rule_state_);
 
-  // Back to the normalised q, k: comba's q = qn - d_h kn and p = kn also reach kn.
+  // Back to the q, k the rule read: comba's q = q - d_h k and p = k also reach k.
+  const T* kused = renormalizes() ? km_.get() : kn_.get();
   T* dqn = dqn_.reserve(be_, n);
   T* dkn = dkn_.reserve(be_, n);
   be_.copy(dqn, dqx_, n);
   be_.copy(dkn, dkr_, n);
   if (memory::rule_uses_p(rule_)) {
-    std::vector<T> dh(H_), ddh(H_, T(0)), host_dq(n), host_k(n);
-    be_.download(dh.data(), params_ + dcomba_, H_);
-    be_.download(host_dq.data(), dqx_, n);
-    be_.download(host_k.data(), kn_, n);
     be_.axpy(dkn, T(1), dp_, n);
-    for (int t = 0; t < N_; ++t)
-      for (int h = 0; h < H_; ++h) {
-        const size_t off = (static_cast<size_t>(t) * H_ + h) * d_;
-        be_.axpy(dkn + off, -dh[h], dqx_.get() + off, d_);
-        for (int i = 0; i < d_; ++i) ddh[h] -= host_dq[off + i] * host_k[off + i];
-      }
-    std::vector<T> acc(H_);
-    be_.download(acc.data(), grads_ + dcomba_, H_);
-    for (int h = 0; h < H_; ++h) acc[h] += ddh[h];
-    be_.upload(grads_ + dcomba_, acc.data(), H_);
+    be_.comba_query_backward(dkn, grads_ + dcomba_, dqx_, kused, params_ + dcomba_, N_, H_, d_);
+  }
+  if (renormalizes()) {  // then through the re-normalisation over the open rows
+    const bool capped = normalize_ == Normalize::capped;
+    const T l2_eps = T(1e-6);
+    be_.prefix_renorm_backward(dqm_.reserve(be_, n), dqn, qm_, nq_, open_rows_, B_, T_, H_, d_, capped, l2_eps);
+    be_.prefix_renorm_backward(dkm_.reserve(be_, n), dkn, km_, nk_, open_rows_, B_, T_, H_, d_, capped, l2_eps);
+    dqn = dqm_.get();
+    dkn = dkm_.get();
   }
   be_.l2norm_backward(q_.dact.reserve(be_, n), dqn, qn_, rq_, NH, d_);
   be_.l2norm_backward(k_.dact.reserve(be_, n), dkn, kn_, rk_, NH, d_);
@@ -205,6 +229,7 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
 
 template <class T>
 void MemoryMixer<T>::block_norms(T* out, int n_blocks) const {
+  require_op(be_, backend::Op::memory_block_norms, rule_shape(n_blocks));
   be_.memory_block_norms(out, rule_args(), *rule_state_, n_blocks);
 }
 

@@ -4,6 +4,7 @@
 //   comba: p = k, q <- q - d_h p;  titans: eta = sigmoid(W_eta x);  swla: gamma = sigmoid(W_g x)
 //   o = gated rule (E blocks on the schedule)  ->  per-head RMSNorm  ->  output map.
 // The normalised q, k are masked inside the rule ("normalise, then mask"); E = 1 is the baseline.
+// The `normalize` variants re-normalise q, k over the open key rows first (prefix_renorm).
 #pragma once
 #include <memory>
 
@@ -29,6 +30,7 @@ class MemoryMixer final : public Layer<T> {
 
  private:
   backend::MemoryRuleArgs<T> rule_args() const;
+  backend::OpShape rule_shape(int n_blocks = 0) const;  // what the backend is asked about
   // Projection + optional conv: fills pre-conv, conv pre-activation and output of one stream.
   struct Stream {
     size_t w = 0, conv = 0;  // offsets of the projection (H d, C) and conv weight (H d, K)
@@ -37,8 +39,13 @@ class MemoryMixer final : public Layer<T> {
   void stream_forward(Stream& s, const T* in, int width);
   void stream_backward(Stream& s, T* din, bool first, int width);
 
+  // The variants of how the mask meets the normalisation (config.hpp's MixerConfig::normalize).
+  enum class Normalize { then_mask, mask_then, capped };
+  bool renormalizes() const { return normalize_ != Normalize::then_mask; }
+
   backend::Backend<T>& be_;
   config::MixerConfig cfg_;
+  Normalize normalize_;
   memory::Rule rule_;
   memory::Schedule schedule_;
   int C_, H_, d_, K_, c_;
@@ -51,10 +58,13 @@ class MemoryMixer final : public Layer<T> {
   Stream q_, k_, v_;
   size_t wb_ = 0, wa_ = 0, a_log_ = 0, dt_bias_ = 0, weta_ = 0, wgamma_ = 0, dcomba_ = 0, onorm_ = 0, wo_ = 0;
   Buffer<T> qn_, kn_, rq_, rk_, qx_;                 // normalised q, k (N, H d), their rnorms (N H), comba's q
+  Buffer<T> qm_, km_, nq_, nk_;                      // re-normalised over the open rows, their open norms
+  IdBuffer<T> open_rows_;                            // (T) open key rows at each position
   Buffer<T> beta_pre_, beta_, a_pre_, a_, eta_pre_, eta_, gamma_pre_, gamma_;
   Buffer<T> o_, on_, orstd_;                         // rule output, normed (N, H d), rstd (N H)
   std::unique_ptr<backend::OpState> rule_state_;
   // Gradients of the activations above.
+  Buffer<T> dqm_, dkm_;
   Buffer<T> dqx_, dkr_, dp_, dqn_, dkn_, dbeta_, da_, deta_, dgamma_, dpre_, do_, don_, tmp_;
 };
 

@@ -12,7 +12,7 @@ namespace proteus::model {
 
 template <class T>
 Model<T>::Model(const config::ModelConfig& cfg, int horizon, backend::Backend<T>& be, uint64_t seed)
-    : cfg_(cfg), be_(be), C_(cfg.d_model), V_(cfg.vocab), L_(cfg.layers) {
+    : cfg_(cfg), be_(be), C_(cfg.d_model), V_(cfg.vocab), L_(cfg.layers), horizon_(horizon) {
   const double std = cfg.init_std;
   const double out_std = std / std::sqrt(2.0 * L_);  // GPT-2's scaling of residual outputs
   const int F = config::resolved_d_hidden(cfg);
@@ -87,7 +87,7 @@ double Model<T>::forward(const int32_t* tokens, const int32_t* targets, const fl
     if (tokens[n] < 0 || tokens[n] >= V_)
       throw std::out_of_range("token " + std::to_string(tokens[n]) + " outside the vocabulary [0, " +
                               std::to_string(V_) + ")");
-  tokens_.assign(tokens, tokens + N);
+  be_.upload_int32(tokens_.reserve(be_, N), tokens, N);
   T* xs = xs_.reserve(be_, nc * (L_ + 1));
   T* xmid = xmid_.reserve(be_, nc * L_);
   T* h1 = h1_.reserve(be_, nc * L_);
@@ -97,7 +97,7 @@ double Model<T>::forward(const int32_t* tokens, const int32_t* targets, const fl
   T* tmp = tmp_.reserve(be_, nc);
   const T eps = static_cast<T>(cfg_.norm_eps);
 
-  be_.embedding_forward(xs, tokens, params_ + wte_, N, C_);
+  be_.embedding_forward(xs, tokens_, params_ + wte_, N, C_);
   for (int l = 0; l < L_; ++l) {
     T* x = xs + l * nc;
     be_.rmsnorm_forward(h1 + l * nc, rstd1 + l * N, x, params_ + ln1_[l], N, C_, eps);
@@ -112,7 +112,11 @@ double Model<T>::forward(const int32_t* tokens, const int32_t* targets, const fl
 
   has_targets_ = targets != nullptr;
   if (!has_targets_) return 0.0;
-  targets_.assign(targets, targets + N);
+  for (int n = 0; n < N; ++n)  // a weight-0 row's target is never read
+    if ((!weights || weights[n] != 0.0f) && (targets[n] < 0 || targets[n] >= V_))
+      throw std::out_of_range("target " + std::to_string(targets[n]) + " outside the vocabulary [0, " +
+                              std::to_string(V_) + ")");
+  be_.upload_int32(targets_.reserve(be_, N), targets, N);
   std::vector<T> w(N, T(1));
   if (weights)
     for (int n = 0; n < N; ++n) w[n] = static_cast<T>(weights[n]);
@@ -120,7 +124,7 @@ double Model<T>::forward(const int32_t* tokens, const int32_t* targets, const fl
   for (T x : w) weight_sum_ += static_cast<double>(x);
   be_.upload(weights_.reserve(be_, N), w.data(), N);
   be_.xent_forward(losses_.reserve(be_, N), probs_.reserve(be_, static_cast<size_t>(N) * V_), logits_,
-                   targets_.data(), weights_, N, V_);
+                   targets_, weights_, N, V_);
   return weight_sum_ > 0 ? be_.sum(losses_, N) / weight_sum_ : 0.0;
 }
 
@@ -135,7 +139,7 @@ void Model<T>::backward() {
   T* dh = dh_.reserve(be_, nc);
   T* tmp = tmp_.reserve(be_, nc);
   const T scale = weight_sum_ > 0 ? static_cast<T>(1.0 / weight_sum_) : T(0);
-  be_.xent_backward(dlogits_.reserve(be_, static_cast<size_t>(N) * V_), probs_, targets_.data(), weights_, scale, N,
+  be_.xent_backward(dlogits_.reserve(be_, static_cast<size_t>(N) * V_), probs_, targets_, weights_, scale, N,
                     V_);
   be_.matmul_backward(dhf_.reserve(be_, nc), grads_ + wte_, dlogits_, hf_, params_ + wte_, N, C_, V_);
   be_.rmsnorm_backward(dx, grads_ + lnf_, dhf_, xs_.get() + L_ * nc, params_ + lnf_, rstdf_, N, C_);
@@ -149,7 +153,7 @@ void Model<T>::backward() {
                          C_);
     be_.add(dx, dxmid, tmp, nc);
   }
-  be_.embedding_backward(grads_ + wte_, dx, tokens_.data(), N, C_);
+  be_.embedding_backward(grads_ + wte_, dx, tokens_, N, C_);
 }
 
 template <class T>

@@ -33,6 +33,7 @@ class Model {
   Model& operator=(const Model&) = delete;
 
   const config::ModelConfig& config() const { return cfg_; }
+  int horizon() const { return horizon_; }  // the memory schedule's N in positions
   backend::Backend<T>& backend() const { return be_; }
   const ParamTable& table() const { return table_; }
   size_t num_params() const { return table_.total(); }
@@ -40,8 +41,9 @@ class Model {
   T* grads() const { return grads_; }
   void zero_grads();
 
-  // Forward over host tokens (B, T). With targets (host, (B, T)) it also computes the weighted
-  // next-token loss: returns sum(w * nll) / sum(w) (w = weights, host (B, T), null = all 1).
+  // Forward over host tokens (B, T), checked and copied to the backend. With targets (host,
+  // (B, T)) it also computes the weighted next-token loss: returns sum(w * nll) / sum(w)
+  // (w = weights, host (B, T), null = all 1).
   double forward(const int32_t* tokens, const int32_t* targets, const float* weights, int B, int Tn);
   // Gradients of the last forward's mean loss into grads() (zeroed first).
   void backward();
@@ -68,6 +70,7 @@ class Model {
   backend::Backend<T>& be_;
   ParamTable table_;
   int C_, V_, L_;
+  int horizon_;
   size_t wte_, lnf_;
   std::vector<size_t> ln1_, ln2_;
   std::vector<std::unique_ptr<Layer<T>>> mixers_;
@@ -78,7 +81,7 @@ class Model {
   // Activations of the last forward, sized by (B, T).
   int B_ = 0, T_ = 0;
   bool has_targets_ = false;
-  std::vector<int32_t> tokens_, targets_;
+  IdBuffer<T> tokens_, targets_;  // (B, T) on the backend
   Buffer<T> weights_, xs_, xmid_, h1_, h2_, rstd1_, rstd2_, hf_, rstdf_, logits_, probs_, losses_;
   Buffer<T> dx_, dxmid_, dh_, dhf_, dlogits_, tmp_;
   double weight_sum_ = 0;

@@ -196,6 +196,38 @@ TEST_F(CpuOps, L2Norm) {
   expect_gradient("din", in, din, loss);
 }
 
+TEST_F(CpuOps, PrefixRenorm) {
+  // B 1, T 4, H 2, d 4; open rows 1, 2, 3, 4 over the positions (the last: every row, a copy).
+  const int B = 1, T = 4, H = 2, d = 4, n = B * T * H * d;
+  const std::vector<int32_t> rows = {1, 2, 3, 4};
+  for (bool capped : {false, true}) {
+    auto in = random_vector(n, 40), rw = random_vector(n, 41);
+    in[1 * d + 0] = 0.1;  // position 0, head 1: one open row with little energy (the floor when capped)
+    std::vector<double> out(n), norm(B * T * H);
+    auto loss = [&] {
+      be->prefix_renorm_forward(out.data(), norm.data(), in.data(), rows.data(), B, T, H, d, capped, 1e-6);
+      return dot(rw, out);
+    };
+    loss();
+    for (int row = 0; row < B * T * H; ++row) {
+      const int r = rows[(row / H) % T];
+      const double* x = in.data() + row * d;
+      const double* y = out.data() + row * d;
+      double ss = 0;
+      for (int i = 0; i < r; ++i) ss += x[i] * x[i];
+      const double floor = capped ? std::sqrt(double(r) / d) : 1e-6;
+      const double s = r == d ? 1.0 : 1.0 / std::max(std::sqrt(ss), floor);
+      for (int i = 0; i < d; ++i) EXPECT_NEAR(y[i], i < r ? x[i] * s : x[i], 1e-15) << "row " << row << " i " << i;
+      for (int i = r; i < d; ++i) EXPECT_EQ(y[i], x[i]) << "closed rows are copied";
+    }
+    // The small open key: full strength when re-normalised, held at the floor when capped.
+    EXPECT_NEAR(std::fabs(out[1 * d]), capped ? 0.1 / std::sqrt(0.25) : 1.0, 1e-12);
+    std::vector<double> din(n, kJunk);
+    be->prefix_renorm_backward(din.data(), rw.data(), out.data(), norm.data(), rows.data(), B, T, H, d, capped, 1e-6);
+    expect_gradient(capped ? "din (capped)" : "din", in, din, loss);
+  }
+}
+
 TEST_F(CpuOps, Sigmoid) {
   const size_t n = 9;
   auto in = random_vector(n, 23, -4, 4), rw = random_vector(n, 24);

@@ -37,8 +37,10 @@ InputError config_refusal(const json& j) {
 }
 
 // {"a": {"b": value}} for "a.b"; a list field gets [value].
+bool is_list(const std::string& path) { return path == "eval.niah.lengths" || path == "eval.needle.lengths"; }
+
 json with_field(const std::string& path, int64_t value) {
-  const json v = path == "eval.niah.lengths" ? json::array({value}) : json(value);
+  const json v = is_list(path) ? json::array({value}) : json(value);
   return apply_override(json::object(), path, v);
 }
 
@@ -50,7 +52,7 @@ TEST(ConfigLimits, EveryBoundRefusesJustOutsideWithTheBoundInTheMessage) {
   ASSERT_GE(size_bounds().size(), 25u);
   for (const SizeBound& b : size_bounds()) {
     const std::string path(b.path);
-    const std::string field = path == "eval.niah.lengths" ? path + "[0]" : path;
+    const std::string field = is_list(path) ? path + "[0]" : path;
     for (const int64_t bad : {b.lo - 1, b.hi + 1}) {
       const InputError e = config_refusal(with_field(path, bad));
       EXPECT_EQ(e.field(), field) << e.what();

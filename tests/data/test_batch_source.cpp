@@ -1,4 +1,5 @@
-// Batches from a DataConfig: row shapes and targets per task, mixture proportions that follow the
+// Batches from a DataConfig: row shapes and targets per task (NIAH rows: question, answer, then
+// filler; needle rows: one weighted answer), mixture proportions that follow the
 // weights, the same batch from the same seed, validation batches fixed across runs and drawn from
 // the held-out split, and the config errors naming their field.
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <set>
 
 #include "core/data/batch_source.hpp"
+#include "core/data/needle.hpp"
 #include "core/common/input_error.hpp"
 #include "tests/data/temp_corpus.hpp"
 #include "tests/support/input_error_field.hpp"
@@ -98,8 +100,45 @@ TEST_F(BatchSourceTest, NiahRowsHoldAQuestionAndItsAnswer) {
     for (int t = 0; t < b.T; ++t) row += char(b.tokens[size_t(r * b.T + t)]);
     row += char(b.targets[size_t(r * b.T + b.T - 1)]);
     EXPECT_NE(row.find("One of the special magic numbers for "), std::string::npos);
-    EXPECT_NE(row.find("\nQ: magic number for "), std::string::npos);
-    EXPECT_EQ(row.back(), '\n');
+    const size_t q = row.find("\nQ: magic number for ");
+    ASSERT_NE(q, std::string::npos);
+    // The answer " 1234567.\n" follows the question; the noise lines fill the row after it.
+    const size_t a = row.find("?\nA: ", q);
+    ASSERT_NE(a, std::string::npos);
+    const size_t end = a + 5 + 7 + 2;
+    ASSERT_LE(end, row.size());
+    EXPECT_EQ(row.substr(a + 12, 2), ".\n");
+    const std::string noise = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again.\n";
+    for (size_t i = end; i < row.size(); ++i) EXPECT_EQ(row[i], noise[(i - end) % noise.size()]) << i;
+  }
+}
+
+TEST_F(BatchSourceTest, NeedleRowsCountOnlyTheirAnswer) {
+  DataConfig cfg = config({{"needle", 1.0}});
+  cfg.needle.vocab = 32;
+  const BatchSource source(cfg);
+  EXPECT_EQ(source.corpus(), nullptr) << "the token needle task needs no corpus";
+  std::mt19937_64 rng(11);
+  const auto v = proteus::data::needle::vocab_layout(cfg.needle.vocab);
+  for (int i = 0; i < 20; ++i) {
+    const Batch b = source.next_train_batch(rng);
+    for (int r = 0; r < b.B; ++r) {
+      EXPECT_EQ(b.row_task[size_t(r)], "needle");
+      int answers = 0;
+      for (int t = 0; t < b.T; ++t) {
+        const size_t at = size_t(r * b.T + t);
+        ASSERT_TRUE(b.tokens[at] >= 0 && b.tokens[at] < cfg.needle.vocab) << b.tokens[at];
+        if (b.weights[at] == 0.0f) continue;
+        ++answers;
+        // The answer's position holds the asked key after the question marker, its target the value.
+        ASSERT_GE(t, 1);
+        EXPECT_EQ(b.tokens[at - 1], proteus::data::needle::kQuestion);
+        EXPECT_TRUE(b.tokens[at] >= v.key_lo && b.tokens[at] < v.key_hi);
+        EXPECT_TRUE(b.targets[at] >= v.value_lo && b.targets[at] < v.value_hi);
+        EXPECT_GE(t + 1, b.T / 4) << "the question sits at least a quarter into the row";
+      }
+      EXPECT_EQ(answers, 1);
+    }
   }
 }
 
@@ -160,6 +199,23 @@ TEST_F(BatchSourceTest, ConfigErrorsNameTheirField) {
   EXPECT_EQ(error([](DataConfig& c) { c.mqar.vocab = 128; }), "data.mqar.vocab");
   EXPECT_EQ(error([](DataConfig& c) { c.mqar.pairs = 40; }), "data.mqar.pairs");
   EXPECT_EQ(error([](DataConfig& c) { c.mqar.alpha = -1; }), "data.mqar.alpha");
+  EXPECT_EQ(error([](DataConfig& c) { c.mqar.layout = "zigzag"; }), "data.mqar.layout");
+  EXPECT_EQ(error([](DataConfig& c) { c.mix[1].task = "needle"; }), "(no error)");
+  EXPECT_EQ(error([](DataConfig& c) {
+              c.mix[1].task = "needle";
+              c.needle.forms = {"single", "many"};
+            }),
+            "data.needle.forms[1]");
+  EXPECT_EQ(error([](DataConfig& c) {
+              c.mix[1].task = "needle";
+              c.needle.vocab = 16;  // 3 keys for 4 needles
+            }),
+            "data.needle.vocab");
+  EXPECT_EQ(error([](DataConfig& c) {
+              c.mix[1].task = "needle";
+              c.needle.distractors = 0;
+            }),
+            "data.needle.distractors");
   EXPECT_EQ(error([](DataConfig& c) { c.text.path += "/missing"; }), "data.text.path");
   EXPECT_EQ(error([](DataConfig& c) { c.text.holdout = 0; }), "data.text.holdout");
   // A section whose task is not drawn is not checked.

@@ -1,10 +1,12 @@
 // NIAH generators against SPEC section 6 and RULER: every task's needles and values (each value
-// exactly as often as it was inserted), the haystack kinds, depth placement, exact prompt length,
-// the templates word for word, RULER's depths, string_match_all, and training samples.
+// exactly as often as it was inserted), the haystack kinds, depth placement (every needle at its
+// own depth), exact prompt length, the templates word for word, RULER's depths, string_match_all,
+// and training samples (the question at varied positions, filler after the answer).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <set>
@@ -153,6 +155,57 @@ TEST(Niah, NeedleSitsNearTheRequestedDepth) {
   EXPECT_EQ(last.context.find('\n', last.needle_offset), std::string::npos);
   EXPECT_EQ(last.context.substr(last.needle_offset),
             "One of the special magic numbers for " + last.keys[0] + " is: " + last.expected[0] + ".");
+}
+
+// RULER places every needle at its own depth. Here the first asked needle (the answer's first
+// value) sits at the requested depth and every other needle at a distinct one of RULER's 40
+// depths; each asked needle is found in the context near the depth recorded for it.
+TEST(Niah, EveryNeedleSitsAtItsOwnDepth) {
+  std::mt19937_64 rng(47);
+  const std::vector<int> ruler = niah::ruler_depths();
+  for (const char* task : {"mv-niah", "mq-niah", "mk-niah-1"}) {
+    double widest = 0;
+    for (int depth : {0, 26, 50, 74, 100})
+      for (int rep = 0; rep < 6; ++rep) {
+        SCOPED_TRACE(std::string(task) + " depth " + std::to_string(depth));
+        const auto s = niah::generate(task, 8192, depth, rng, "short", &brown(), Split::train);
+        ASSERT_EQ(s.needle_depths.size(), s.expected.size());
+        ASSERT_EQ(s.needle_offsets.size(), s.expected.size());
+        EXPECT_EQ(s.needle_depths[0], depth);
+        EXPECT_EQ(s.needle_offset, s.needle_offsets[0]);
+        std::set<int> others;
+        for (size_t i = 1; i < s.needle_depths.size(); ++i) {
+          EXPECT_NE(s.needle_depths[i], depth);
+          EXPECT_TRUE(std::count(ruler.begin(), ruler.end(), s.needle_depths[i])) << s.needle_depths[i];
+          EXPECT_TRUE(others.insert(s.needle_depths[i]).second) << "drawn without replacement";
+        }
+        for (size_t i = 0; i < s.expected.size(); ++i) {
+          // The needle at offsets[i] is the one holding expected[i] (MQ: under keys[i]).
+          const std::string key = s.keys[std::min(i, s.keys.size() - 1)];
+          const std::string needle = "One of the special magic numbers for " + key + " is: " + s.expected[i] + ".";
+          EXPECT_EQ(s.context.compare(s.needle_offsets[i], needle.size(), needle), 0) << i;
+          const double at = double(s.needle_offsets[i]) / double(s.context.size());
+          EXPECT_NEAR(at, s.needle_depths[i] / 100.0, 0.07) << "needle " << i;
+        }
+        const auto [lo, hi] = std::minmax_element(s.needle_offsets.begin(), s.needle_offsets.end());
+        widest = std::max(widest, double(*hi - *lo) / double(s.context.size()));
+      }
+    if (std::string(task) != "mk-niah-1") {
+      EXPECT_GT(widest, 0.5) << task << ": asked needles do not sit together";
+    }
+  }
+  // MK-NIAH-1's three unasked needles go at RULER depths too: the four spread over the context
+  // (they sat together before only if drawn so).
+  int spread = 0;
+  for (int rep = 0; rep < 20; ++rep) {
+    const auto s = niah::generate("mk-niah-1", 8192, 51, rng, "short", &brown(), Split::train);
+    std::vector<size_t> at;
+    const std::string head = "One of the special magic numbers for ";
+    for (size_t p = s.context.find(head); p != std::string::npos; p = s.context.find(head, p + 1)) at.push_back(p);
+    ASSERT_EQ(at.size(), 4u);
+    spread += double(at.back() - at.front()) / double(s.context.size()) > 0.2 ? 1 : 0;
+  }
+  EXPECT_GE(spread, 15);
 }
 
 TEST(Niah, NoiseHaystackIsTheRulerBlockPerLine) {
@@ -332,7 +385,7 @@ TEST(Niah, StringMatchAllGivesPartialCreditCaseInsensitively) {
   EXPECT_EQ(field_of([] { niah::string_match_all("x", {}); }), "expected");
 }
 
-TEST(Niah, TrainingSampleIsPromptThenAnswerWithAnswerMask) {
+TEST(Niah, TrainingSampleIsPromptAnswerThenFillerWithAnswerMask) {
   std::mt19937_64 rng(31);
   for (const auto& task : niah::task_names()) {
     const int seq_len = 1024;
@@ -343,8 +396,13 @@ TEST(Niah, TrainingSampleIsPromptThenAnswerWithAnswerMask) {
     EXPECT_EQ(t.sample.task, task);
     std::string text;
     for (int32_t b : t.tokens) text += char(b);
-    EXPECT_EQ(text, t.sample.prompt() + t.sample.answer);
-    EXPECT_EQ(text.back(), '\n');
+    const std::string sample = t.sample.prompt() + t.sample.answer;
+    ASSERT_EQ(t.sample_length, sample.size());
+    EXPECT_EQ(text.substr(0, sample.size()), sample) << "the row opens with the prompt and its answer";
+    EXPECT_EQ(sample.back(), '\n');
+    EXPECT_TRUE(brown().stream(Split::train).find(text.substr(sample.size(), 64)) != std::string::npos ||
+                sample.size() + 64 > text.size())
+        << "corpus text follows the answer";
     for (float w : t.weights) EXPECT_EQ(w, 1.0f);
     std::string masked;
     for (size_t i = 0; i < t.answer_mask.size(); ++i)
@@ -353,6 +411,47 @@ TEST(Niah, TrainingSampleIsPromptThenAnswerWithAnswerMask) {
     EXPECT_EQ(niah::string_match_all(masked, t.sample.expected), 1.0);
     EXPECT_EQ(int(t.sample.answer.size()), niah::answer_length(task));
   }
+}
+
+// The question sits anywhere from a quarter of the row to its end, not always at the end: the
+// answer's last byte (its '\n') is at sample_length - 1, uniform over [max(shortest, L/4), L + 1].
+TEST(Niah, TrainingRowsPutTheQuestionAtVariedPositions) {
+  std::mt19937_64 rng(43);
+  const int seq_len = 1024;
+  const int shortest = niah::min_total_length("s-niah-1", "short") + niah::answer_length("s-niah-1");
+  ASSERT_LT(shortest, seq_len / 4);
+  std::vector<int> quarter(4, 0);
+  size_t lo = SIZE_MAX, hi = 0;
+  const int rows = 400;
+  for (int i = 0; i < rows; ++i) {
+    const auto t = niah::make_training_sample(rng, seq_len, {"s-niah-1"}, "short", nullptr);
+    ASSERT_EQ(t.tokens.size(), size_t(seq_len + 1));
+    const size_t n = t.sample_length;
+    ASSERT_GE(n, size_t(seq_len / 4));
+    ASSERT_LE(n, size_t(seq_len + 1));
+    lo = std::min(lo, n);
+    hi = std::max(hi, n);
+    // The question ends where the answer begins, and the mask marks exactly the answer there.
+    const size_t question_end = n - t.sample.answer.size();
+    std::string text;
+    for (int32_t b : t.tokens) text += char(b);
+    EXPECT_EQ(text.substr(question_end - t.sample.question.size(), t.sample.question.size()), t.sample.question);
+    for (size_t p = 0; p < t.answer_mask.size(); ++p)
+      EXPECT_EQ(t.answer_mask[p], p + 1 >= question_end && p + 1 < n ? 1 : 0) << p;
+    // Without a corpus the noise haystack's lines fill the rest of the row.
+    const std::string noise =
+        "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again.\n";
+    std::string expected_fill;
+    while (expected_fill.size() < text.size() - n) expected_fill += noise;
+    expected_fill.resize(text.size() - n);
+    EXPECT_EQ(text.substr(n), expected_fill);
+    // The position of the question, in quarters of [L/4, L]: each gets about a quarter.
+    const double f = (double(n) - seq_len / 4.0) / (seq_len + 1 - seq_len / 4.0);
+    ++quarter[size_t(std::min(3, int(f * 4)))];
+  }
+  EXPECT_LT(lo, size_t(seq_len / 4 + 40)) << "some rows end their sample near a quarter of the row";
+  EXPECT_GT(hi, size_t(seq_len - 40)) << "some near its end";
+  for (int q : quarter) EXPECT_NEAR(double(q) / rows, 0.25, 0.07);
 }
 
 TEST(Niah, TrainingSamplesRepeatWithTheSeedAndVaryTheTask) {

@@ -14,6 +14,11 @@
 namespace {
 
 using namespace proteus;
+using Clock = std::chrono::steady_clock;
+
+// Every polling loop gives up after this long, so a hung job fails its test (the handle cancels
+// and joins on the way out) instead of stalling the suite.
+constexpr auto kDeadline = std::chrono::seconds(120);
 
 TEST(ExperimentJob, TrainsEvaluatesAndPublishesSnapshots) {
   const auto dir = test_support::fresh_dir("job");
@@ -21,7 +26,9 @@ TEST(ExperimentJob, TrainsEvaluatesAndPublishesSnapshots) {
   auto job = engine::start_training({cfg}, true);
   int last_step = -1;
   int snapshots = 0;
+  const auto start = Clock::now();
   while (job.running()) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "the job did not finish";
     if (auto s = job.latest()) {
       ++snapshots;
       ASSERT_EQ(s->runs.size(), 1u);
@@ -55,7 +62,9 @@ TEST(ExperimentJob, CancelLeavesAReadableResumableRun) {
   auto cfg = test_support::tiny_run(dir);
   cfg.train.steps = 1000;
   auto job = engine::start_training({cfg, cfg}, true);
+  const auto start = Clock::now();
   while (true) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "no step 2";
     auto s = job.latest();
     if (s && !s->runs.empty() && s->runs[0].step >= 2) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -84,7 +93,9 @@ TEST(ExperimentJob, SideBySideTrainsBothRunsAtOnce) {
   base.train.steps = 3;
   auto job = engine::start_training({proteus, base}, false, true);
   bool overlapped = false;
+  const auto start = Clock::now();
   while (job.running()) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "the job did not finish";
     if (auto s = job.latest())
       overlapped |= s->runs[1].state == "finished" && s->runs[0].state == "training";
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -103,14 +114,22 @@ TEST(ExperimentJob, PauseHoldsTheWorkerUntilResume) {
   auto cfg = test_support::tiny_run(dir);
   cfg.train.steps = 1000;
   auto job = engine::start_training({cfg}, false);
-  while (!job.latest() || job.latest()->runs[0].step < 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto start = Clock::now();
+  while (!job.latest() || job.latest()->runs[0].step < 1) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "no first step";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   job.pause();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const int held = job.latest()->runs[0].step;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_LE(job.latest()->runs[0].step, held + 1) << "at most the step in flight finishes while paused";
   job.resume();
-  while (job.latest()->runs[0].step < held + 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto resumed = Clock::now();
+  while (job.latest()->runs[0].step < held + 3) {
+    ASSERT_LT(Clock::now() - resumed, kDeadline) << "no steps after resume";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   job.cancel();
   job.wait();
 }
@@ -127,7 +146,9 @@ TEST(ExperimentJob, PublishesTheLivePerPositionCurveAtEachEvaluation) {
   auto job = proteus::engine::start_training({cfg}, false);
   std::string run_dir_while_training;
   std::vector<int> live_steps;
+  const auto start = Clock::now();
   while (job.running()) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "the job did not finish";
     if (auto s = job.latest(); s && !s->runs.empty()) {
       const auto& r = s->runs[0];
       if (r.state == "training" && !r.run_dir.empty()) run_dir_while_training = r.run_dir;
@@ -149,6 +170,40 @@ TEST(ExperimentJob, PublishesTheLivePerPositionCurveAtEachEvaluation) {
   for (int step : live_steps) EXPECT_EQ(step % cfg.train.eval_every, 0) << "only evaluation steps carry the curve";
   EXPECT_FALSE(run_dir_while_training.empty()) << "the run directory is known while the run trains";
   for (const auto& m : r.history) EXPECT_TRUE(m.val_position_nll.empty()) << "history stays small";
+}
+
+// A token needle run: trained and evaluated by the engine, its grid in needle.json and the
+// snapshot alike; the occupancy drawn from needle prompts (the run has no text). Eval lengths too
+// short for the needles are refused before training.
+TEST(ExperimentJob, NeedleRunWritesItsGridAndShortLengthsAreRefused) {
+  const auto dir = test_support::fresh_dir("needle");
+  auto cfg = test_support::tiny_run(dir);
+  cfg.model.vocab = 32;
+  cfg.data.mix = {{"needle", 1.0}};
+  cfg.data.needle.vocab = 32;
+  cfg.data.needle.distractors = 1;  // multikey prompts of 6 tokens and more
+  cfg.eval.needle.depths = 2;
+  cfg.eval.needle.samples = 2;
+  auto job = engine::start_training({cfg}, true);
+  job.wait();
+  const auto& r = job.latest()->runs[0];
+  EXPECT_EQ(r.state, "finished") << r.message;
+  ASSERT_TRUE(r.report && r.report->needle && r.report->occupancy);
+  EXPECT_FALSE(r.report->per_position) << "no text, no per-position perplexity";
+  ASSERT_EQ(r.report->needle->forms.size(), 2u);
+  EXPECT_EQ(r.report->needle->forms[1].lengths, (std::vector<int>{8, 16, 32}));
+  const auto back = eval::read_eval_report(runs::RunReader::open(r.run_dir));
+  ASSERT_TRUE(back.needle);
+  EXPECT_EQ(back.needle->forms[1].score, r.report->needle->forms[1].score);
+
+  cfg.eval.needle.lengths = {32, 5};
+  try {
+    engine::validate_run(cfg);
+    ADD_FAILURE() << "accepted a 5-token multikey prompt";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "eval.needle.lengths[1]") << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // The cairo file painter: PNG (signature, IHDR size = pt * dpi / 72), SVG and PDF headers, a
-// refused extension, no temporaries left behind, and figures with every part drawn.
+// refused extension, no temporaries left behind, figures with every part drawn, and the pixels
+// where the layout puts them.
+#include <cairo.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include "core/figures/painter.hpp"
 #include "core/figures/run_figures.hpp"
 #include "core/common/input_error.hpp"
+#include "tests/figures/sample_figures.hpp"
 
 namespace {
 
@@ -36,37 +39,8 @@ uint32_t be32(const std::string& b, size_t at) {
          uint32_t(uint8_t(b[at + 3]));
 }
 
-// A line figure with everything: two runs, a dashed series with markers, a NaN gap, log x.
-Figure lines() {
-  Figure f;
-  f.title = "Perplexity by position";
-  f.notes = {"mean over 8 held-out sequences"};
-  f.x.label = "position";
-  f.x.scale = Scale::log;
-  f.y.label = "perplexity";
-  for (int r = 0; r < 2; ++r) {
-    Series s;
-    s.name = r ? "proteus" : "baseline";
-    s.color = palette(r);
-    s.dashed = r == 1;
-    s.markers = r == 1;
-    for (int t = 1; t <= 512; t *= 2) {
-      s.x.push_back(t);
-      s.y.push_back(t == 8 && r == 0 ? std::numeric_limits<double>::quiet_NaN() : 10.0 / std::sqrt(t) + r);
-    }
-    f.series.push_back(s);
-  }
-  return f;
-}
-
-Figure grid() {
-  eval::NiahTaskGrid g;
-  g.task = "s-niah-1";
-  g.lengths = {128, 256, 512};
-  g.depths = {0, 25, 50, 75, 100};
-  for (int i = 0; i < 15; ++i) g.score.push_back(i == 7 ? std::numeric_limits<double>::quiet_NaN() : i * 7.0);
-  return niah_heatmap_figure(g, "proteus");
-}
+Figure lines() { return test_support::sample_lines(); }
+Figure grid() { return test_support::sample_grid(); }
 
 TEST(SaveFigure, PngHasTheSignatureAndThePixelSize) {
   const auto dir = temp_dir();
@@ -101,12 +75,7 @@ TEST(SaveFigure, SvgAndPdf) {
 
 TEST(SaveFigure, EveryBuilderPaints) {
   const auto dir = temp_dir();
-  eval::OccupancyResult o;
-  o.layers = o.heads = 1;
-  o.seq_len = 64;
-  o.blocks = 4;
-  for (int t = 0; t < 64; ++t)
-    for (int b = 0; b < 4; ++b) o.norms.push_back(static_cast<float>(b <= t / 16 ? 1.0 + t * 0.01 : 0.0));
+  const auto o = test_support::sample_occupancy(64);
   const std::vector<Figure> figs = {
       lines(), grid(), occupancy_figure(o, 0, 0, "p", true),
       activation_map_figure(memory::Schedule::uniform(1024, 16, 256), 512, "p"),
@@ -146,6 +115,67 @@ TEST(SaveFigure, LeavesNoTemporaries) {
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"a.pdf", "a.png", "a.svg"}));
   fs::remove_all(dir);
+}
+
+// A PNG decoded to pixels (0xAARRGGBB), through cairo's own reader.
+class Pixels {
+ public:
+  explicit Pixels(const std::string& png) : bytes_(png) {
+    surface_ = cairo_image_surface_create_from_png_stream(
+        [](void* closure, unsigned char* data, unsigned int length) {
+          auto* self = static_cast<Pixels*>(closure);
+          if (self->read_ + length > self->bytes_.size()) return CAIRO_STATUS_READ_ERROR;
+          std::copy_n(self->bytes_.data() + self->read_, length, data);
+          self->read_ += length;
+          return CAIRO_STATUS_SUCCESS;
+        },
+        this);
+  }
+  ~Pixels() { cairo_surface_destroy(surface_); }
+  bool ok() const { return cairo_surface_status(surface_) == CAIRO_STATUS_SUCCESS; }
+  uint32_t at(double x, double y) const {
+    const auto* row = cairo_image_surface_get_data(surface_) + static_cast<int>(y) * cairo_image_surface_get_stride(surface_);
+    return reinterpret_cast<const uint32_t*>(row)[static_cast<int>(x)];
+  }
+
+ private:
+  std::string bytes_;
+  size_t read_ = 0;
+  cairo_surface_t* surface_ = nullptr;
+};
+
+uint32_t argb(const Rgb& c) {
+  auto byte = [](float v) { return static_cast<uint32_t>(std::lround(v * 255)); };
+  return 0xff000000u | byte(c[0]) << 16 | byte(c[1]) << 8 | byte(c[2]);
+}
+
+bool near(uint32_t a, uint32_t b) {
+  for (int shift : {0, 8, 16, 24})
+    if (std::abs(int((a >> shift) & 0xff) - int((b >> shift) & 0xff)) > 1) return false;
+  return true;
+}
+
+// At 72 dpi a pixel is a point: every cell run of the layout is in its colour where the layout
+// put it, and a cell with no value is left white.
+TEST(RenderFigure, PaintsTheCellsWhereTheLayoutPutsThem) {
+  for (const auto& f : {occupancy_figure(test_support::sample_occupancy(24), 0, 0, "p"), grid()}) {
+    const auto L = file_layout(f, 480, 320);
+    const Pixels px(render_figure(f, FileFormat::png, 480, 320, 72));
+    ASSERT_TRUE(px.ok());
+    ASSERT_FALSE(L.cells.empty());
+    for (const auto& c : L.cells) {
+      if (c.box.w < 3 || c.box.h < 3) continue;
+      // A quarter in from the corner: clear of the edges and of a centred value label.
+      EXPECT_TRUE(near(px.at(c.box.x + c.box.w / 4, c.box.y + c.box.h / 4), argb(c.color)))
+          << f.title << ": row " << c.row << " cols " << c.col_begin << ".." << c.col_end;
+    }
+  }
+  // NIAH cell (depth 50%, length 256) has no value: white.
+  const auto g = grid();
+  const auto L = file_layout(g, 480, 320);
+  const Pixels px(render_figure(g, FileFormat::png, 480, 320, 72));
+  const double x = L.x.to_page(1.25), y = L.y.to_page(2.75);  // a quarter into column 1 of row 2
+  EXPECT_EQ(px.at(x, y), 0xffffffffu);
 }
 
 TEST(RenderFigure, PngIsDeterministic) {

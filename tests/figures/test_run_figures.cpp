@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <random>
 
-#include "core/figures/run_figures.hpp"
+#include "core/figures/figure_set.hpp"
 #include "core/common/input_error.hpp"
 #include "core/runs/run_dir.hpp"
 

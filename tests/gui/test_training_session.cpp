@@ -127,10 +127,10 @@ TEST(TrainingSession, CompareRunFillsInThenTheBrowserOverlaysAndExports) {
     EXPECT_TRUE(has(overlay, n)) << n;
   EXPECT_THROW(browser.add(dir / "not-a-run"), InputError);
 
-  gui::ExportSettings settings;
+  figures::ExportSettings settings;
   settings.formats = {"png", "svg", "csv"};
   settings.dpi = 100;
-  const auto files = gui::export_figures(s.figures(), dir / "export", settings);
+  const auto files = figures::export_figures(s.figures(), dir / "export", settings);
   EXPECT_EQ(files.size(), s.figures().size() * 3);
   std::ifstream png(dir / "export" / "per_position.png", std::ios::binary);
   char magic[4] = {};
@@ -187,27 +187,13 @@ TEST(TrainingSession, PauseHoldsStopLeavesAResumableRun) {
   EXPECT_EQ(s.snapshot()->runs[0].step, cfg.train.steps);
 }
 
-TEST(FigureExport, BadSettingsAreRefusedBeforeAnythingIsWritten) {
-  const auto dir = test_support::fresh_dir("gui-export-bad");
-  std::vector<figures::NamedFigure> figs(1);
-  figs[0].name = "x";
-  figs[0].figure.series.push_back({"s", {1, 2}, {3, 4}});
-  gui::ExportSettings s;
-  s.formats = {"png", "gif"};
-  EXPECT_THROW(gui::export_figures(figs, dir / "out", s), InputError);
-  s.formats = {"png"};
-  s.dpi = 5;
-  EXPECT_THROW(gui::export_figures(figs, dir / "out", s), InputError);
-  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "x.png"));
-}
-
 TEST(FigureExport, TheWorkerPublishesEachFileAndFinishes) {
   const auto dir = test_support::fresh_dir("gui-export-job");
   std::vector<figures::NamedFigure> figs(2);
   figs[0].name = "a";
   figs[1].name = "b";
   for (auto& f : figs) f.figure.series.push_back({"s", {1, 2, 3}, {3, 1, 2}});
-  gui::ExportSettings s;
+  figures::ExportSettings s;
   s.formats = {"svg", "csv"};
   auto job = gui::start_figure_export(figs, dir, s);
   job.wait();

@@ -21,6 +21,7 @@
 #include "kernels/cuda_backend.hpp"
 #include "kernels/device.hpp"
 #include "kernels/memory_rule_state.hpp"
+#include "kernels/rule_limits.hpp"
 #include "tests/backend/op_check.hpp"
 
 namespace {
@@ -312,6 +313,28 @@ TEST_F(CudaMemoryRule, RejectsAStateFromAnotherShape) {
   args.q = args.k = args.v = args.beta = dummy;
   EXPECT_THROW(gpu_->memory_block_norms(dummy, args, *state, 1), InputError);
   gpu_->free(dummy);
+}
+
+// What supports() states is the kernels' real limit: the widest value width it accepts runs
+// forward and backward, the next one is refused by supports() and by the op itself.
+TEST_F(CudaMemoryRule, SupportsStatesTheKernelsRealLimit) {
+  Shape s;
+  s.B = 1, s.T = 3, s.H = 1, s.d_k = 1;
+  backend::OpShape shape;
+  shape.rule = Rule::delta;
+  shape.B = s.B, shape.T = s.T, shape.H = s.H, shape.d_k = s.d_k;
+  std::string why;
+  shape.d_v = s.d_v = cuda::kMaxRuleValueWidth;
+  ASSERT_TRUE(gpu_->supports(backend::Op::memory_rule, shape, &why)) << why;
+  const Inputs in = make_inputs(Rule::delta, s, true, 9);
+  const auto schedule = Schedule::uniform(s.d_k * s.d_v, 1, s.T);
+  EXPECT_NO_THROW(run<float>(*gpu_, Rule::delta, schedule, s, in));
+  shape.d_v = s.d_v = cuda::kMaxRuleValueWidth + 1;
+  EXPECT_FALSE(gpu_->supports(backend::Op::memory_rule, shape, &why));
+  EXPECT_NE(why.find("value width"), std::string::npos) << why;
+  const Inputs wide = make_inputs(Rule::delta, s, true, 10);
+  const auto wide_schedule = Schedule::uniform(s.d_k * s.d_v, 1, s.T);
+  EXPECT_THROW(run<float>(*gpu_, Rule::delta, wide_schedule, s, wide), InputError);
 }
 
 }  // namespace

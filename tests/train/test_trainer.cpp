@@ -80,6 +80,7 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   cfg.train.warmup = 0;
   cfg.train.grad_clip = 0;
   cfg.train.steps = 50;
+  cfg.train.checkpoint_every = 1;  // the last good checkpoint is the step before the failure
   const auto r = train::train_new_run(cfg);
   ASSERT_EQ(r.state, "failed");
   EXPECT_NE(r.message.find("non-finite"), std::string::npos) << r.message;

@@ -1,13 +1,13 @@
 #include "app/gui/state/experiment_editor.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/config/config_json.hpp"
 #include "core/config/experiment.hpp"
 #include "core/engine/experiment_job.hpp"
 #include "core/figures/run_figures.hpp"
 #include "core/common/input_error.hpp"
+#include "core/memory/schedule_edit.hpp"
 #include "core/common/atomic_file.hpp"
 
 namespace proteus::gui {
@@ -101,43 +101,25 @@ void ExperimentEditor::save(const std::filesystem::path& file) {
 }
 
 std::vector<config::RunConfig> ExperimentEditor::runs() const {
-  std::vector<config::RunConfig> out;
-  switch (mode) {
-    case RunMode::single:
-      out.push_back(config);
-      break;
-    case RunMode::compare: {
-      if (config.model.mixer.type != "memory")
-        throw InputError("model.mixer.type", "compare trains a baseline and a Proteus memory model; got '" +
-                                                 config.model.mixer.type + "' (use one run)");
-      if (config.model.mixer.E <= 1)
-        throw InputError("model.mixer.E", "compare needs E > 1 for the Proteus run (the baseline is E = 1)");
-      auto base = config;
-      base.model.mixer.E = 1;
-      if (base.model.mixer.schedule.type == "custom") base.model.mixer.schedule = {};  // its list fits one E only
-      base.name = config.name + "-baseline";
-      auto proteus = config;
-      proteus.name = config.name + "-proteus-e" + std::to_string(config.model.mixer.E);
-      out = {base, proteus};
-      break;
-    }
-    case RunMode::sweep_e: {
-      if (sweep_E.empty()) throw InputError("sweep.model.mixer.E", "needs at least one E");
-      for (int e : sweep_E) {
-        auto c = config;
-        c.model.mixer.E = e;
-        if (c.model.mixer.schedule.type == "custom") c.model.mixer.schedule = {};  // a custom list fits one E only
-        c.name = config.name + "-E" + std::to_string(e);
-        out.push_back(c);
-      }
-      break;
-    }
+  // What only the window's modes ask; the field errors of the runs themselves come from the checks below.
+  if (mode == RunMode::compare) {
+    if (config.model.mixer.type != "memory")
+      throw InputError("model.mixer.type", "compare trains a baseline and a Proteus memory model; got '" +
+                                               config.model.mixer.type + "' (use one run)");
+    if (config.model.mixer.E <= 1)
+      throw InputError("model.mixer.E", "compare needs E > 1 for the Proteus run (the baseline is E = 1)");
   }
-  for (size_t i = 0; i < out.size(); ++i) {
+  if (mode == RunMode::sweep_e && sweep_E.empty()) throw InputError("sweep.model.mixer.E", "needs at least one E");
+  // The edited run is itself a run of single and compare mode: its problems are named by field.
+  if (mode != RunMode::sweep_e) engine::validate_run(config);
+  // The runs are what the command line makes of the saved file.
+  const auto experiment = to_experiment_json();
+  auto out = mode == RunMode::sweep_e ? config::expand_sweep(experiment) : config::expand_variants(experiment);
+  for (const auto& run : out) {
     try {
-      engine::validate_run(out[i]);
+      engine::validate_run(run);
     } catch (const InputError& e) {
-      if (mode == RunMode::sweep_e) throw InputError(e.field(), e.reason() + " (sweep run " + out[i].name + ")");
+      if (mode == RunMode::sweep_e) throw InputError(e.field(), e.reason() + " (sweep run " + run.name + ")");
       throw;
     }
   }
@@ -165,30 +147,12 @@ figures::Figure ExperimentEditor::activation_figure() const {
   return figures::activation_map_figure(s, std::max<int64_t>(2 * s.N(), eval_len), config.name);
 }
 
-namespace {
-// The unlock points of `s` re-spread over E_new blocks: the same curve of k(t)/E over t.
-std::vector<int64_t> respread(const std::vector<int64_t>& u, int E_new, int64_t N) {
-  std::vector<int64_t> out(E_new);
-  const int E_old = static_cast<int>(u.size());
-  for (int j = 0; j < E_new; ++j) {
-    const double x = E_new > 1 ? double(j) / E_new * E_old : 0.0;  // fractional index into the old list
-    const int i = std::min(E_old - 1, static_cast<int>(std::floor(x)));
-    const double f = x - i;
-    const double next = i + 1 < E_old ? double(u[i + 1]) : double(N);
-    out[j] = static_cast<int64_t>(std::llround(u[i] + f * (next - u[i])));
-  }
-  out[0] = 1;
-  for (int j = 1; j < E_new; ++j) out[j] = std::clamp<int64_t>(out[j], out[j - 1], std::max<int64_t>(N, 1));
-  return out;
-}
-}  // namespace
-
 void ExperimentEditor::set_E(int E) {
   auto& m = config.model.mixer;
   const int D = m.d_head * m.d_head;
   E = std::clamp(E, 1, std::max(1, D));
   if (m.schedule.type == "custom" && !m.schedule.unlock.empty() && E != m.E)
-    m.schedule.unlock = respread(m.schedule.unlock, E, config::resolved_mixer_horizon(config));
+    m.schedule.unlock = memory::respread_unlocks(m.schedule.unlock, E, config::resolved_mixer_horizon(config));
   m.E = E;
 }
 
@@ -211,19 +175,13 @@ void ExperimentEditor::set_schedule_type(const std::string& type) {
 
 int64_t ExperimentEditor::drag_unlock(int j, int64_t position) {
   auto& spec = config.model.mixer.schedule;
-  if (spec.type != "custom" || j <= 0 || j >= static_cast<int>(spec.unlock.size())) return j == 0 ? 1 : -1;
-  const int64_t N = config::resolved_mixer_horizon(config);
-  const int64_t lo = spec.unlock[j - 1];
-  const int64_t hi = j + 1 < static_cast<int>(spec.unlock.size()) ? spec.unlock[j + 1] : N;
-  spec.unlock[j] = std::clamp(position, lo, std::max(lo, hi));
-  return spec.unlock[j];
+  if (spec.type != "custom") return j == 0 ? 1 : -1;
+  return memory::drag_unlock(spec.unlock, j, position, config::resolved_mixer_horizon(config));
 }
 
 void ExperimentEditor::set_N(int N) {
   config.model.mixer.N = std::max(0, N);
-  auto& spec = config.model.mixer.schedule;
-  const int64_t horizon = config::resolved_mixer_horizon(config);
-  for (auto& u : spec.unlock) u = std::min<int64_t>(u, horizon);
+  memory::clamp_unlocks(config.model.mixer.schedule.unlock, config::resolved_mixer_horizon(config));
 }
 
 }  // namespace proteus::gui

@@ -42,8 +42,9 @@ class ExperimentEditor {
   // Writes to_experiment_json() atomically. Throws std::runtime_error when it cannot.
   void save(const std::filesystem::path& file);
 
-  // The runs the mode makes, validated (engine::validate_run): throws InputError naming the field.
-  // compare: "<name>-baseline" (E = 1) and "<name>-proteus-e<E>"; sweep: "<name>-E<e>" per E.
+  // The runs the command line makes of to_experiment_json() (config::expand_variants, or
+  // expand_sweep in sweep mode), validated (engine::validate_run): throws InputError naming the
+  // field. compare: "<name>-baseline" (E = 1) and "<name>-proteus-e<E>"; sweep: "<name>-E<e>" per E.
   std::vector<config::RunConfig> runs() const;
   // "" when runs() would succeed, else the InputError's text (the window shows it and disables Start).
   std::string problem() const;
@@ -55,7 +56,7 @@ class ExperimentEditor {
   // per-position evaluation length, whichever is longer, so the unlocks and the tail both show.
   figures::Figure activation_figure() const;
 
-  // Schedule edits that keep the config valid.
+  // Schedule edits that keep the config valid (the unlock-point math is core/memory/schedule_edit.hpp).
   // Sets E in [1, D]; a custom schedule is re-spread over the new E (its shape kept).
   void set_E(int E);
   // Sets the type; switching to "custom" starts from the unlock points of the current schedule.

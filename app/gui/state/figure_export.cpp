@@ -1,36 +1,14 @@
 #include "app/gui/state/figure_export.hpp"
 
-#include "core/figures/painter.hpp"
+#include "core/figures/figure_set.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/atomic_file.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::gui {
 
-std::vector<std::string> export_figures(const std::vector<figures::NamedFigure>& figs, const std::filesystem::path& dir,
-                                        const ExportSettings& s, const std::function<bool(const std::string&)>& each) {
-  for (const auto& f : s.formats)
-    if (f != "png" && f != "svg" && f != "pdf" && f != "csv")
-      throw InputError("formats", "unknown format '" + f + "' (expected png, svg, pdf or csv)");
-  figures::check_figure_size(s.width_pt, s.height_pt, s.dpi);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (!std::filesystem::is_directory(dir))
-    throw std::runtime_error("cannot make the folder " + dir.string() + (ec ? ": " + ec.message() : ""));
-  std::vector<std::string> files;
-  for (const auto& nf : figs)
-    for (const auto& fmt : s.formats) {
-      const auto file = dir / (figures::file_name_part(nf.name) + "." + fmt);
-      if (fmt == "csv") common::write_file_atomically(file, figures::figure_csv(nf.figure));
-      else figures::save_figure(nf.figure, file, s.width_pt, s.height_pt, s.dpi);
-      files.push_back(file.string());
-      if (each && !each(file.string())) return files;
-    }
-  return files;
-}
-
 std::filesystem::path export_run_folder(const std::filesystem::path& run_dir, const std::filesystem::path& dest,
-                                        const ExportSettings& s) {
+                                        const figures::ExportSettings& s) {
   const auto reader = runs::RunReader::open(run_dir);
   const auto target = dest / reader.name();
   if (std::filesystem::weakly_canonical(target) == std::filesystem::weakly_canonical(run_dir))
@@ -42,17 +20,18 @@ std::filesystem::path export_run_folder(const std::filesystem::path& run_dir, co
     if (!entry.is_regular_file() || common::is_temporary_name(entry.path().filename().string())) continue;
     common::copy_file_atomically(entry.path(), target / entry.path().filename());
   }
-  export_figures(figures::standard_figures({reader}), target / "figures", s);
+  figures::export_figures(figures::standard_figures({reader}), target / "figures", s);
   return target;
 }
 
-ExportHandle start_figure_export(std::vector<figures::NamedFigure> figs, std::filesystem::path dir, ExportSettings s) {
+ExportHandle start_figure_export(std::vector<figures::NamedFigure> figs, std::filesystem::path dir,
+                                 figures::ExportSettings s) {
   return ExportHandle::start([figs = std::move(figs), dir = std::move(dir), s](engine::JobContext<ExportReport>& ctx) {
     ExportReport r;
     r.total = static_cast<int>(figs.size() * s.formats.size());
     ctx.publish(std::make_shared<const ExportReport>(r));
     try {
-      export_figures(figs, dir, s, [&](const std::string& file) {
+      figures::export_figures(figs, dir, s, [&](const std::string& file) {
         r.files.push_back(file);
         ++r.done;
         ctx.publish(std::make_shared<const ExportReport>(r));

@@ -1,12 +1,12 @@
 // The runs browser: the run directories under a runs folder (made by the window or the command
 // line), a selection of them, and the figures that overlay the selected runs (the same
-// standard_figures `proteus export` draws). Reading is on demand: rescan() lists, load() reads.
+// figure set `proteus export` draws). Reading is on demand: rescan() lists, load() reads.
 #pragma once
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "core/figures/run_figures.hpp"
+#include "core/figures/figure_set.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::gui {

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <set>
 
 #include "core/runs/run_dir.hpp"
 
@@ -10,82 +9,22 @@ namespace proteus::gui {
 
 std::vector<figures::NamedFigure> snapshot_figures(const engine::Snapshot& snapshot,
                                                    const std::vector<config::RunConfig>& configs) {
-  using figures::palette;
-  std::vector<figures::NamedFigure> out;
-  const auto& runs = snapshot.runs;
-
-  std::vector<figures::LossCurve> curves;
-  bool any_val = false;
-  for (const auto& r : runs) {
-    figures::LossCurve c;
-    c.name = r.name;
-    for (const auto& m : r.history) {
-      if (std::isfinite(m.loss)) c.step.push_back(m.step), c.loss.push_back(m.loss);
-      if (std::isfinite(m.val_bpb)) c.val_step.push_back(m.step), c.val_bpb.push_back(m.val_bpb);
+  std::vector<figures::RunResults> runs;
+  for (size_t i = 0; i < snapshot.runs.size(); ++i) {
+    const auto& view = snapshot.runs[i];
+    figures::RunResults r;
+    r.name = view.name;
+    if (i < configs.size()) r.config = configs[i];
+    for (const auto& m : view.history) {
+      if (std::isfinite(m.loss)) r.curve.step.push_back(m.step), r.curve.loss.push_back(m.loss);
+      if (std::isfinite(m.val_bpb)) r.curve.val_step.push_back(m.step), r.curve.val_bpb.push_back(m.val_bpb);
     }
-    any_val |= !c.val_bpb.empty();
-    curves.push_back(std::move(c));
+    r.report = view.report;
+    r.live_per_position = view.live_per_position;
+    r.live_per_position_step = view.live_per_position_step;
+    runs.push_back(std::move(r));
   }
-  out.push_back({"loss", figures::loss_figure(curves)});
-  if (any_val) out.push_back({"val_bpb", figures::val_bpb_figure(curves)});
-
-  // Run i keeps palette(i) in every figure, whichever runs have data yet.
-  auto recolour = [](figures::Figure& f, const std::vector<int>& idx) {
-    for (size_t k = 0; k < idx.size() && k < f.series.size(); ++k) f.series[k].color = palette(idx[k]);
-  };
-  std::vector<figures::Named<eval::PerPositionResult>> pp;
-  std::vector<int> idx;
-  bool any_live = false;
-  int live_step = 0;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto& r = runs[i];
-    if (r.report && r.report->per_position && !r.report->per_position->nll.empty()) {
-      pp.push_back({r.name, *r.report->per_position});
-    } else if (r.live_per_position && !r.live_per_position->bucket_nll.empty()) {
-      pp.push_back({r.name, *r.live_per_position});
-      any_live = true;
-      live_step = std::max(live_step, r.live_per_position_step);
-    } else {
-      continue;
-    }
-    idx.push_back(static_cast<int>(i));
-  }
-  const int train_len = configs.empty() ? 0 : configs.front().data.seq_len;
-  if (!pp.empty()) {
-    auto f = figures::per_position_figure(pp, train_len);
-    recolour(f, idx);
-    if (any_live) f.notes.push_back("live: validation rows at step " + std::to_string(live_step));
-    out.push_back({"per_position", std::move(f)});
-  }
-  if (pp.size() >= 2) {
-    auto f = figures::perplexity_ratio_figure(pp, train_len);
-    recolour(f, std::vector<int>(idx.begin() + 1, idx.end()));
-    out.push_back({"ppl_ratio", std::move(f)});
-  }
-
-  for (const auto& r : runs)
-    if (r.report && r.report->niah)
-      for (const auto& grid : r.report->niah->tasks)
-        out.push_back({"niah_" + figures::file_name_part(grid.task) + "_" + figures::file_name_part(r.name),
-                       figures::niah_heatmap_figure(grid, r.name)});
-  for (const auto& r : runs) {
-    if (!r.report || !r.report->occupancy) continue;
-    const auto& occ = *r.report->occupancy;
-    if (occ.layers > 0 && occ.heads > 0 && occ.seq_len > 0 && occ.blocks > 0)
-      out.push_back({"occupancy_" + figures::file_name_part(r.name) + "_l0_h0",
-                     figures::occupancy_figure(occ, 0, 0, r.name)});
-  }
-
-  std::vector<figures::EPoint> points;
-  std::set<int> es;
-  for (size_t i = 0; i < runs.size() && i < configs.size(); ++i) {
-    const auto& m = configs[i].model.mixer;
-    if (m.type != "memory" || runs[i].val_bpb < 0) continue;
-    points.push_back({m.rule, m.E, runs[i].val_bpb});
-    es.insert(m.E);
-  }
-  if (es.size() >= 2) out.push_back({"e_ablation", figures::e_ablation_figure(points)});
-  return out;
+  return figures::figure_set(std::move(runs), {.loss_before_data = true});
 }
 
 std::string format_rate(double tokens_per_s) {

@@ -9,14 +9,13 @@
 
 #include "core/config/config.hpp"
 #include "core/engine/experiment_job.hpp"
-#include "core/figures/run_figures.hpp"
+#include "core/figures/figure_set.hpp"
 
 namespace proteus::gui {
 
-// Figures from one snapshot: loss and val_bpb for every run; per-position perplexity and its
-// ratio to run 0 (the baseline) from the final evaluation where there is one, else the live
-// validation curve; NIAH heatmaps, occupancy; the E-ablation curve once two runs with distinct E
-// have a val_bpb. `configs` are the snapshot's runs' configs in order (for E and lengths).
+// The figure set (core/figures/figure_set.hpp) of one snapshot: `configs` are the snapshot's
+// runs' configs in order. The loss axes are there from the start; per-position perplexity is the
+// live validation curve until the final evaluation lands.
 std::vector<figures::NamedFigure> snapshot_figures(const engine::Snapshot& snapshot,
                                                    const std::vector<config::RunConfig>& configs);
 

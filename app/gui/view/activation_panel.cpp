@@ -6,37 +6,32 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <tuple>
 
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/plot_view.hpp"
-#include "core/config/config.hpp"
 
 namespace proteus::gui {
 namespace {
 
-// One handle per unlock point u_2..u_E on a strip [1, N]; u_1 = 1 is fixed.
-bool draw_unlock_strip(LabApp& app, float width) {
+// One handle per unlock point u_2..u_E on a strip under the activation map, on its position axis;
+// u_1 = 1 is fixed.
+bool draw_unlock_strip(LabApp& app, const DrawnFigure& map, float width) {
   auto& spec = app.editor.config.model.mixer.schedule;
-  const int64_t N = config::resolved_mixer_horizon(app.editor.config);
+  int& dragging = app.activation_panel.dragging_unlock;
   const float h = 46;
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##strip", ImVec2(width, h));
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  // The same position axis as the activation map above it (plot_view's margins, colour bar included).
-  const float x0 = o.x + 58, x1 = o.x + width - 12 - 56, y = o.y + h / 2;
-  double lo = 0.5, hi = double(N) + 0.5;
-  if (app.activation) std::tie(lo, hi) = figures::x_range(*app.activation);
-  auto px = [&](double pos) { return x0 + float((pos - lo) / (hi - lo)) * (x1 - x0); };
-  auto pos_at = [&](float x) { return int64_t(std::llround(lo + (x - x0) / (x1 - x0) * (hi - lo))); };
+  const float x0 = map.plot_min().x, x1 = map.plot_max().x, y = o.y + h / 2;
+  auto px = [&](int64_t pos) { return map.screen_x(double(pos)); };
+  auto pos_at = [&](float x) { return int64_t(std::llround(map.data_x(x))); };
   dl->AddLine(ImVec2(x0, y), ImVec2(x1, y), ImGui::GetColorU32(ImGuiCol_Border), 2.0f);
   dl->AddText(ImVec2(o.x + 4, y - ImGui::GetFontSize() / 2), ImGui::GetColorU32(ImGuiCol_TextDisabled), "unlock");
-  static int dragging = -1;
   bool changed = false;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   int hovered = -1;
   for (int j = 0; j < int(spec.unlock.size()); ++j) {
-    const ImVec2 c(px(double(spec.unlock[j])), y);
+    const ImVec2 c(px(spec.unlock[j]), y);
     if (j > 0 && std::abs(mouse.x - c.x) < 7 && std::abs(mouse.y - c.y) < 12) hovered = j;
   }
   if (hovered >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) dragging = hovered;
@@ -51,7 +46,7 @@ bool draw_unlock_strip(LabApp& app, float width) {
                       static_cast<long long>(spec.unlock[hovered]));
   }
   for (int j = 0; j < int(spec.unlock.size()); ++j) {
-    const ImVec2 c(px(double(spec.unlock[j])), y);
+    const ImVec2 c(px(spec.unlock[j]), y);
     const ImU32 col = j == 0 ? ImGui::GetColorU32(ImGuiCol_TextDisabled)
                       : j == dragging || j == hovered ? ImGui::GetColorU32(ImGuiCol_SliderGrabActive)
                                                       : ImGui::GetColorU32(ImGuiCol_SliderGrab);
@@ -92,9 +87,12 @@ void draw_activation_panel(LabApp& app) {
   const float w = ImGui::GetContentRegionAvail().x;
   const float strip = m.schedule.type == "custom" ? 56.0f : 0.0f;
   const float h = std::max(200.0f, ImGui::GetContentRegionAvail().y - strip - 3 * ImGui::GetTextLineHeightWithSpacing());
-  if (app.activation) draw_figure("activation", *app.activation, ImVec2(w, h));
-  else ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", app.activation_error.c_str());
-  if (m.schedule.type == "custom" && draw_unlock_strip(app, w)) app.editor_changed();
+  if (!app.activation) {
+    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", app.activation_error.c_str());
+    return;
+  }
+  const DrawnFigure map = draw_figure("activation", *app.activation, ImVec2(w, h));
+  if (m.schedule.type == "custom" && draw_unlock_strip(app, map, w)) app.editor_changed();
   try {
     const auto s = ed.schedule();
     ImGui::TextDisabled("D = %lld elements per head in E = %lld blocks of %lld; a block unlocks at each marked position; "

@@ -1,5 +1,6 @@
-// The left column: presets, the config file, the run mode, and every setting a run has. Any
-// edit calls editor_changed(), so the activation map and the problem line follow at once.
+// The left column: presets, the config file, the run mode, the run's settings
+// (controls_settings.cpp) and Train. Any edit calls editor_changed(), so the activation map and
+// the problem line follow at once.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -8,41 +9,10 @@
 #include <sstream>
 
 #include "app/gui/view/lab_app.hpp"
-#include "core/data/niah.hpp"
-#include "core/memory/gated_rule.hpp"
+#include "app/gui/view/widgets.hpp"
 
 namespace proteus::gui {
 namespace {
-
-bool combo(const char* label, std::string& value, const std::vector<std::string>& items) {
-  bool changed = false;
-  if (ImGui::BeginCombo(label, value.c_str())) {
-    for (const auto& it : items) {
-      const bool sel = it == value;
-      if (ImGui::Selectable(it.c_str(), sel)) {
-        changed = value != it;
-        value = it;
-      }
-      if (sel) ImGui::SetItemDefaultFocus();
-    }
-    ImGui::EndCombo();
-  }
-  return changed;
-}
-
-bool input_int(const char* label, int& v, int lo, int hi, int step = 1, int fast = 10) {
-  int x = v;
-  if (!ImGui::InputInt(label, &x, step, fast)) return false;
-  v = std::clamp(x, lo, hi);
-  return true;
-}
-
-bool input_double(const char* label, double& v, double lo, double hi, const char* fmt = "%.4g") {
-  double x = v;
-  if (!ImGui::InputDouble(label, &x, 0, 0, fmt)) return false;
-  v = std::clamp(x, lo, hi);
-  return true;
-}
 
 std::string join_ints(const std::vector<int>& v) {
   std::string s;
@@ -67,22 +37,6 @@ bool parse_ints(const std::string& text, std::vector<int>& out) {
   return true;
 }
 
-double mix_weight(const config::DataConfig& d, const std::string& task) {
-  for (const auto& m : d.mix)
-    if (m.task == task) return m.weight;
-  return 0.0;
-}
-
-void set_mix_weight(config::DataConfig& d, const std::string& task, double w) {
-  for (auto it = d.mix.begin(); it != d.mix.end(); ++it)
-    if (it->task == task) {
-      if (w > 0) it->weight = w;
-      else d.mix.erase(it);
-      return;
-    }
-  if (w > 0) d.mix.push_back({task, w});
-}
-
 }  // namespace
 
 void draw_controls_panel(LabApp& app) {
@@ -103,8 +57,9 @@ void draw_controls_panel(LabApp& app) {
     ImGui::SameLine();
     ImGui::TextDisabled("preset");
   }
-  static std::string file = "my-experiment.json";
-  if (!ed.source.empty() && file == "my-experiment.json") file = ed.source;
+  auto& state = app.controls_panel;
+  std::string& file = state.experiment_file;
+  if (!ed.source.empty() && file == ControlsPanelState().experiment_file) file = ed.source;
   ImGui::SetNextItemWidth(-110);
   ImGui::InputText("##file", &file);
   ImGui::SameLine();
@@ -119,18 +74,17 @@ void draw_controls_panel(LabApp& app) {
       app.notify(std::string("cannot save: ") + e.what(), true);
     }
   };
-  static std::string last_saved;
   if (ImGui::Button("Save")) {
     // Saving over a file this window did not write (a shipped preset, say) asks first.
     std::error_code ec;
-    if (std::filesystem::exists(file, ec) && file != last_saved) ImGui::OpenPopup("overwrite?");
-    else save(), last_saved = file;
+    if (std::filesystem::exists(file, ec) && file != state.last_saved) ImGui::OpenPopup("overwrite?");
+    else save(), state.last_saved = file;
   }
   if (ImGui::BeginPopup("overwrite?")) {
     ImGui::Text("%s exists. Replace it?", file.c_str());
     if (ImGui::Button("Replace")) {
       save();
-      last_saved = file;
+      state.last_saved = file;
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
@@ -146,11 +100,9 @@ void draw_controls_panel(LabApp& app) {
   changed |= ImGui::RadioButton("E sweep", &mode, 2);
   ed.mode = static_cast<RunMode>(mode);
   if (ed.mode == RunMode::sweep_e) {
-    static std::string sweep_text;
-    static std::vector<int> shown;
-    if (shown != ed.sweep_E) sweep_text = join_ints(ed.sweep_E), shown = ed.sweep_E;
-    if (ImGui::InputText("E values", &sweep_text)) {
-      if (parse_ints(sweep_text, ed.sweep_E)) shown = ed.sweep_E, changed = true;
+    if (state.sweep_shown != ed.sweep_E) state.sweep_text = join_ints(ed.sweep_E), state.sweep_shown = ed.sweep_E;
+    if (ImGui::InputText("E values", &state.sweep_text)) {
+      if (parse_ints(state.sweep_text, ed.sweep_E)) state.sweep_shown = ed.sweep_E, changed = true;
     }
   }
   changed |= ImGui::InputText("name", &c.name);
@@ -159,88 +111,7 @@ void draw_controls_panel(LabApp& app) {
     if (input_int("seed", seed, 0, 1 << 30)) c.seed = static_cast<uint64_t>(seed), changed = true;
   }
 
-  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) {
-    auto& m = c.model.mixer;
-    changed |= combo("mixer", m.type, {"memory", "attention"});
-    if (m.type == "memory") {
-      std::vector<std::string> rules;
-      for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
-      changed |= combo("rule", m.rule, rules);
-    }
-    changed |= input_int("d_model", c.model.d_model, 8, 4096, 8, 64);
-    changed |= input_int("layers", c.model.layers, 1, 64);
-    changed |= input_int("heads", m.heads, 1, 64);
-    changed |= input_int("d_head", m.d_head, 2, 256, 2, 16);
-    if (m.type == "memory") {
-      changed |= input_int("conv width", m.conv, 0, 16);
-      changed |= ImGui::Checkbox("data-dependent decay", &m.decay);
-      if (m.rule == "swla") changed |= input_int("swla window", m.window, 1, 16);
-    }
-  }
-  if (c.model.mixer.type == "memory" && ImGui::CollapsingHeader("Memory blocks", ImGuiTreeNodeFlags_DefaultOpen)) {
-    auto& m = c.model.mixer;
-    const int D = m.d_head * m.d_head;
-    int E = m.E;
-    if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
-    ImGui::SameLine();
-    ImGui::TextDisabled("of D=%d", D);
-    std::string type = m.schedule.type;
-    if (combo("schedule", type, memory::schedule_types())) ed.set_schedule_type(type), changed = true;
-    if (m.schedule.type == "power") {
-      float p = static_cast<float>(m.schedule.power);
-      if (ImGui::SliderFloat("power", &p, 0.25f, 4.0f, "%.2f")) m.schedule.power = p, changed = true;
-    }
-    int N = m.N;
-    if (input_int("horizon N", N, 0, 1 << 20, 16, 256)) ed.set_N(N), changed = true;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 = data.seq_len");
-    if (m.schedule.type == "custom") ImGui::TextDisabled("drag the unlock points under the activation map");
-  }
-  if (ImGui::CollapsingHeader("Data")) {
-    auto& d = c.data;
-    changed |= input_int("seq_len", d.seq_len, 8, 1 << 16, 32, 256);
-    changed |= input_int("batch", d.batch, 1, 1024);
-    for (const char* task : {"text", "niah", "mqar"}) {
-      float w = static_cast<float>(mix_weight(d, task));
-      if (ImGui::SliderFloat((std::string("weight: ") + task).c_str(), &w, 0.0f, 1.0f, "%.2f"))
-        set_mix_weight(d, task, w), changed = true;
-    }
-    changed |= ImGui::InputText("text file or folder", &d.text.path);
-    ImGui::TextDisabled("any UTF-8 text file, or a folder of them");
-    if (mix_weight(d, "niah") > 0) {
-      ImGui::TextUnformatted("NIAH tasks");
-      int col = 0;
-      for (const auto& t : data::niah::task_names()) {
-        bool on = std::find(d.niah.tasks.begin(), d.niah.tasks.end(), t) != d.niah.tasks.end();
-        if (col++ % 3) ImGui::SameLine();
-        if (ImGui::Checkbox(t.c_str(), &on)) {
-          if (on) d.niah.tasks.push_back(t);
-          else d.niah.tasks.erase(std::find(d.niah.tasks.begin(), d.niah.tasks.end(), t));
-          changed = true;
-        }
-      }
-    }
-    if (mix_weight(d, "mqar") > 0) {
-      changed |= input_int("MQAR pairs", d.mqar.pairs, 1, 4096);
-      changed |= input_int("MQAR vocab", d.mqar.vocab, 16, 1 << 20, 256, 1024);
-    }
-  }
-  if (ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen)) {
-    auto& t = c.train;
-    changed |= input_int("steps", t.steps, 1, 10000000, 10, 100);
-    changed |= input_double("learning rate", t.lr, 1e-6, 1.0);
-    changed |= input_double("min lr", t.min_lr, 0.0, 1.0);
-    changed |= input_int("warm-up", t.warmup, 0, 1000000, 10, 100);
-    changed |= input_int("eval every", t.eval_every, 0, 1000000, 10, 100);
-    changed |= input_int("log every", t.log_every, 1, 1000000);
-  }
-  if (ImGui::CollapsingHeader("Device", ImGuiTreeNodeFlags_DefaultOpen)) {
-    std::vector<std::string> devices = {"cpu", "cuda"};
-    changed |= combo("device", c.device, devices);
-    changed |= input_int("CPU threads", c.threads, 0, 256);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 = all cores");
-    ImGui::TextWrapped("%s", app.device.summary.c_str());
-    if (c.device == "cuda" && !app.device.cuda) ImGui::TextDisabled("cuda requested: the run will fall back to the CPU");
-  }
+  changed |= draw_run_settings(app);
   if (changed) app.editor_changed();
 
   ImGui::Separator();

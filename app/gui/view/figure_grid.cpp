@@ -9,6 +9,15 @@
 
 namespace proteus::gui {
 
+std::vector<std::string> ExportChoice::formats() const {
+  std::vector<std::string> out;
+  if (png) out.push_back("png");
+  if (svg) out.push_back("svg");
+  if (pdf) out.push_back("pdf");
+  if (csv) out.push_back("csv");
+  return out;
+}
+
 void draw_figure_grid(const std::vector<figures::NamedFigure>& figs, int columns, float height) {
   if (figs.empty()) return;
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
@@ -27,24 +36,17 @@ void draw_export_controls(LabApp& app, const std::vector<figures::NamedFigure>& 
   ImGui::BeginDisabled(figs.empty() || app.export_busy());
   if (ImGui::Button("Export figures")) app.start_export(figs, app.export_dir);
   ImGui::EndDisabled();
-  ImGui::SameLine();
-  static bool png = true, svg = true, pdf = true, csv = true;
-  ImGui::Checkbox("PNG", &png);
-  ImGui::SameLine();
-  ImGui::Checkbox("SVG", &svg);
-  ImGui::SameLine();
-  ImGui::Checkbox("PDF", &pdf);
-  ImGui::SameLine();
-  ImGui::Checkbox("CSV", &csv);
+  auto& choice = app.export_choice;
+  const std::pair<const char*, bool*> boxes[] = {{"PNG", &choice.png}, {"SVG", &choice.svg}, {"PDF", &choice.pdf}, {"CSV", &choice.csv}};
+  for (const auto& [label, on] : boxes) {
+    ImGui::SameLine();
+    ImGui::Checkbox(label, on);
+  }
   ImGui::SameLine();
   int dpi = static_cast<int>(app.export_settings.dpi);
   ImGui::SetNextItemWidth(90);
   if (ImGui::InputInt("dpi", &dpi, 50, 100)) app.export_settings.dpi = std::clamp(dpi, 10, 2400);
-  app.export_settings.formats.clear();
-  if (png) app.export_settings.formats.push_back("png");
-  if (svg) app.export_settings.formats.push_back("svg");
-  if (pdf) app.export_settings.formats.push_back("pdf");
-  if (csv) app.export_settings.formats.push_back("csv");
+  app.export_settings.formats = choice.formats();
   ImGui::PopID();
 }
 

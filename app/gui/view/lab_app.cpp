@@ -11,6 +11,7 @@ LabApp::LabApp(std::filesystem::path root, std::filesystem::path runs)
   presets = find_presets(source_root / "experiments");
   device = probe_device();
   editor.config.runs_dir = runs_dir.string();
+  runs_panel.folder = runs_dir.string();
   teaching.go_to(0);
   this->runs.rescan(runs_dir);
   editor_changed();

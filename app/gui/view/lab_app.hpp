@@ -1,6 +1,7 @@
 // The window's whole state and its frame: the controls on the left, the views in tabs on the
 // right (activation map, training, runs, teaching), a status line at the bottom. Each panel is its
-// own file (draw_*_panel); the logic they call lives in app/gui/state and is tested headlessly.
+// own file (draw_*_panel) and keeps what its widgets hold here (panel_state.hpp); the logic they
+// call lives in app/gui/state and is tested headlessly.
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "app/gui/state/runs_browser.hpp"
 #include "app/gui/state/teaching_stepper.hpp"
 #include "app/gui/state/training_session.hpp"
+#include "app/gui/view/panel_state.hpp"
 
 namespace proteus::gui {
 
@@ -41,7 +43,7 @@ class LabApp {
   RunsBrowser runs;
   TeachingStepper teaching;
   DeviceInfo device;
-  ExportSettings export_settings;
+  figures::ExportSettings export_settings;
 
   // Cached from the editor (rebuilt by editor_changed).
   std::string problem;
@@ -49,6 +51,12 @@ class LabApp {
   std::string activation_error;
   std::vector<PresetFile> presets;
   std::string preset_label;  // the preset the editor was loaded from, or ""
+
+  // The panels' widgets between frames.
+  ControlsPanelState controls_panel;
+  RunsPanelState runs_panel;
+  ActivationPanelState activation_panel;
+  ExportChoice export_choice;
 
   // Teaching playback.
   bool teaching_playing = false;
@@ -65,8 +73,10 @@ class LabApp {
   std::optional<Tab> requested_tab_;
 };
 
-// Panels (one file each).
+// Panels (one file each; the controls' settings sections in controls_settings.cpp).
 void draw_controls_panel(LabApp& app);
+// The model, memory, data, training and device sections of the controls; true when one changed.
+bool draw_run_settings(LabApp& app);
 void draw_activation_panel(LabApp& app);
 void draw_training_panel(LabApp& app);
 void draw_runs_panel(LabApp& app);

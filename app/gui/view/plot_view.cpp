@@ -1,86 +1,171 @@
+// The ImDrawList painter: each primitive of a figures::Layout in screen pixels (page point *
+// scale + origin), text anchored by its cap height like cairo's, turned text by rotating the
+// glyphs' vertices; then the hover read-out of the drawn figure.
 #include "app/gui/view/plot_view.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
-#include <limits>
+#include <cstring>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace proteus::gui {
 namespace {
 
-ImU32 to_u32(const figures::Rgb& c, float alpha = 1.0f) {
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(c[0], c[1], c[2], alpha));
+ImU32 to_u32(const figures::Rgb& c, double alpha = 1) {
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(c[0], c[1], c[2], static_cast<float>(alpha)));
 }
 
-// Data <-> pixels along one axis (log axes map log10 linearly).
-struct AxisMap {
-  double lo, hi;
-  float p0, p1;  // pixel positions of lo and hi
-  bool log;
-  bool usable(double v) const { return std::isfinite(v) && (!log || v > 0); }
-  double t(double v) const {
-    const double a = log ? std::log10(lo) : lo, b = log ? std::log10(hi) : hi;
-    const double x = log ? std::log10(v) : v;
-    return b != a ? (x - a) / (b - a) : 0.5;
-  }
-  float px(double v) const { return p0 + static_cast<float>(t(v)) * (p1 - p0); }
-  double value(float px) const {
-    const double s = p1 != p0 ? (px - p0) / double(p1 - p0) : 0.0;
-    const double a = log ? std::log10(lo) : lo, b = log ? std::log10(hi) : hi;
-    const double x = a + s * (b - a);
-    return log ? std::pow(10.0, x) : x;
-  }
-};
+// The atlas's bold face for bold text where one is loaded (main.cpp loads DejaVu Sans Bold), else
+// the UI font.
+const ImFont* figure_font(bool bold) {
+  if (bold)
+    for (const ImFont* f : ImGui::GetIO().Fonts->Fonts)
+      if (f->ConfigData && std::strstr(f->ConfigData->Name, "Bold")) return f;
+  return ImGui::GetFont();
+}
 
-struct Tick {
-  double v;
-  std::string label;
-};
+class ImGuiPainter {
+ public:
+  ImGuiPainter(ImDrawList* dl, const figures::Layout& L, ImVec2 origin, float scale)
+      : dl_(dl), L_(L), origin_(origin), s_(scale) {}
 
-std::vector<Tick> axis_ticks(const figures::Axis& axis, const AxisMap& m, const std::vector<std::string>* cell_labels,
-                             const std::vector<double>* edges, int target) {
-  std::vector<Tick> out;
-  if (cell_labels && edges && !cell_labels->empty() && edges->size() == cell_labels->size() + 1) {
-    // Thin out cell labels that would overlap: every k-th.
-    const size_t n = cell_labels->size();
-    const size_t every = std::max<size_t>(1, n / std::max(target * 2, 1));
-    for (size_t i = 0; i < n; i += every) {
-      const double a = (*edges)[i], b = (*edges)[i + 1];
-      out.push_back({m.log ? std::sqrt(a * b) : (a + b) / 2, (*cell_labels)[i]});
+  void paint() {
+    dl_->PushClipRect(at({0, 0}), at({L_.width, L_.height}), true);  // nothing leaves the page
+    dl_->AddRectFilled(at({0, 0}), at({L_.width, L_.height}), IM_COL32_WHITE);
+    bool clipping = false;
+    for (const auto& p : L_.primitives) {
+      if (p.clipped != clipping) {
+        if (p.clipped) dl_->PushClipRect(at({L_.plot.x, L_.plot.y}), at({L_.plot.x + L_.plot.w, L_.plot.y + L_.plot.h}), true);
+        else dl_->PopClipRect();
+        clipping = p.clipped;
+      }
+      std::visit([this](const auto& shape) { draw(shape); }, p.shape);
     }
-    return out;
+    if (clipping) dl_->PopClipRect();
+    dl_->PopClipRect();
   }
-  std::vector<double> vs = axis.tick_values;
-  if (vs.empty()) vs = figures::ticks(m.lo, m.hi, axis.scale, target);
-  const double eps = std::abs(m.hi - m.lo) * 1e-9;
-  for (double v : vs)
-    if (v >= std::min(m.lo, m.hi) - eps && v <= std::max(m.lo, m.hi) + eps && m.usable(v))
-      out.push_back({v, figures::tick_label(v)});
-  return out;
-}
 
-void dashed_segment(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 col, float w, float& phase) {
-  const float dash = 6.0f, gap = 4.0f;
-  const float len = std::hypot(b.x - a.x, b.y - a.y);
-  if (len <= 0) return;
-  const ImVec2 d((b.x - a.x) / len, (b.y - a.y) / len);
-  float s = 0;
-  while (s < len) {
-    const float cycle = std::fmod(phase, dash + gap);
-    if (cycle < dash) {
-      const float e = std::min(len, s + (dash - cycle));
-      dl->AddLine(ImVec2(a.x + d.x * s, a.y + d.y * s), ImVec2(a.x + d.x * e, a.y + d.y * e), col, w);
-      phase += e - s;
-      s = e;
-    } else {
-      const float e = std::min(len, s + (dash + gap - cycle));
-      phase += e - s;
-      s = e;
+ private:
+  ImVec2 at(figures::Point p) const { return ImVec2(origin_.x + float(p.x) * s_, origin_.y + float(p.y) * s_); }
+
+  // A polyline cut into dashes; the pattern runs on across its corners.
+  void dashed(const std::vector<figures::Point>& path, const std::vector<double>& dash, ImU32 col, float w) {
+    const float on = float(dash[0]) * s_, off = float(dash.size() > 1 ? dash[1] : dash[0]) * s_;
+    bool drawing = true;
+    float done = 0;  // of the current dash or gap
+    for (size_t i = 1; i < path.size(); ++i) {
+      const ImVec2 a = at(path[i - 1]), b = at(path[i]);
+      const float len = std::hypot(b.x - a.x, b.y - a.y);
+      if (!(len > 0) || !std::isfinite(len)) continue;
+      const ImVec2 d((b.x - a.x) / len, (b.y - a.y) / len);
+      // Each pass ends a dash or a gap, or the segment: at most len / min(on, off) + 2 passes.
+      for (float t = 0; t < len;) {
+        const float stretch = drawing ? on : off;
+        const float step = std::min(len - t, stretch - done);
+        if (drawing) dl_->AddLine(ImVec2(a.x + d.x * t, a.y + d.y * t), ImVec2(a.x + d.x * (t + step), a.y + d.y * (t + step)), col, w);
+        if (step >= stretch - done) {
+          drawing = !drawing;
+          done = 0;
+        } else {
+          done += step;
+        }
+        if (step >= len - t) break;
+        t += step;
+      }
     }
   }
-}
+
+  void draw(const figures::Lines& l) {
+    const ImU32 col = to_u32(l.stroke.color);
+    const float w = float(l.stroke.width) * s_;
+    for (const auto& b : l.boxes) dl_->AddRect(at({b.x, b.y}), at({b.x + b.w, b.y + b.h}), col, 0, 0, w);
+    for (const auto& path : l.paths) {
+      if (path.size() < 2) continue;
+      if (l.stroke.dash.size() >= 1 && l.stroke.dash[0] > 0 && l.stroke.dash.back() > 0) {
+        dashed(path, l.stroke.dash, col, w);
+        continue;
+      }
+      std::vector<ImVec2> pts;
+      pts.reserve(path.size());
+      for (const auto& p : path) pts.push_back(at(p));
+      dl_->AddPolyline(pts.data(), static_cast<int>(pts.size()), col, 0, w);
+    }
+  }
+
+  void draw(const figures::Fill& f) {
+    dl_->AddRectFilled(at({f.box.x, f.box.y}), at({f.box.x + f.box.w, f.box.y + f.box.h}), to_u32(f.color, f.alpha));
+  }
+
+  void draw(const figures::Cells&) {
+    for (const auto& c : L_.cells) {
+      // Cells narrower than a pixel still show: widened by half a pixel each side.
+      const ImVec2 a = at({c.box.x, c.box.y}), b = at({c.box.x + c.box.w, c.box.y + c.box.h});
+      dl_->AddRectFilled(ImVec2(a.x - 0.5f, a.y), ImVec2(b.x + 0.5f, b.y), to_u32(c.color));
+    }
+  }
+
+  // Quads between neighbouring points, without antialiased edges (which would seam where they meet).
+  void draw(const figures::Band& band) {
+    const ImU32 col = to_u32(band.color, band.alpha);
+    const ImDrawListFlags flags = dl_->Flags;
+    dl_->Flags &= ~ImDrawListFlags_AntiAliasedFill;
+    for (size_t i = 1; i < band.upper.size() && i < band.lower.size(); ++i) {
+      const ImVec2 q[4] = {at(band.upper[i - 1]), at(band.upper[i]), at(band.lower[i]), at(band.lower[i - 1])};
+      dl_->AddConvexPolyFilled(q, 4, col);
+    }
+    dl_->Flags = flags;
+  }
+
+  void draw(const figures::Dots& d) {
+    for (const auto& c : d.centres) dl_->AddCircleFilled(at(c), float(d.radius) * s_, to_u32(d.color));
+  }
+
+  void draw(const figures::Text& t) {
+    const ImFont* font = figure_font(t.style.bold);
+    const float px = float(t.style.size) * s_;
+    const float w = font->CalcTextSizeA(px, FLT_MAX, 0, t.text.c_str()).x;
+    const float ascent = font->Ascent * px / font->FontSize;
+    const ImVec2 pivot = at(t.at);
+    // Anchored by the capitals: the baseline sits (1 - ay) cap heights below the anchor.
+    const ImVec2 pos(pivot.x - float(t.ax) * w, pivot.y + float((1 - t.ay) * figures::kCapHeight) * px - ascent);
+    if (!t.vertical) {
+      dl_->AddText(font, px, pos, to_u32(t.color), t.text.c_str());
+      return;
+    }
+    // ImGui drops glyphs outside the clip rect before they are turned: lift the clip while the
+    // text is added, then give its draw command the clip it would have had.
+    const ImVec2 cmin = dl_->GetClipRectMin(), cmax = dl_->GetClipRectMax();
+    dl_->PushClipRect(ImVec2(-1e6f, -1e6f), ImVec2(1e6f, 1e6f), false);
+    const int first = dl_->VtxBuffer.Size;
+    dl_->AddText(font, px, pos, to_u32(t.color), t.text.c_str());
+    for (int i = first; i < dl_->VtxBuffer.Size; ++i) {  // a quarter turn: reads bottom to top
+      ImVec2& v = dl_->VtxBuffer[i].pos;
+      const ImVec2 d(v.x - pivot.x, v.y - pivot.y);
+      v = ImVec2(pivot.x + d.y, pivot.y - d.x);
+    }
+    dl_->CmdBuffer.back().ClipRect = ImVec4(cmin.x, cmin.y, cmax.x, cmax.y);
+    dl_->PopClipRect();
+  }
+
+  void draw(const figures::Gradient& g) {
+    const size_t n = g.stops.size();
+    for (size_t i = 0; i + 1 < n; ++i) {
+      const double y0 = g.box.y + g.box.h - g.box.h * double(i) / double(n - 1);  // lower edge
+      const double y1 = g.box.y + g.box.h - g.box.h * double(i + 1) / double(n - 1);
+      const ImU32 bottom = to_u32(g.stops[i]), top = to_u32(g.stops[i + 1]);
+      dl_->AddRectFilledMultiColor(at({g.box.x, y1}), at({g.box.x + g.box.w, y0}), top, top, bottom, bottom);
+    }
+  }
+
+  ImDrawList* dl_;
+  const figures::Layout& L_;
+  ImVec2 origin_;
+  float s_;
+};
 
 std::string number_text(double v) {
   char buf[32];
@@ -96,207 +181,86 @@ std::string cell_range_text(double lo, double hi) {
   return number_text(lo) + ".." + number_text(hi);
 }
 
+// The heatmap cell (row, column) under a page point, or {-1, -1}.
+std::pair<int, int> cell_at(const figures::Heatmap& h, const figures::Layout& L, figures::Point p) {
+  auto find = [](const std::vector<double>& edges, const figures::AxisMap& m, double page) {
+    for (size_t i = 0; i + 1 < edges.size(); ++i) {
+      if (!m.usable(edges[i]) || !m.usable(edges[i + 1])) continue;
+      const double a = m.to_page(edges[i]), b = m.to_page(edges[i + 1]);
+      if (page >= std::min(a, b) && page < std::max(a, b)) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  const int c = find(h.x_edges, L.x, p.x), r = find(h.y_edges, L.y, p.y);
+  return (r < 0 || c < 0) ? std::pair{-1, -1} : std::pair{r, c};
+}
+
+// The read-out under the mouse: the nearest named point within 24 pixels, else the cell.
+std::string hover_text(const figures::Figure& f, const DrawnFigure& d, ImVec2 mouse) {
+  const auto& L = d.layout;
+  const figures::Point page{(mouse.x - d.origin.x) / d.scale, (mouse.y - d.origin.y) / d.scale};
+  std::string text;
+  if (const auto& h = f.heatmap; h && h->values.size() == size_t(h->rows) * h->cols) {
+    const auto [r, c] = cell_at(*h, L, page);
+    if (r >= 0 && c < h->cols && r < h->rows) {
+      const double v = h->values[size_t(r) * h->cols + c];
+      const std::string col = c < int(h->x_tick_labels.size()) ? h->x_tick_labels[c] : cell_range_text(h->x_edges[c], h->x_edges[c + 1]);
+      const std::string row = r < int(h->y_tick_labels.size()) ? h->y_tick_labels[r] : cell_range_text(h->y_edges[r], h->y_edges[r + 1]);
+      text = f.x.label + " " + col + ", " + f.y.label + " " + row + ": " + (std::isfinite(v) ? number_text(v) : "no value");
+    }
+  }
+  double best = 24;
+  for (const auto& s : f.series) {
+    if (s.name.empty()) continue;
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+      if (!L.x.usable(s.x[i]) || !L.y.usable(s.y[i])) continue;
+      const ImVec2 p = d.to_screen({L.x.to_page(s.x[i]), L.y.to_page(s.y[i])});
+      const double dist = std::hypot(p.x - mouse.x, p.y - mouse.y);
+      if (dist >= best) continue;
+      best = dist;
+      text = s.name + ": " + (f.x.label.empty() ? "x" : f.x.label) + " " + number_text(s.x[i]) + ", " +
+             (f.y.label.empty() ? "y" : f.y.label) + " " + number_text(s.y[i]);
+      if (i < s.lo.size() && i < s.hi.size()) text += " [" + number_text(s.lo[i]) + ", " + number_text(s.hi[i]) + "]";
+    }
+  }
+  return text;
+}
+
 }  // namespace
 
-bool draw_figure(const char* id, const figures::Figure& f, ImVec2 size) {
+float figure_scale() { return ImGui::GetFontSize() / float(figures::kLabelSize); }
+
+figures::MeasureText window_text_measure(float scale) {
+  return [scale](const std::string& text, const figures::TextStyle& style) {
+    return double(figure_font(style.bold)->CalcTextSizeA(float(style.size) * scale, FLT_MAX, 0, text.c_str()).x) / scale;
+  };
+}
+
+void paint_layout(ImDrawList* dl, const figures::Layout& layout, ImVec2 origin, float scale) {
+  ImGuiPainter(dl, layout, origin, scale).paint();
+}
+
+DrawnFigure draw_figure(const char* id, const figures::Figure& f, ImVec2 size) {
   ImGui::PushID(id);
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  if (size.x < 120) size.x = 120;
-  if (size.y < 100) size.y = 100;
+  size.x = std::max(size.x, 120.0f);
+  size.y = std::max(size.y, 100.0f);
+  DrawnFigure d;
+  d.origin = ImGui::GetCursorScreenPos();
+  d.scale = figure_scale();
   ImGui::InvisibleButton("##plot", size);
   const bool box_hovered = ImGui::IsItemHovered();
+  d.layout = figures::layout_figure(f, size.x / d.scale, size.y / d.scale, window_text_measure(d.scale));
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float fh = ImGui::GetFontSize();
-  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
-  const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  const ImU32 frame_col = ImGui::GetColorU32(ImGuiCol_Border);
-  const ImU32 grid_col = ImGui::GetColorU32(ImGuiCol_Border, 0.35f);
-  dl->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), ImGui::GetColorU32(ImGuiCol_FrameBg, 0.5f), 4.0f);
+  paint_layout(dl, d.layout, d.origin, d.scale);
 
-  // Layout: title and notes on top, the y label above the axis, tick labels left and below.
-  float top = origin.y + 4;
-  if (!f.title.empty()) {
-    const ImVec2 ts = ImGui::CalcTextSize(f.title.c_str());
-    dl->AddText(ImVec2(origin.x + (size.x - ts.x) / 2, top), text_col, f.title.c_str());
-    top += fh + 2;
+  const ImVec2 mouse = ImGui::GetIO().MousePos, p0 = d.plot_min(), p1 = d.plot_max();
+  d.hovered = box_hovered && mouse.x >= p0.x && mouse.x <= p1.x && mouse.y >= p0.y && mouse.y <= p1.y;
+  if (d.hovered) {
+    dl->AddLine(ImVec2(mouse.x, p0.y), ImVec2(mouse.x, p1.y), IM_COL32(0, 0, 0, 64));
+    if (const auto text = hover_text(f, d, mouse); !text.empty()) ImGui::SetTooltip("%s", text.c_str());
   }
-  for (size_t i = 0; i < f.notes.size() && i < 2; ++i) {
-    const ImVec2 ts = ImGui::CalcTextSize(f.notes[i].c_str());
-    dl->AddText(ImVec2(origin.x + std::max(4.0f, (size.x - ts.x) / 2), top), dim_col, f.notes[i].c_str());
-    top += fh + 1;
-  }
-  if (!f.y.label.empty()) {
-    dl->AddText(ImVec2(origin.x + 6, top), dim_col, f.y.label.c_str());
-    top += fh + 2;
-  }
-  const auto& hm = f.heatmap;
-  const float colorbar_w = hm ? 56.0f : 0.0f;
-  const ImVec2 p0(origin.x + 58, top + 4);
-  const ImVec2 p1(origin.x + size.x - 12 - colorbar_w, origin.y + size.y - (f.x.label.empty() ? fh + 8 : 2 * fh + 10));
-  if (p1.x - p0.x < 20 || p1.y - p0.y < 20) {
-    ImGui::PopID();
-    return false;
-  }
-
-  const auto [xlo, xhi] = figures::x_range(f);
-  const auto [ylo, yhi] = figures::y_range(f);
-  const AxisMap X{xlo, xhi, p0.x, p1.x, f.x.scale == figures::Scale::log};
-  const AxisMap Y{ylo, yhi, p1.y, p0.y, f.y.scale == figures::Scale::log};
-
-  const auto xt = axis_ticks(f.x, X, hm ? &hm->x_tick_labels : nullptr, hm ? &hm->x_edges : nullptr,
-                             std::max(2, static_cast<int>((p1.x - p0.x) / 90)));
-  const auto yt = axis_ticks(f.y, Y, hm ? &hm->y_tick_labels : nullptr, hm ? &hm->y_edges : nullptr,
-                             std::max(2, static_cast<int>((p1.y - p0.y) / 40)));
-  for (const auto& t : xt) {
-    const float x = X.px(t.v);
-    if (!hm) dl->AddLine(ImVec2(x, p0.y), ImVec2(x, p1.y), grid_col);
-    dl->AddLine(ImVec2(x, p1.y), ImVec2(x, p1.y + 4), frame_col);
-    const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
-    dl->AddText(ImVec2(x - ts.x / 2, p1.y + 5), text_col, t.label.c_str());
-  }
-  for (const auto& t : yt) {
-    const float y = Y.px(t.v);
-    if (!hm) dl->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), grid_col);
-    dl->AddLine(ImVec2(p0.x - 4, y), ImVec2(p0.x, y), frame_col);
-    const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
-    dl->AddText(ImVec2(p0.x - 6 - ts.x, y - ts.y / 2), text_col, t.label.c_str());
-  }
-  if (!f.x.label.empty()) {
-    const ImVec2 ts = ImGui::CalcTextSize(f.x.label.c_str());
-    dl->AddText(ImVec2((p0.x + p1.x - ts.x) / 2, p1.y + fh + 8), dim_col, f.x.label.c_str());
-  }
-
-  dl->PushClipRect(p0, p1, true);
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
-  const bool in_plot = box_hovered && mouse.x >= p0.x && mouse.x <= p1.x && mouse.y >= p0.y && mouse.y <= p1.y;
-  std::string hover_text;
-
-  if (hm && hm->rows > 0 && hm->cols > 0 && hm->values.size() == size_t(hm->rows) * hm->cols &&
-      hm->x_edges.size() == size_t(hm->cols) + 1 && hm->y_edges.size() == size_t(hm->rows) + 1) {
-    const double span = hm->vmax > hm->vmin ? hm->vmax - hm->vmin : 1.0;
-    for (int r = 0; r < hm->rows; ++r) {
-      if (!Y.usable(hm->y_edges[r]) || !Y.usable(hm->y_edges[r + 1])) continue;
-      const float y0 = Y.px(hm->y_edges[r]), y1 = Y.px(hm->y_edges[r + 1]);
-      for (int c = 0; c < hm->cols; ++c) {
-        const double v = hm->values[size_t(r) * hm->cols + c];
-        if (!X.usable(hm->x_edges[c]) || !X.usable(hm->x_edges[c + 1])) continue;
-        // A run of equal cells is one rectangle: an activation map of thousands of positions stays
-        // a few rectangles per row, so dragging E or N redraws at frame rate.
-        int last = c;
-        if (!hm->annotate && std::isfinite(v))
-          while (last + 1 < hm->cols && hm->values[size_t(r) * hm->cols + last + 1] == v &&
-                 X.usable(hm->x_edges[last + 2]))
-            ++last;
-        const float x0 = X.px(hm->x_edges[c]), x1 = X.px(hm->x_edges[last + 1]);
-        const ImVec2 a(std::min(x0, x1), std::min(y0, y1)), b(std::max(x0, x1), std::max(y0, y1));
-        if (std::isfinite(v)) {
-          const auto col = figures::colormap(hm->colormap, std::clamp((v - hm->vmin) / span, 0.0, 1.0));
-          // Cells narrower than a pixel still show: round outwards by half a pixel.
-          dl->AddRectFilled(ImVec2(a.x - 0.5f, a.y), ImVec2(b.x + 0.5f, b.y), to_u32(col));
-          if (hm->annotate && b.x - a.x > 28 && b.y - a.y > fh) {
-            const std::string s = number_text(v);
-            const ImVec2 ts = ImGui::CalcTextSize(s.c_str());
-            const float lum = 0.3f * col[0] + 0.59f * col[1] + 0.11f * col[2];
-            dl->AddText(ImVec2((a.x + b.x - ts.x) / 2, (a.y + b.y - ts.y) / 2),
-                        lum > 0.5f ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255), s.c_str());
-          }
-        }
-        if (in_plot && mouse.x >= a.x && mouse.x < b.x && mouse.y >= a.y && mouse.y < b.y) {
-          // The hovered cell itself, not the run it was drawn in.
-          int hc = c;
-          while (hc < last && X.px(hm->x_edges[hc + 1]) <= mouse.x) ++hc;
-          const std::string col_name = hc < int(hm->x_tick_labels.size())
-                                           ? hm->x_tick_labels[hc]
-                                           : cell_range_text(hm->x_edges[hc], hm->x_edges[hc + 1]);
-          const std::string row_name = r < int(hm->y_tick_labels.size())
-                                           ? hm->y_tick_labels[r]
-                                           : cell_range_text(hm->y_edges[r], hm->y_edges[r + 1]);
-          hover_text = f.x.label + " " + col_name + ", " + f.y.label + " " + row_name + ": " +
-                       (std::isfinite(v) ? number_text(v) : std::string("no value"));
-        }
-        c = last;
-      }
-    }
-  }
-
-  double best = 1e30;
-  for (const auto& s : f.series) {
-    const ImU32 col = to_u32(s.color);
-    const float w = std::max(1.0f, s.width);
-    float phase = 0;
-    bool have_prev = false;
-    ImVec2 prev;
-    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-      if (!X.usable(s.x[i]) || !Y.usable(s.y[i])) {
-        have_prev = false;  // a gap, not a jump
-        continue;
-      }
-      const ImVec2 p(X.px(s.x[i]), Y.px(s.y[i]));
-      if (have_prev) {
-        if (s.dashed) dashed_segment(dl, prev, p, col, w, phase);
-        else dl->AddLine(prev, p, col, w);
-      }
-      if (s.markers) dl->AddCircleFilled(p, w + 1.5f, col);
-      if (in_plot && !s.name.empty()) {
-        const double d = std::hypot(p.x - mouse.x, p.y - mouse.y);
-        if (d < best && d < 24) {
-          best = d;
-          hover_text = s.name + ": " + (f.x.label.empty() ? "x" : f.x.label) + " " + number_text(s.x[i]) + ", " +
-                       (f.y.label.empty() ? "y" : f.y.label) + " " + number_text(s.y[i]);
-        }
-      }
-      prev = p;
-      have_prev = true;
-    }
-  }
-  if (in_plot) dl->AddLine(ImVec2(mouse.x, p0.y), ImVec2(mouse.x, p1.y), ImGui::GetColorU32(ImGuiCol_Text, 0.25f));
-  dl->PopClipRect();
-  dl->AddRect(p0, p1, frame_col);
-
-  // Legend: named series, top right inside the axes.
-  if (f.legend) {
-    std::vector<const figures::Series*> named;
-    float wmax = 0;
-    for (const auto& s : f.series)
-      if (!s.name.empty()) {
-        named.push_back(&s);
-        wmax = std::max(wmax, ImGui::CalcTextSize(s.name.c_str()).x);
-      }
-    if (!named.empty()) {
-      const float lh = fh + 2, lw = wmax + 34;
-      const ImVec2 a(p1.x - lw - 6, p0.y + 6), b(p1.x - 6, p0.y + 6 + lh * named.size() + 4);
-      dl->AddRectFilled(a, b, ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f), 3.0f);
-      dl->AddRect(a, b, grid_col, 3.0f);
-      for (size_t i = 0; i < named.size(); ++i) {
-        const float y = a.y + 2 + lh * i + lh / 2;
-        float phase = 0;
-        if (named[i]->dashed) dashed_segment(dl, ImVec2(a.x + 6, y), ImVec2(a.x + 26, y), to_u32(named[i]->color), 2, phase);
-        else dl->AddLine(ImVec2(a.x + 6, y), ImVec2(a.x + 26, y), to_u32(named[i]->color), 2.0f);
-        dl->AddText(ImVec2(a.x + 30, y - fh / 2), text_col, named[i]->name.c_str());
-      }
-    }
-  }
-
-  // Colour bar beside a heatmap.
-  if (hm) {
-    const ImVec2 a(p1.x + 12, p0.y), b(p1.x + 24, p1.y);
-    const int steps = 48;
-    for (int i = 0; i < steps; ++i) {
-      const float y0 = b.y - (b.y - a.y) * i / steps, y1 = b.y - (b.y - a.y) * (i + 1) / steps;
-      dl->AddRectFilled(ImVec2(a.x, y1), ImVec2(b.x, y0), to_u32(figures::colormap(hm->colormap, (i + 0.5) / steps)));
-    }
-    dl->AddRect(a, b, frame_col);
-    for (double v : figures::ticks(hm->vmin, hm->vmax, figures::Scale::linear, 4)) {
-      if (v < hm->vmin || v > hm->vmax || hm->vmax <= hm->vmin) continue;
-      const float y = b.y - float((v - hm->vmin) / (hm->vmax - hm->vmin)) * (b.y - a.y);
-      dl->AddLine(ImVec2(b.x, y), ImVec2(b.x + 3, y), frame_col);
-      dl->AddText(ImVec2(b.x + 4, y - fh / 2), text_col, figures::tick_label(v).c_str());
-    }
-  }
-
-  if (in_plot && !hover_text.empty()) ImGui::SetTooltip("%s", hover_text.c_str());
   ImGui::PopID();
-  return in_plot;
+  return d;
 }
 
 }  // namespace proteus::gui

@@ -8,8 +8,8 @@ namespace proteus::gui {
 
 void draw_runs_panel(LabApp& app) {
   auto& rb = app.runs;
-  static std::string runs_dir;
-  if (runs_dir.empty()) runs_dir = app.runs_dir.string();
+  auto& runs_dir = app.runs_panel.folder;
+  auto& open_path = app.runs_panel.open_path;
   ImGui::SetNextItemWidth(260);
   ImGui::InputText("runs folder", &runs_dir);
   ImGui::SameLine();
@@ -18,7 +18,6 @@ void draw_runs_panel(LabApp& app) {
     rb.rescan(app.runs_dir);
   }
   ImGui::SameLine();
-  static std::string open_path;
   ImGui::SetNextItemWidth(260);
   ImGui::InputTextWithHint("##open", "path/to/a/run", &open_path);
   ImGui::SameLine();

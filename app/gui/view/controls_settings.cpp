@@ -1,0 +1,123 @@
+// The run's settings in the controls column: model, memory blocks, data, training, device. Every
+// widget edits the editor's config in place; the caller revalidates when one changed.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+
+#include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/widgets.hpp"
+#include "core/data/niah.hpp"
+#include "core/memory/gated_rule.hpp"
+
+namespace proteus::gui {
+namespace {
+
+double mix_weight(const config::DataConfig& d, const std::string& task) {
+  for (const auto& m : d.mix)
+    if (m.task == task) return m.weight;
+  return 0.0;
+}
+
+void set_mix_weight(config::DataConfig& d, const std::string& task, double w) {
+  for (auto it = d.mix.begin(); it != d.mix.end(); ++it)
+    if (it->task == task) {
+      if (w > 0) it->weight = w;
+      else d.mix.erase(it);
+      return;
+    }
+  if (w > 0) d.mix.push_back({task, w});
+}
+
+}  // namespace
+
+bool draw_run_settings(LabApp& app) {
+  auto& ed = app.editor;
+  auto& c = ed.config;
+  bool changed = false;
+  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) {
+    auto& m = c.model.mixer;
+    changed |= combo("mixer", m.type, {"memory", "attention"});
+    if (m.type == "memory") {
+      std::vector<std::string> rules;
+      for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
+      changed |= combo("rule", m.rule, rules);
+    }
+    changed |= input_int("d_model", c.model.d_model, 8, 4096, 8, 64);
+    changed |= input_int("layers", c.model.layers, 1, 64);
+    changed |= input_int("heads", m.heads, 1, 64);
+    changed |= input_int("d_head", m.d_head, 2, 256, 2, 16);
+    if (m.type == "memory") {
+      changed |= input_int("conv width", m.conv, 0, 16);
+      changed |= ImGui::Checkbox("data-dependent decay", &m.decay);
+      if (m.rule == "swla") changed |= input_int("swla window", m.window, 1, 16);
+    }
+  }
+  if (c.model.mixer.type == "memory" && ImGui::CollapsingHeader("Memory blocks", ImGuiTreeNodeFlags_DefaultOpen)) {
+    auto& m = c.model.mixer;
+    const int D = m.d_head * m.d_head;
+    int E = m.E;
+    if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
+    ImGui::SameLine();
+    ImGui::TextDisabled("of D=%d", D);
+    std::string type = m.schedule.type;
+    if (combo("schedule", type, memory::schedule_types())) ed.set_schedule_type(type), changed = true;
+    if (m.schedule.type == "power") {
+      float p = static_cast<float>(m.schedule.power);
+      if (ImGui::SliderFloat("power", &p, 0.25f, 4.0f, "%.2f")) m.schedule.power = p, changed = true;
+    }
+    int N = m.N;
+    if (input_int("horizon N", N, 0, 1 << 20, 16, 256)) ed.set_N(N), changed = true;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 = data.seq_len");
+    if (m.schedule.type == "custom") ImGui::TextDisabled("drag the unlock points under the activation map");
+  }
+  if (ImGui::CollapsingHeader("Data")) {
+    auto& d = c.data;
+    changed |= input_int("seq_len", d.seq_len, 8, 1 << 16, 32, 256);
+    changed |= input_int("batch", d.batch, 1, 1024);
+    for (const char* task : {"text", "niah", "mqar"}) {
+      float w = static_cast<float>(mix_weight(d, task));
+      if (ImGui::SliderFloat((std::string("weight: ") + task).c_str(), &w, 0.0f, 1.0f, "%.2f"))
+        set_mix_weight(d, task, w), changed = true;
+    }
+    changed |= ImGui::InputText("text file or folder", &d.text.path);
+    ImGui::TextDisabled("any UTF-8 text file, or a folder of them");
+    if (mix_weight(d, "niah") > 0) {
+      ImGui::TextUnformatted("NIAH tasks");
+      int col = 0;
+      for (const auto& t : data::niah::task_names()) {
+        bool on = std::find(d.niah.tasks.begin(), d.niah.tasks.end(), t) != d.niah.tasks.end();
+        if (col++ % 3) ImGui::SameLine();
+        if (ImGui::Checkbox(t.c_str(), &on)) {
+          if (on) d.niah.tasks.push_back(t);
+          else d.niah.tasks.erase(std::find(d.niah.tasks.begin(), d.niah.tasks.end(), t));
+          changed = true;
+        }
+      }
+    }
+    if (mix_weight(d, "mqar") > 0) {
+      changed |= input_int("MQAR pairs", d.mqar.pairs, 1, 4096);
+      changed |= input_int("MQAR vocab", d.mqar.vocab, 16, 1 << 20, 256, 1024);
+    }
+  }
+  if (ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen)) {
+    auto& t = c.train;
+    changed |= input_int("steps", t.steps, 1, 10000000, 10, 100);
+    changed |= input_double("learning rate", t.lr, 1e-6, 1.0);
+    changed |= input_double("min lr", t.min_lr, 0.0, 1.0);
+    changed |= input_int("warm-up", t.warmup, 0, 1000000, 10, 100);
+    changed |= input_int("eval every", t.eval_every, 0, 1000000, 10, 100);
+    changed |= input_int("log every", t.log_every, 1, 1000000);
+  }
+  if (ImGui::CollapsingHeader("Device", ImGuiTreeNodeFlags_DefaultOpen)) {
+    std::vector<std::string> devices = {"cpu", "cuda"};
+    changed |= combo("device", c.device, devices);
+    changed |= input_int("CPU threads", c.threads, 0, 256);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 = all cores");
+    ImGui::TextWrapped("%s", app.device.summary.c_str());
+    if (c.device == "cuda" && !app.device.cuda) ImGui::TextDisabled("cuda requested: the run will fall back to the CPU");
+  }
+  return changed;
+}
+
+}  // namespace proteus::gui

@@ -1,0 +1,32 @@
+// What the panels' own widgets hold from one frame to the next (text being typed, a handle being
+// dragged, ticked export formats). LabApp owns one of each, so the window's state is in one
+// place and nothing lives in function statics.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace proteus::gui {
+
+struct ControlsPanelState {
+  std::string experiment_file = "my-experiment.json";  // the file Load and Save use
+  std::string last_saved;                               // the file this window wrote last: saved over without asking
+  std::string sweep_text;                               // the E values as typed
+  std::vector<int> sweep_shown;                         // the values sweep_text was last made from
+};
+
+struct RunsPanelState {
+  std::string folder;     // the runs folder field (applied by Rescan)
+  std::string open_path;  // a run directory to open by path
+};
+
+struct ActivationPanelState {
+  int dragging_unlock = -1;  // the custom unlock point held by the mouse, -1 when none
+};
+
+// The formats the export buttons write, shared by every view's export controls.
+struct ExportChoice {
+  bool png = true, svg = true, pdf = true, csv = true;
+  std::vector<std::string> formats() const;
+};
+
+}  // namespace proteus::gui

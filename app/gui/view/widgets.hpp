@@ -1,0 +1,13 @@
+// Small input widgets the controls share: each edits a value the caller owns, clamps it to its
+// range and returns whether it changed (Dear ImGui's own contract).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace proteus::gui {
+
+bool combo(const char* label, std::string& value, const std::vector<std::string>& items);
+bool input_int(const char* label, int& v, int lo, int hi, int step = 1, int fast = 10);
+bool input_double(const char* label, double& v, double lo, double hi, const char* fmt = "%.4g");
+
+}  // namespace proteus::gui

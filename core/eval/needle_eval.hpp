@@ -1,0 +1,25 @@
+// Accuracy of the token needle task (core/data/needle.hpp) over depth x context length: for each
+// form, each chosen RULER depth and each length in tokens, several prompts are generated and the
+// model's greedy answer token (the argmax after the prompt) is compared with the asked value.
+// Cells hold the fraction correct x 100, like RULER's score. The same prompts for every run.
+#pragma once
+#include <functional>
+
+#include "core/config/config.hpp"
+#include "core/eval/niah_eval.hpp"
+#include "core/model/model.hpp"
+
+namespace proteus::eval {
+
+struct NeedleResult {
+  int vocab = 0;
+  int distractors = 0;
+  int samples = 0;                   // per cell
+  std::vector<NiahTaskGrid> forms;   // task = the form ("single", "multikey"); lengths in tokens
+};
+
+// progress(done, total) after each cell; returning false cancels (the grids hold what finished).
+NeedleResult needle_eval(model::Model<float>& model, const config::RunConfig& cfg,
+                         const std::function<bool(int, int)>& progress);
+
+}  // namespace proteus::eval

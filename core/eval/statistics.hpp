@@ -1,0 +1,48 @@
+// What an interval on a figure means (SPEC section 7): a percentile bootstrap over whole
+// evaluation sequences within a run, the same bootstrap over paired per-sequence differences
+// between two runs evaluated on the same sequences, and a Student t interval over the seeds of a
+// seed group. Deterministic: the same values and seed give the same interval.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace proteus::eval {
+
+// A summarised quantity as its CSV columns say: mean, lo, hi, n. With n < 2 (or a zero spread
+// that leaves nothing to resample) lo and hi still bracket the mean; `has_interval` tells a
+// figure whether there is a band to draw.
+struct Interval {
+  double mean = 0, lo = 0, hi = 0;
+  int n = 0;  // sequences or seeds the interval is over
+  bool has_interval() const { return n >= 2; }
+  bool excludes(double x) const { return has_interval() && (x < lo || x > hi); }
+};
+
+struct BootstrapOptions {
+  int resamples = 1000;
+  uint64_t seed = 0x5eed5eedull;
+  double level = 0.95;
+};
+
+// values (rows, cols) row-major, one row per sequence: for each column the mean over rows and its
+// percentile interval from resampling whole rows (every column uses the same resampled rows).
+// NaN entries are skipped in a column's mean (a sequence that does not reach that position).
+std::vector<Interval> bootstrap_column_means(const std::vector<double>& values, int rows, int cols,
+                                             const BootstrapOptions& options = {});
+
+// One column: the mean of `values` (one per sequence) and its bootstrap interval.
+Interval bootstrap_mean(const std::vector<double>& values, const BootstrapOptions& options = {});
+
+// Two runs on the same sequences: per row a - b, then bootstrap_column_means. Throws
+// std::invalid_argument when the shapes differ.
+std::vector<Interval> paired_difference(const std::vector<double>& a, const std::vector<double>& b, int rows,
+                                        int cols, const BootstrapOptions& options = {});
+
+// Across a seed group: mean of the per-seed values with a Student t interval, n - 1 degrees of
+// freedom. With one value there is no interval (lo = hi = mean, n = 1).
+Interval t_interval(const std::vector<double>& values, double level = 0.95);
+
+// Per column across runs (each a vector of the same length): t_interval of column j.
+std::vector<Interval> t_intervals(const std::vector<std::vector<double>>& per_run, double level = 0.95);
+
+}  // namespace proteus::eval

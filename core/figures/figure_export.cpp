@@ -1,0 +1,44 @@
+// The export loop: checked settings, the folder, then every figure in every format.
+#include "core/figures/figure_export.hpp"
+
+#include <algorithm>
+
+#include "core/figures/painter.hpp"
+#include "core/common/input_error.hpp"
+#include "core/common/atomic_file.hpp"
+
+namespace proteus::figures {
+
+const std::vector<std::string>& export_formats() {
+  static const std::vector<std::string> formats = {"png", "svg", "pdf", "csv"};
+  return formats;
+}
+
+void check_export_settings(const ExportSettings& s) {
+  const auto& known = export_formats();
+  for (const auto& f : s.formats)
+    if (std::find(known.begin(), known.end(), f) == known.end())
+      throw InputError("formats", "unknown format '" + f + "' (expected png, svg, pdf or csv)");
+  check_figure_size(s.width_pt, s.height_pt, s.dpi);
+}
+
+std::vector<std::string> export_figures(const std::vector<NamedFigure>& figs, const std::filesystem::path& dir,
+                                        const ExportSettings& s, const std::function<bool(const std::string&)>& each) {
+  check_export_settings(s);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!std::filesystem::is_directory(dir))
+    throw std::runtime_error("cannot make the folder " + dir.string() + (ec ? ": " + ec.message() : ""));
+  std::vector<std::string> files;
+  for (const auto& nf : figs)
+    for (const auto& format : s.formats) {
+      const auto file = dir / (file_name_part(nf.name) + "." + format);
+      if (format == "csv") common::write_file_atomically(file, figure_csv(nf.figure));
+      else save_figure(nf.figure, file, s.width_pt, s.height_pt, s.dpi);
+      files.push_back(file.string());
+      if (each && !each(file.string())) return files;
+    }
+  return files;
+}
+
+}  // namespace proteus::figures

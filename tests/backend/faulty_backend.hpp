@@ -1,0 +1,90 @@
+// Deliberately wrong backends for the tests of the parity checks and of the self-check: the CPU
+// backend in float with one fault injected, each the kind of bug a new kernel has.
+#pragma once
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/backend/cpu_backend.hpp"
+
+namespace proteus::backend::testing {
+
+enum class Fault {
+  none,
+  matmul_off,         // matmul's output 0.1% off: a wrong kernel
+  dw_overwritten,     // matmul's dw overwritten instead of accumulated
+  din_accumulated,    // matmul's din accumulated instead of overwritten
+  write_past_end,     // scale writes one element past its range
+  nan_output,         // sigmoid leaves a NaN
+  locked_not_zero,    // block norms of locked elements 1e-30 instead of 0 (NMSE cannot see it)
+  throws,             // add fails as a kernel launch would
+  no_attention,       // says it cannot run attention (supports)
+  narrow_rules,       // says it cannot run memory rules with d_v > 4 (supports), as a kernel limit would
+};
+
+class FaultyBackend : public CpuBackend<float> {
+ public:
+  explicit FaultyBackend(Fault fault, std::string name = "faulty") : CpuBackend<float>(1), fault_(fault), name_(name) {}
+  std::string name() const override { return name_; }
+
+  bool supports(Op op, const OpShape& shape, std::string* why_not) const override {
+    if (fault_ == Fault::no_attention && op == Op::attention) {
+      if (why_not) *why_not = "no attention kernel (injected)";
+      return false;
+    }
+    if (fault_ == Fault::narrow_rules && (op == Op::memory_rule || op == Op::memory_block_norms) && shape.d_v > 4) {
+      if (why_not) *why_not = "value width " + std::to_string(shape.d_v) + " > 4 (injected)";
+      return false;
+    }
+    return CpuBackend<float>::supports(op, shape, why_not);
+  }
+
+  void matmul_forward(float* out, const float* in, const float* w, int N, int IC, int OC) override {
+    ++matmul_calls;
+    CpuBackend<float>::matmul_forward(out, in, w, N, IC, OC);
+    if (fault_ == Fault::matmul_off)
+      for (size_t i = 0; i < static_cast<size_t>(N) * OC; ++i) out[i] *= 1.001f;
+  }
+
+  void matmul_backward(float* din, float* dw, const float* dout, const float* in, const float* w, int N, int IC,
+                       int OC) override {
+    if (fault_ == Fault::dw_overwritten && dw) fill(dw, 0.0f, static_cast<size_t>(OC) * IC);
+    std::vector<float> before;
+    if (fault_ == Fault::din_accumulated && din) before.assign(din, din + static_cast<size_t>(N) * IC);
+    CpuBackend<float>::matmul_backward(din, dw, dout, in, w, N, IC, OC);
+    for (size_t i = 0; i < before.size(); ++i) din[i] += before[i];
+  }
+
+  void scale(float* x, float alpha, size_t n) override {
+    CpuBackend<float>::scale(x, alpha, n);
+    if (fault_ == Fault::write_past_end) x[n] = 0.0f;  // the guard the checks put there
+  }
+
+  void sigmoid_forward(float* out, const float* in, size_t n) override {
+    CpuBackend<float>::sigmoid_forward(out, in, n);
+    if (fault_ == Fault::nan_output && n) out[n / 2] = std::numeric_limits<float>::quiet_NaN();
+  }
+
+  void memory_block_norms(float* out, const MemoryRuleArgs<float>& args, const OpState& state,
+                          int n_blocks) override {
+    CpuBackend<float>::memory_block_norms(out, args, state, n_blocks);
+    if (fault_ == Fault::locked_not_zero) {
+      const size_t n = static_cast<size_t>(args.B) * args.H * args.T * n_blocks;
+      for (size_t i = 0; i < n; ++i) out[i] += 1e-30f;
+    }
+  }
+
+  void add(float* out, const float* x, const float* y, size_t n) override {
+    if (fault_ == Fault::throws) throw std::runtime_error("add: launch failed (injected)");
+    CpuBackend<float>::add(out, x, y, n);
+  }
+
+  inline static int matmul_calls = 0;  // across instances: shows whether a check ran
+
+ private:
+  Fault fault_;
+  std::string name_;
+};
+
+}  // namespace proteus::backend::testing

@@ -1,0 +1,88 @@
+// The self-check that guards users from a wrong kernel, proven on the CPU with fake backends
+// registered under test names: a backend with a wrong matmul (or one that throws) is refused
+// with a message naming the op and its error, and the run gets the CPU; a correct one passes and
+// is selected; the verdict is kept for the process (the second request runs no check).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "core/backend/registry.hpp"
+#include "core/backend/self_check.hpp"
+#include "tests/backend/faulty_backend.hpp"
+
+namespace {
+
+using namespace proteus::backend;
+using proteus::backend::testing::Fault;
+using proteus::backend::testing::FaultyBackend;
+
+int factory_calls = 0;
+
+void register_fake(const std::string& name, Fault fault) {
+  register_backend(name, [name, fault](int, std::string*) -> std::unique_ptr<Backend<float>> {
+    ++factory_calls;
+    return std::make_unique<FaultyBackend>(fault, name);
+  });
+}
+
+TEST(SelfCheck, RefusesAWrongMatmulAndNamesIt) {
+  register_fake("test-wrong-matmul", Fault::matmul_off);
+  const auto choice = make_backend("test-wrong-matmul", 1);
+  std::printf("  what the run prints: %s\n", choice.message.c_str());
+  EXPECT_EQ(choice.device, "cpu");
+  ASSERT_NE(choice.backend, nullptr);
+  EXPECT_EQ(choice.backend->name(), "cpu");
+  EXPECT_NE(choice.message.find("test-wrong-matmul failed its self-check"), std::string::npos) << choice.message;
+  EXPECT_NE(choice.message.find("matmul (out: normalised error"), std::string::npos) << choice.message;
+  EXPECT_NE(choice.message.find("running on the CPU"), std::string::npos) << choice.message;
+  // Only matmul is wrong: no other op is blamed.
+  EXPECT_EQ(choice.message.find("memory_rule"), std::string::npos) << choice.message;
+}
+
+TEST(SelfCheck, RefusesABackendWhoseOpThrows) {
+  register_fake("test-throwing-add", Fault::throws);
+  const auto choice = make_backend("test-throwing-add", 1);
+  EXPECT_EQ(choice.device, "cpu");
+  EXPECT_NE(choice.message.find("add (threw: add: launch failed (injected))"), std::string::npos) << choice.message;
+}
+
+TEST(SelfCheck, SelectsACorrectBackendAndChecksItOncePerProcess) {
+  register_fake("test-plain-cpu", Fault::none);
+  const int calls_before = FaultyBackend::matmul_calls, factory_before = factory_calls;
+  const auto first = make_backend("test-plain-cpu", 1);
+  EXPECT_EQ(first.device, "test-plain-cpu");
+  ASSERT_NE(first.backend, nullptr);
+  EXPECT_EQ(first.backend->name(), "test-plain-cpu");
+  EXPECT_TRUE(first.message.empty()) << first.message;
+  EXPECT_GT(FaultyBackend::matmul_calls, calls_before) << "the first request must run the check";
+
+  const int calls_after_first = FaultyBackend::matmul_calls;
+  const auto second = make_backend("test-plain-cpu", 1);
+  EXPECT_EQ(second.device, "test-plain-cpu");
+  EXPECT_EQ(factory_calls, factory_before + 2);
+  EXPECT_EQ(FaultyBackend::matmul_calls, calls_after_first) << "the verdict is kept: no second check";
+}
+
+TEST(SelfCheck, KeepsARefusalForTheProcess) {
+  register_fake("test-wrong-twice", Fault::dw_overwritten);
+  const auto first = make_backend("test-wrong-twice", 1);
+  const int calls = FaultyBackend::matmul_calls;
+  const auto second = make_backend("test-wrong-twice", 1);
+  EXPECT_EQ(first.device, "cpu");
+  EXPECT_EQ(second.device, "cpu");
+  EXPECT_EQ(second.message, first.message);
+  EXPECT_NE(second.message.find("matmul (dw: normalised error"), std::string::npos) << second.message;
+  EXPECT_EQ(FaultyBackend::matmul_calls, calls);
+}
+
+TEST(SelfCheck, SkipsUnsupportedCasesAndPasses) {
+  FaultyBackend be(Fault::no_attention);
+  const SelfCheckVerdict v = self_check(be);
+  EXPECT_TRUE(v.passed) << v.failure;
+  EXPECT_EQ(v.skipped, 1);
+  EXPECT_GT(v.cases, 20);
+}
+
+}  // namespace

@@ -1,0 +1,120 @@
+// Per-position evaluation carries its statistics: per-sequence bucket means, a bootstrap interval
+// per bucket that contains the mean, the paired difference between two models on the same
+// sequences, and the round trip of all of it through the run directory.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "core/backend/cpu_backend.hpp"
+#include "core/eval/evaluate.hpp"
+#include "core/eval/per_position.hpp"
+#include "core/runs/run_dir.hpp"
+
+namespace {
+
+using namespace proteus;
+
+config::ModelConfig tiny_model(int E) {
+  config::ModelConfig m;
+  m.vocab = 32;
+  m.d_model = 16;
+  m.layers = 1;
+  m.mixer.heads = 2;
+  m.mixer.d_head = 4;
+  m.mixer.E = E;
+  return m;
+}
+
+std::vector<std::vector<int32_t>> random_sequences(int n, int L, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::vector<int32_t>> out(n, std::vector<int32_t>(L + 1));
+  for (auto& s : out)
+    for (auto& t : s) t = static_cast<int32_t>(rng() % 32);
+  return out;
+}
+
+TEST(PerPositionStatistics, IntervalsContainTheBucketMeans) {
+  auto be = backend::make_cpu_backend<float>(1);
+  model::Model<float> m(tiny_model(4), 24, *be, 3);
+  const auto r = eval::per_position_loss(m, random_sequences(24, 24, 1), 6, 8);
+  ASSERT_EQ(r.bucket_interval.size(), r.bucket_nll.size());
+  ASSERT_EQ(r.sequence_bucket_nll.size(), r.bucket_nll.size() * 24);
+  ASSERT_EQ(r.sequence_nll.size(), 24u);
+  for (size_t k = 0; k < r.bucket_nll.size(); ++k) {
+    const auto& i = r.bucket_interval[k];
+    EXPECT_EQ(i.n, 24);
+    EXPECT_NEAR(i.mean, r.bucket_nll[k], 1e-9) << "the interval is around the bucket's own mean";
+    EXPECT_LE(i.lo, i.mean);
+    EXPECT_GE(i.hi, i.mean);
+    EXPECT_LT(i.lo, i.hi) << "random sequences differ, so there is a spread";
+  }
+  EXPECT_NEAR(r.mean_interval.mean, r.mean_nll, 1e-9);
+}
+
+TEST(PerPositionStatistics, MoreSequencesGiveNarrowerIntervals) {
+  auto be = backend::make_cpu_backend<float>(1);
+  model::Model<float> m(tiny_model(1), 16, *be, 5);
+  const auto few = eval::per_position_loss(m, random_sequences(8, 16, 2), 4, 8);
+  auto seqs = random_sequences(8, 16, 2);
+  const auto extra = random_sequences(120, 16, 3);
+  seqs.insert(seqs.end(), extra.begin(), extra.end());
+  const auto many = eval::per_position_loss(m, seqs, 4, 8);
+  ASSERT_EQ(few.bucket_interval.size(), many.bucket_interval.size());
+  const auto width = [](const eval::Interval& i) { return i.hi - i.lo; };
+  EXPECT_LT(width(many.mean_interval), width(few.mean_interval));
+  for (size_t k = 0; k < few.bucket_interval.size(); ++k)
+    EXPECT_LT(width(many.bucket_interval[k]), width(few.bucket_interval[k])) << "bucket " << k;
+}
+
+TEST(PerPositionStatistics, PairedDifferenceNeedsTheSameSequences) {
+  auto be = backend::make_cpu_backend<float>(1);
+  model::Model<float> a(tiny_model(4), 16, *be, 3), b(tiny_model(1), 16, *be, 3);
+  const auto seqs = random_sequences(16, 16, 4);
+  const auto ra = eval::per_position_loss(a, seqs, 4, 8);
+  const auto rb = eval::per_position_loss(b, seqs, 4, 8);
+  const auto d = eval::paired_bucket_difference(ra, rb);
+  ASSERT_EQ(d.size(), ra.bucket_nll.size());
+  for (size_t k = 0; k < d.size(); ++k) EXPECT_NEAR(d[k].mean, ra.bucket_nll[k] - rb.bucket_nll[k], 1e-9);
+  // A model against itself: no difference at all, and an interval of zero width.
+  for (const auto& i : eval::paired_bucket_difference(ra, ra)) {
+    EXPECT_EQ(i.mean, 0.0);
+    EXPECT_EQ(i.lo, 0.0);
+    EXPECT_EQ(i.hi, 0.0);
+  }
+  const auto other = eval::per_position_loss(b, random_sequences(16, 16, 5), 4, 8);
+  EXPECT_THROW(eval::paired_bucket_difference(ra, other), std::invalid_argument);
+}
+
+TEST(PerPositionStatistics, StatisticsRoundTripThroughTheRunDirectory) {
+  auto be = backend::make_cpu_backend<float>(1);
+  model::Model<float> m(tiny_model(2), 16, *be, 9);
+  eval::EvalReport report;
+  report.per_position = eval::per_position_loss(m, random_sequences(12, 16, 6), 4, 8);
+  const auto dir = std::filesystem::temp_directory_path() / ("proteus-pp-stats-" + std::to_string(std::random_device{}()));
+  auto writer = runs::RunWriter::create(dir, "r", nlohmann::json{{"name", "r"}});
+  eval::write_eval_report(writer, report);
+  const auto back = eval::read_eval_report(runs::RunReader::open(writer.dir()));
+  ASSERT_TRUE(back.per_position);
+  const auto& p = *report.per_position;
+  const auto& q = *back.per_position;
+  EXPECT_EQ(q.sequences_fingerprint, p.sequences_fingerprint);
+  EXPECT_EQ(q.sequence_bucket_nll, p.sequence_bucket_nll);
+  ASSERT_EQ(q.bucket_interval.size(), p.bucket_interval.size());
+  for (size_t k = 0; k < p.bucket_interval.size(); ++k) {
+    EXPECT_EQ(q.bucket_interval[k].lo, p.bucket_interval[k].lo);
+    EXPECT_EQ(q.bucket_interval[k].hi, p.bucket_interval[k].hi);
+    EXPECT_EQ(q.bucket_interval[k].n, p.bucket_interval[k].n);
+  }
+  EXPECT_EQ(q.mean_interval.hi, p.mean_interval.hi);
+  // The bucket CSV carries mean, lo, hi, n.
+  std::ifstream csv(writer.dir() / "per_position_buckets.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "position_lo,position_hi,mean,lo,hi,n,ppl");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace

@@ -1,0 +1,231 @@
+// The figure layout both painters draw: ranges and the data <-> page map, ticks inside the range
+// with thinned labels, the plot box inside the page with room for its text, heatmap runs and
+// their label contrast, interval bands, gaps in lines, and the legend in the emptiest corner.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <variant>
+
+#include "core/figures/layout.hpp"
+#include "core/figures/painter.hpp"
+#include "core/figures/run_figures.hpp"
+
+namespace {
+
+using namespace proteus;
+using namespace proteus::figures;
+
+// A fixed-pitch font: every character half an em wide.
+double fixed_pitch(const std::string& s, const TextStyle& style) { return 0.5 * style.size * double(s.size()); }
+
+Layout lay_out(const Figure& f, double w = 480, double h = 320) { return layout_figure(f, w, h, fixed_pitch); }
+
+template <class Shape>
+std::vector<std::pair<Shape, bool>> all_of(const Layout& L) {
+  std::vector<std::pair<Shape, bool>> out;
+  for (const auto& p : L.primitives)
+    if (const auto* s = std::get_if<Shape>(&p.shape)) out.emplace_back(*s, p.clipped);
+  return out;
+}
+
+Figure line_figure() {
+  Figure f;
+  f.title = "t";
+  f.x.label = "step";
+  f.y.label = "loss";
+  Series s;
+  s.name = "run";
+  s.x = {0, 10, 20, 30};
+  s.y = {5, 4, 3.5, 3};
+  f.series.push_back(s);
+  return f;
+}
+
+TEST(Layout, RangesAndTheMapFollowTheFigure) {
+  const auto f = line_figure();
+  const auto L = lay_out(f);
+  EXPECT_EQ(std::pair(L.x.lo, L.x.hi), x_range(f));
+  EXPECT_EQ(std::pair(L.y.lo, L.y.hi), y_range(f));
+  // The data range fills the plot box: lo at its left (bottom), hi at its right (top).
+  EXPECT_DOUBLE_EQ(L.x.to_page(L.x.lo), L.plot.x);
+  EXPECT_DOUBLE_EQ(L.x.to_page(L.x.hi), L.plot.x + L.plot.w);
+  EXPECT_DOUBLE_EQ(L.y.to_page(L.y.lo), L.plot.y + L.plot.h);
+  EXPECT_DOUBLE_EQ(L.y.to_page(L.y.hi), L.plot.y);
+  for (double v : {0.0, 7.5, 30.0}) EXPECT_NEAR(L.x.to_data(L.x.to_page(v)), v, 1e-9);
+  // Inside the page, with room for the title above and the labels at the left and below.
+  EXPECT_GT(L.plot.x, 10);
+  EXPECT_GT(L.plot.y, kTitleSize);
+  EXPECT_LT(L.plot.x + L.plot.w, 480);
+  EXPECT_LT(L.plot.y + L.plot.h, 320 - kLabelSize);
+}
+
+TEST(Layout, ALogAxisMapsDecadesEvenly) {
+  Figure f = line_figure();
+  f.x.scale = Scale::log;
+  f.series[0].x = {1, 10, 100, 1000};
+  const auto L = lay_out(f);
+  EXPECT_TRUE(L.x.log);
+  EXPECT_NEAR(L.x.to_page(100) - L.x.to_page(10), L.x.to_page(10) - L.x.to_page(1), 1e-9);
+  EXPECT_NEAR(L.x.to_data(L.x.to_page(31.6)), 31.6, 1e-9);
+  EXPECT_FALSE(L.x_minor.empty()) << "2..9 of each decade";
+  for (double v : L.x_minor)
+    for (const auto& t : L.x_ticks) EXPECT_GT(std::abs(v - t.value), 1e-9 * v) << "a minor tick under a major one";
+}
+
+TEST(Layout, TicksLieInTheRangeAndLabelsDoNotTouch) {
+  Figure f = line_figure();
+  f.series[0].x = {0, 123456};
+  for (double width : {120.0, 480.0, 1600.0}) {
+    const auto L = lay_out(f, width, 200);
+    ASSERT_GE(L.x_ticks.size(), 2u);
+    for (const auto& t : L.x_ticks) {
+      EXPECT_GE(t.value, L.x.lo);
+      EXPECT_LE(t.value, L.x.hi);
+      EXPECT_EQ(t.label, tick_label(t.value));
+    }
+    EXPECT_TRUE(L.x_ticks.front().labelled);
+    // Labelled neighbours keep their half-widths plus 4 pt apart.
+    const Tick* prev = nullptr;
+    for (const auto& t : L.x_ticks) {
+      if (!t.labelled) continue;
+      if (prev) {
+        const double gap = L.x.to_page(t.value) - L.x.to_page(prev->value);
+        EXPECT_GT(gap, (fixed_pitch(t.label, {kTickLabelSize}) + fixed_pitch(prev->label, {kTickLabelSize})) / 2 + 4);
+      }
+      prev = &t;
+    }
+    // Only the labelled ticks get text.
+    size_t labelled = 0;
+    for (const auto& t : L.x_ticks) labelled += t.labelled;
+    size_t texts = 0;
+    for (const auto& [text, clipped] : all_of<Text>(L))
+      for (const auto& t : L.x_ticks) texts += t.labelled && text.text == t.label && text.ay == 0;
+    EXPECT_EQ(texts, labelled) << "width " << width;
+  }
+}
+
+TEST(Layout, LongTickLabelsWidenTheLeftMargin) {
+  Figure a = line_figure(), b = line_figure();
+  b.series[0].y = {5e-7, 4e-7, 3e-7, 2.5e-7};  // labels like 2.5e-7
+  EXPECT_GT(lay_out(b).plot.x, lay_out(a).plot.x);
+}
+
+TEST(Layout, AGapInTheDataIsAGapInTheLine) {
+  Figure f = line_figure();
+  f.series[0].y[1] = std::numeric_limits<double>::quiet_NaN();
+  const auto lines = all_of<Lines>(lay_out(f));
+  const auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first.stroke.round_join; });
+  ASSERT_NE(it, lines.end());
+  ASSERT_EQ(it->first.paths.size(), 2u);
+  EXPECT_EQ(it->first.paths[0].size(), 1u);
+  EXPECT_EQ(it->first.paths[1].size(), 2u);
+  EXPECT_TRUE(it->second) << "series are clipped to the plot";
+}
+
+TEST(Layout, AnIntervalBandIsShadedUnderItsLine) {
+  Figure f = line_figure();
+  f.series[0].lo = {4.5, 3.8, 3.2, 2.0};
+  f.series[0].hi = {5.5, 4.2, 3.8, 3.1};
+  const auto L = lay_out(f);
+  EXPECT_LE(L.y.lo, 2.0) << "the band is in the range";
+  const auto bands = all_of<Band>(L);
+  ASSERT_EQ(bands.size(), 1u);
+  const auto& b = bands[0].first;
+  ASSERT_EQ(b.upper.size(), 4u);
+  ASSERT_EQ(b.lower.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_DOUBLE_EQ(b.upper[i].x, b.lower[i].x);
+    EXPECT_DOUBLE_EQ(b.upper[i].y, L.y.to_page(f.series[0].hi[i]));
+    EXPECT_DOUBLE_EQ(b.lower[i].y, L.y.to_page(f.series[0].lo[i]));
+    EXPECT_LT(b.upper[i].y, b.lower[i].y) << "hi above lo";
+  }
+  EXPECT_EQ(b.color, f.series[0].color);
+  EXPECT_LT(b.alpha, 1.0);
+  // Drawn before the line, so the line stays on top.
+  size_t band_at = 0, line_at = 0;
+  for (size_t i = 0; i < L.primitives.size(); ++i) {
+    if (std::holds_alternative<Band>(L.primitives[i].shape)) band_at = i;
+    if (const auto* l = std::get_if<Lines>(&L.primitives[i].shape); l && l->stroke.round_join) line_at = i;
+  }
+  EXPECT_LT(band_at, line_at);
+  // The legend shows the band behind the entry's line.
+  bool swatch = false;
+  for (const auto& [fill, clipped] : all_of<Fill>(L)) swatch |= fill.color == f.series[0].color && fill.alpha < 1;
+  EXPECT_TRUE(swatch);
+}
+
+TEST(Layout, TheLegendTakesTheCornerWithTheLeastData) {
+  Figure f;
+  for (int k = 0; k < 2; ++k) {
+    Series s;
+    s.name = k ? "b" : "a";
+    for (int i = 0; i <= 20; ++i) {
+      s.x.push_back(i);
+      s.y.push_back(i + k);  // rising: the upper left and the lower right are empty
+    }
+    f.series.push_back(s);
+  }
+  const auto L = lay_out(f);
+  ASSERT_TRUE(L.legend);
+  EXPECT_EQ(L.legend->series, (std::vector<int>{0, 1}));
+  const double cx = L.legend->box.x + L.legend->box.w / 2, cy = L.legend->box.y + L.legend->box.h / 2;
+  EXPECT_LT(cx, L.plot.x + L.plot.w / 2) << "upper left";
+  EXPECT_LT(cy, L.plot.y + L.plot.h / 2) << "upper left";
+  f.legend = false;
+  EXPECT_FALSE(lay_out(f).legend);
+}
+
+TEST(Layout, HeatmapRunsOfEqualCellsWithTheirColours) {
+  const auto f = activation_map_figure(memory::Schedule::uniform(64, 4, 16), 32);
+  const auto L = lay_out(f);
+  const auto& h = *f.heatmap;
+  // Row b is locked (0) until 4 b + 1, then active (1): at most two runs a row, covering every column.
+  std::vector<int> covered(h.rows, 0);
+  for (const auto& c : L.cells) {
+    EXPECT_EQ(c.color, colormap("greys", c.value));
+    for (int k = c.col_begin; k < c.col_end; ++k) EXPECT_EQ(h.values[size_t(c.row) * h.cols + k], c.value);
+    covered[c.row] += c.col_end - c.col_begin;
+  }
+  EXPECT_LE(L.cells.size(), size_t(2 * h.rows));
+  for (int r = 0; r < h.rows; ++r) EXPECT_EQ(covered[r], h.cols) << "row " << r;
+  ASSERT_TRUE(L.colorbar);
+  EXPECT_EQ(L.colorbar->ticks.front().value, 0);
+  EXPECT_EQ(L.colorbar->ticks.back().value, 1);
+  EXPECT_GT(L.colorbar->bar.x, L.plot.x + L.plot.w) << "beside the plot";
+}
+
+TEST(Layout, CellLabelsReadOnTheirCell) {
+  EXPECT_EQ(label_color_on(colormap("viridis", 0)), (Rgb{1, 1, 1})) << "white on dark purple";
+  EXPECT_EQ(label_color_on(colormap("viridis", 1)), (Rgb{0, 0, 0})) << "black on yellow";
+  eval::NiahTaskGrid g;
+  g.task = "s-niah-1";
+  g.lengths = {128, 256};
+  g.depths = {0, 100};
+  g.score = {0, 100, 50, std::numeric_limits<double>::quiet_NaN()};
+  const auto f = niah_heatmap_figure(g, "r");
+  const auto L = lay_out(f);
+  int labels = 0;
+  for (const auto& [t, clipped] : all_of<Text>(L)) {
+    if (t.text != "0" && t.text != "100" && t.text != "50") continue;
+    if (!clipped) continue;  // tick and colour-bar labels are outside the plot
+    ++labels;
+    const double v = std::stod(t.text);
+    EXPECT_EQ(t.color, label_color_on(heatmap_color(*f.heatmap, v))) << t.text;
+  }
+  EXPECT_EQ(labels, 3) << "every cell with a value, none for NaN";
+  EXPECT_EQ(cell_label(37.5), "38");
+  EXPECT_EQ(cell_label(0.25), "0.25");
+}
+
+TEST(Layout, CairoMeasuresTheSameLayoutButTheText) {
+  // The file painter's own layout: ranges, ticks and colours do not depend on the font.
+  const auto f = line_figure();
+  const auto a = lay_out(f), b = file_layout(f);
+  EXPECT_EQ(a.x.lo, b.x.lo);
+  EXPECT_EQ(a.y.hi, b.y.hi);
+  ASSERT_EQ(a.x_ticks.size(), b.x_ticks.size());
+  for (size_t i = 0; i < a.x_ticks.size(); ++i) EXPECT_EQ(a.x_ticks[i].value, b.x_ticks[i].value);
+}
+
+}  // namespace

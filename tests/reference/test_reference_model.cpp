@@ -1,0 +1,319 @@
+// The PyTorch reference model (experiments/reference/proteus_model.py) against the C++ model, both
+// in float64 on the weights of tiny trained runs: the per-position NLL and the gradient of every
+// parameter, for every rule at E = 1, a row-aligned E and a non-row-aligned E (and E = D), other
+// schedules, no decay, no convolution, and the attention mixer; the reference's chunked form
+// (NLL and gradients) against its recurrent one and the C++; and a control showing the check
+// catches a wrong E.
+// Skips when no python3 with torch is found ($PROTEUS_PYTHON, python3, /usr/bin/python3).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/backend/cpu_backend.hpp"
+#include "core/config/config_json.hpp"
+#include "core/model/model.hpp"
+#include "core/runs/run_dir.hpp"
+#include "core/runs/safetensors.hpp"
+#include "core/train/checkpoint.hpp"
+#include "core/train/trainer.hpp"
+#include "tests/train/tiny_run.hpp"
+
+namespace {
+
+using namespace proteus;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kScripts = std::string(PROTEUS_SOURCE_DIR) + "/experiments/reference/";
+
+// Agreement bounds, relative to the largest magnitude compared. Both sides run in float64 on the
+// same float32 weights, so what is left is summation order (measured: about 1e-15).
+constexpr double kNllTolerance = 1e-10;
+constexpr double kGradTolerance = 1e-9;
+
+bool runs_ok(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
+
+// The first interpreter that imports `module`, or "" when none does.
+std::string python_with(const std::string& module) {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("PROTEUS_PYTHON")) candidates.push_back(env);
+  candidates.insert(candidates.end(), {"python3", "/usr/bin/python3"});
+  for (const auto& py : candidates)
+    if (runs_ok(py + " -c 'import " + module + "'")) return py;
+  return "";
+}
+
+struct Case {
+  std::string name;
+  std::string type = "memory";
+  std::string rule = "delta";
+  int E = 1;
+  bool decay = true;
+  int conv = 4;
+  std::string schedule = "uniform";
+  bool chunked = false;  // also compare the reference's chunked form with its recurrent one
+};
+
+// d_head 8: D = 64 elements in rows of 8. Row-aligned E: 1, 2, 4, 8; not: 3 (blocks of 21), 5, 64.
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  for (const std::string rule : {"linear", "delta", "comba", "titans", "swla"}) {
+    const bool chunk = rule == "linear" || rule == "delta";
+    c.push_back({rule + "-E1", "memory", rule, 1, true, 4, "uniform", chunk});
+    c.push_back({rule + "-E4", "memory", rule, 4, true, 4, "uniform", chunk});
+    c.push_back({rule + "-E3", "memory", rule, 3, true, 4, "uniform", false});
+  }
+  c.push_back({"delta-E64", "memory", "delta", 64, true, 4, "uniform", false});
+  c.push_back({"delta-E5-power", "memory", "delta", 5, true, 4, "power", false});
+  c.push_back({"delta-E8-geometric", "memory", "delta", 8, true, 4, "geometric", true});
+  c.push_back({"linear-E2-no-decay", "memory", "linear", 2, false, 4, "uniform", true});
+  c.push_back({"delta-E4-no-decay-no-conv", "memory", "delta", 4, false, 0, "uniform", true});
+  c.push_back({"comba-E5-no-conv", "memory", "comba", 5, true, 0, "uniform", false});
+  c.push_back({"titans-E8-no-decay", "memory", "titans", 8, false, 4, "uniform", false});
+  c.push_back({"swla-E1-window3", "memory", "swla", 1, true, 4, "uniform", false});
+  c.push_back({"attention", "attention", "delta", 1, true, 4, "uniform", false});
+  return c;
+}
+
+// A tiny run trained a few steps at a high learning rate, so that every parameter (norm gains,
+// comba's d, the decay's A_log and dt_bias) has moved well away from its initial value.
+config::RunConfig case_config(const Case& k, const fs::path& runs_dir) {
+  auto cfg = test_support::tiny_run(runs_dir);
+  cfg.name = k.name;
+  cfg.threads = 1;
+  cfg.model.layers = 2;
+  cfg.model.mixer.type = k.type;
+  cfg.model.mixer.rule = k.rule;
+  cfg.model.mixer.heads = 2;
+  cfg.model.mixer.d_head = 8;
+  cfg.model.mixer.E = k.E;
+  cfg.model.mixer.decay = k.decay;
+  cfg.model.mixer.conv = k.conv;
+  cfg.model.mixer.schedule.type = k.schedule;
+  cfg.model.mixer.window = k.name.ends_with("window3") ? 3 : 2;
+  cfg.train.steps = 4;
+  cfg.train.lr = 0.05;
+  cfg.train.min_lr = 0.05;
+  cfg.train.warmup = 0;
+  cfg.train.eval_every = 4;
+  cfg.train.checkpoint_every = 4;
+  cfg.eval.per_position.enabled = false;
+  cfg.eval.occupancy.enabled = false;
+  return cfg;
+}
+
+struct CppResult {
+  std::vector<double> nll;  // (B, T)
+  double loss = 0;
+  std::map<std::string, std::vector<double>> grads;
+};
+
+// The C++ model in float64 with the run's float32 weights: what `proteus eval` computes, in double.
+CppResult cpp_model(const std::string& run_dir, const std::vector<std::vector<int32_t>>& seqs) {
+  const auto cfg = runs::RunReader::open(run_dir).run_config();
+  auto be = backend::make_cpu_backend<double>(1);
+  model::Model<double> m(cfg.model, config::resolved_mixer_horizon(cfg), *be, cfg.seed);
+  const auto file = runs::read_safetensors(fs::path(run_dir) / train::kCheckpointFile);
+  std::vector<double> params(m.num_params());
+  for (const auto& e : m.table().entries()) {
+    const auto values = file.at(e.name).to_f32();
+    std::copy(values.begin(), values.end(), params.begin() + e.offset);
+  }
+  be->upload(m.params(), params.data(), params.size());
+  const int B = static_cast<int>(seqs.size()), T = static_cast<int>(seqs[0].size()) - 1;
+  std::vector<int32_t> tokens, targets;
+  for (const auto& s : seqs) {
+    tokens.insert(tokens.end(), s.begin(), s.end() - 1);
+    targets.insert(targets.end(), s.begin() + 1, s.end());
+  }
+  CppResult r;
+  r.loss = m.forward(tokens.data(), targets.data(), nullptr, B, T);
+  r.nll = m.position_losses();
+  m.backward();
+  std::vector<double> grads(m.num_params());
+  be->download(grads.data(), m.grads(), grads.size());
+  for (const auto& e : m.table().entries())
+    r.grads[e.name].assign(grads.begin() + e.offset, grads.begin() + e.offset + e.size);
+  return r;
+}
+
+double max_abs(const std::vector<double>& x) {
+  double m = 0;
+  for (double v : x) m = std::max(m, std::abs(v));
+  return m;
+}
+
+// max |a - b| / max |b|.
+double relative_error(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double err = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) err = std::max(err, std::abs(a[i] - b[i]));
+  return err / std::max(max_abs(b), 1e-300);
+}
+
+std::vector<double> flat(const json& rows) {
+  std::vector<double> out;
+  for (const auto& row : rows)
+    for (const auto& x : row) out.push_back(x.get<double>());
+  return out;
+}
+
+class ReferenceModel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    python_ = python_with("torch");
+    if (python_.empty())
+      GTEST_SKIP() << "no python3 with torch found ($PROTEUS_PYTHON, python3, /usr/bin/python3): install "
+                      "python3-torch to check experiments/reference/proteus_model.py against the C++ model";
+    dir_ = test_support::fresh_dir("reference");
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  // Held-out-like sequences: random bytes, 2 x (40 + 1) tokens, past the horizon N = 16.
+  std::vector<std::vector<int32_t>> sequences() const {
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int32_t> byte(0, 255);
+    std::vector<std::vector<int32_t>> seqs(2, std::vector<int32_t>(41));
+    for (auto& s : seqs)
+      for (auto& t : s) t = byte(rng);
+    return seqs;
+  }
+
+  std::string python_;
+  fs::path dir_;
+};
+
+TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
+  const auto seqs = sequences();
+  const fs::path tokens = dir_ / "tokens.json";
+  std::ofstream(tokens) << json{{"tokens", seqs}}.dump();
+
+  struct Job {
+    Case c;
+    std::string run_dir;
+    CppResult cpp;
+  };
+  std::vector<Job> jobs;
+  json python_jobs = json::array();
+  for (const auto& c : cases()) {
+    const auto result = train::train_new_run(case_config(c, dir_ / "runs"));
+    ASSERT_EQ(result.state, "finished") << c.name << ": " << result.message;
+    Job job{c, result.run_dir, cpp_model(result.run_dir, seqs)};
+    python_jobs.push_back({{"run", job.run_dir},
+                           {"tokens", tokens.string()},
+                           {"out", (dir_ / (c.name + ".json")).string()},
+                           {"forms", c.chunked ? "recurrent,chunked" : "recurrent"},
+                           {"chunk", 3},  // does not divide the unlock spacing: chunks straddle unlocks
+                           {"grads", (dir_ / (c.name + ".safetensors")).string()}});
+    if (c.chunked)  // the chunked form's gradients too (its backward is what the benchmarks time)
+      python_jobs.push_back({{"run", job.run_dir},
+                             {"tokens", tokens.string()},
+                             {"out", (dir_ / (c.name + "-chunked.json")).string()},
+                             {"forms", "chunked"},
+                             {"chunk", 3},
+                             {"grads", (dir_ / (c.name + "-chunked.safetensors")).string()}});
+    jobs.push_back(std::move(job));
+  }
+  // The control: the delta E = 4 run evaluated by the reference as if it had E = 1.
+  const fs::path wrong_e = dir_ / "wrong-E";
+  fs::create_directories(wrong_e);
+  {
+    const fs::path run = fs::path(jobs[4].run_dir);
+    ASSERT_EQ(jobs[4].c.name, "delta-E4");
+    fs::copy_file(run / train::kCheckpointFile, wrong_e / train::kCheckpointFile);
+    json cfg = runs::RunReader::open(run).config();
+    cfg["model"]["mixer"]["E"] = 1;
+    std::ofstream(wrong_e / runs::kConfigFile) << cfg.dump();
+    python_jobs.push_back({{"run", wrong_e.string()},
+                           {"tokens", tokens.string()},
+                           {"out", (dir_ / "wrong-E.json").string()}});
+  }
+  const fs::path jobs_file = dir_ / "jobs.json";
+  std::ofstream(jobs_file) << python_jobs.dump(1);
+  const std::string command = python_ + " " + kScripts + "proteus_model.py nll-jobs " + jobs_file.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << "the reference failed: " << command;
+
+  for (const auto& job : jobs) {
+    SCOPED_TRACE(job.c.name);
+    std::ifstream in(dir_ / (job.c.name + ".json"));
+    const json py = json::parse(in);
+    const auto nll = flat(py["nll"]["recurrent"]);
+    ASSERT_EQ(nll.size(), job.cpp.nll.size());
+    const double nll_err = relative_error(nll, job.cpp.nll);
+    EXPECT_LT(nll_err, kNllTolerance);
+    EXPECT_NEAR(py["loss"]["recurrent"].get<double>(), job.cpp.loss, kNllTolerance * job.cpp.loss);
+    double chunk_err = 0;
+    if (job.c.chunked) {
+      chunk_err = relative_error(flat(py["nll"]["chunked"]), nll);
+      EXPECT_LT(chunk_err, kNllTolerance) << "the chunked form differs from the recurrent one";
+    }
+    double grad_err = 0;
+    for (const std::string form : {"", "-chunked"}) {
+      if (!form.empty() && !job.c.chunked) continue;
+      const auto grads = runs::read_safetensors(dir_ / (job.c.name + form + ".safetensors"));
+      ASSERT_EQ(grads.tensors.size(), job.cpp.grads.size()) << "the models have other parameters";
+      for (const auto& [name, cpp] : job.cpp.grads) {
+        const auto* t = grads.find(name);
+        ASSERT_NE(t, nullptr) << "the reference has no parameter " << name;
+        const double err = relative_error(t->to_f64(), cpp);
+        EXPECT_LT(err, kGradTolerance) << "gradient of " << name << (form.empty() ? "" : " (chunked form)");
+        EXPECT_GT(max_abs(cpp), 0.0) << "gradient of " << name << " is zero: the check would not see it";
+        grad_err = std::max(grad_err, err);
+      }
+    }
+    // The measured agreement, for the README's record.
+    std::printf("%-28s nll %.1e  grads %.1e", job.c.name.c_str(), nll_err, grad_err);
+    if (job.c.chunked) std::printf("  chunked vs recurrent %.1e", chunk_err);
+    std::printf("\n");
+  }
+
+  std::ifstream in(dir_ / "wrong-E.json");
+  const auto wrong = flat(json::parse(in)["nll"]["recurrent"]);
+  EXPECT_GT(relative_error(wrong, jobs[4].cpp.nll), 1e3 * kNllTolerance)
+      << "evaluating an E = 4 run with E = 1 must not agree: the check would miss a wrong gate";
+}
+
+TEST(ReferenceConfig, DefaultsAreTheCppDefaults) {
+  const std::string python = python_with("json");
+  if (python.empty()) GTEST_SKIP() << "no python3 found";
+  const auto dir = test_support::fresh_dir("reference-defaults");
+  const fs::path out = dir / "defaults.json";
+  const std::string command = python + " " + kScripts + "proteus_config.py defaults > " + out.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream in(out);
+  const json py = json::parse(in);
+  const config::RunConfig defaults;
+  const json cpp = config::to_json(defaults, config::JsonForm::as_given);
+  // Every leaf the reference assumes must be the C++ default.
+  std::vector<std::pair<std::string, json>> stack = {{"", py}};
+  int leaves = 0;
+  while (!stack.empty()) {
+    auto [path, value] = stack.back();
+    stack.pop_back();
+    if (value.is_object()) {
+      for (const auto& [key, child] : value.items()) stack.push_back({path + "/" + key, child});
+      continue;
+    }
+    ++leaves;
+    const json::json_pointer ptr(path);
+    ASSERT_TRUE(cpp.contains(ptr)) << path << " is not a config field";
+    EXPECT_EQ(value, cpp.at(ptr)) << path;
+  }
+  EXPECT_GT(leaves, 10);
+  fs::remove_all(dir);
+}
+
+}  // namespace
