@@ -179,7 +179,9 @@ TEST(Faults, SigtermIsACancel) {
 
 TEST(Faults, OfTwoResumesOfOneRunOneIsRefused) {
   const auto dir = temp_dir("two-writers");
-  const int steps = 150;
+  // Long enough that the first resume still holds the run while the second starts, on any load;
+  // it is stopped by a signal once the refusal is seen.
+  const int steps = 1'000'000;
   const auto config = write_config(dir, steps);
   const fs::path run = dir / "runs" / "tiny";
   const auto status_is = [&](runs::RunState s, int64_t min_step) {
@@ -199,16 +201,19 @@ TEST(Faults, OfTwoResumesOfOneRunOneIsRefused) {
   ASSERT_EQ(runs::RunReader::open(run).status().state, runs::RunState::cancelled);
   // Two resumes: they both ran and interleaved duplicate, out-of-order steps in metrics.jsonl.
   ChildProcess a({"train", "--resume", run.string(), "--no-eval"}, (dir / "a.log").string());
-  ASSERT_TRUE(wait_until([&] { return runs::RunLock::held(run); }, 20s));
+  ASSERT_TRUE(wait_until([&] { return runs::RunLock::held(run) && status_is(runs::RunState::running, 2); }, 20s));
   const auto b = test_support::run_proteus("train --resume " + run.string() + " --no-eval");
   EXPECT_EQ(b.status, 2) << b.out;
   EXPECT_NE(b.out.find("another writer holds this run"), std::string::npos) << b.out;
+  a.signal(SIGTERM);
   const int a_status = a.wait();
   ASSERT_TRUE(WIFEXITED(a_status));
-  EXPECT_EQ(WEXITSTATUS(a_status), 0);
   const auto reader = runs::RunReader::open(run);
-  EXPECT_EQ(reader.status().state, runs::RunState::finished);
-  EXPECT_EQ(steps_of(reader), one_to(steps));
+  EXPECT_EQ(reader.status().state, runs::RunState::cancelled);
+  // One writer only: the logged steps are 1, 2, ... up to where the resume was stopped.
+  const auto logged = steps_of(reader);
+  ASSERT_FALSE(logged.empty());
+  EXPECT_EQ(logged, one_to(static_cast<int>(logged.back())));
   fs::remove_all(dir);
 }
 
