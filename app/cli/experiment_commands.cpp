@@ -31,6 +31,7 @@ struct ExperimentOptions {
   std::optional<int64_t> steps;
   std::vector<std::string> sets;  // "path=value" overrides
   std::vector<std::string> variants;  // only these variants (by name)
+  std::string seeds;                  // "1,2,3": the experiment's "seeds"
   bool no_eval = false;
   bool side_by_side = false;
   bool dry_run = false;
@@ -38,12 +39,37 @@ struct ExperimentOptions {
 
 constexpr const char* config_help = R"(CONFIG is a JSON run config (experiments/*.json): fields not given take their defaults, unknown
 keys are refused. It may name a "parent" config to start from, "variants" (runs trained one after
-another, e.g. the baseline E = 1 and Proteus E = 16 on the same data and seed) and, for `sweep`,
+another, e.g. the baseline E = 1 and Proteus E = 16 on the same data and seed), "seeds" ([1, 2, 3]:
+each variant trained once per seed, a seed group "NAME-VARIANT" of runs "NAME-VARIANT-s1", ...; the
+engine writes each group's summary under RUNS_DIR/groups/) and, for `sweep`,
 a "sweep" grid ({"model.mixer.E": [1, 2, 4], "seed": [1, 2]}). Each run writes a directory under
 runs_dir: config.json, metrics.jsonl (streamed), status.json, checkpoint.safetensors and the
 evaluation results (per_position.csv, niah.csv, occupancy.json, ...).
 Ctrl-C cancels cleanly: the run keeps a checkpoint and `proteus train --resume RUN` continues it.
 Exit status: 0 done; 1 a run failed; 2 bad config or usage; 130 cancelled.)";
+
+// "1,2,3" -> [1, 2, 3]; the experiment reader checks the list (distinct, >= 0).
+nlohmann::json parse_seeds(const std::string& list) {
+  nlohmann::json seeds = nlohmann::json::array();
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, comma - start);
+    size_t used = 0;
+    uint64_t seed = 0;
+    try {
+      if (item.empty() || item.front() == '-' || item.front() == '+') throw std::invalid_argument("sign");
+      seed = std::stoull(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size())
+      throw InputError("--seeds", "expected integers >= 0 separated by commas (1,2,3), got " + common::quoted(item));
+    seeds.push_back(seed);
+    start = comma + 1;
+  }
+  return seeds;
+}
 
 // --set model.mixer.E=16 --set data.batch=4: the value is JSON when it parses as JSON, else a string.
 // --threads and --steps are checked here, under the names the user typed, against the config's bounds.
@@ -62,6 +88,7 @@ nlohmann::json with_overrides(nlohmann::json j, const ExperimentOptions& o) {
     config::check_size_bound("train.steps", *o.steps, "--steps");
     j["train"]["steps"] = *o.steps;
   }
+  if (!o.seeds.empty()) j["seeds"] = parse_seeds(o.seeds);
   return j;
 }
 
@@ -74,6 +101,8 @@ void add_common_options(CLI::App* c, ExperimentOptions& o) {
   c->add_option("--steps", o.steps, "training steps, overriding the config (for a quick try)")->option_text("N");
   c->add_option("--variant", o.variants, "train only this variant of the config (repeatable), e.g. --variant baseline")
       ->option_text("NAME");
+  c->add_option("--seeds", o.seeds, "train every run once per seed (a seed group per variant), e.g. --seeds 1,2,3")
+      ->option_text("LIST");
   c->add_flag("--no-eval", o.no_eval, "skip the evaluations after training");
   c->add_flag("--side-by-side", o.side_by_side, "train the runs at once, sharing the cores (the compare view)");
   c->add_flag("--dry-run", o.dry_run, "validate and list the runs without training");
@@ -124,6 +153,7 @@ void refuse_with_resume(const std::string& program, const ExperimentOptions& o) 
   if (o.threads) refuse("--threads");
   if (o.steps) refuse("--steps");
   if (!o.variants.empty()) refuse("--variant");
+  if (!o.seeds.empty()) refuse("--seeds");
   if (o.side_by_side) refuse("--side-by-side");
   if (o.dry_run) refuse("--dry-run");
 }
@@ -138,7 +168,7 @@ std::vector<config::RunConfig> load_runs(const std::string& program, const Exper
     for (const auto& v : o.variants) {
       const auto before = picked.size();
       for (const auto& r : runs)
-        if (r.name.ends_with("-" + v)) picked.push_back(r);
+        if (r.name.ends_with("-" + v) || (!r.group.empty() && r.group.ends_with("-" + v))) picked.push_back(r);
       if (picked.size() == before)
         throw InputError("--variant", "no variant named " + common::quoted(v) + " in " + o.config);
     }

@@ -9,6 +9,7 @@
 #include "app/cli/experiment_commands.hpp"
 #if PROTEUS_HAVE_FIGURES
 #include "app/cli/export_command.hpp"
+#include "app/cli/groups_command.hpp"
 #endif
 #include "app/cli/memory_op_command.hpp"
 
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   proteus::cli::add_train_command(app);
   proteus::cli::add_eval_command(app);
   proteus::cli::add_sweep_command(app);
+  proteus::cli::add_groups_command(app);
   proteus::cli::add_memory_op_command(app);
   proteus::cli::add_bench_command(app);
 #if PROTEUS_HAVE_FIGURES

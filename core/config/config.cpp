@@ -13,6 +13,10 @@ int resolved_d_hidden(const ModelConfig& m) {
 
 int resolved_mixer_horizon(const RunConfig& c) { return c.model.mixer.N > 0 ? c.model.mixer.N : c.data.seq_len; }
 
+int resolved_per_position_length(const RunConfig& c) {
+  return c.eval.per_position.seq_len > 0 ? c.eval.per_position.seq_len : 4 * c.data.seq_len;
+}
+
 int resolved_param_horizon(const RunConfig& c) {
   return c.model.param_schedule.N > 0 ? c.model.param_schedule.N : c.train.steps;
 }

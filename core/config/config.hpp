@@ -107,8 +107,8 @@ struct TrainConfig {
 
 struct PerPositionEvalConfig {
   bool enabled = true;
-  int seq_len = 0;    // 0 = 2 x data.seq_len (past the training length)
-  int sequences = 16;
+  int seq_len = 0;    // 0 = 4 x data.seq_len (past the training length, as far as the paper looks)
+  int sequences = 128;  // enough for intervals that separate a real effect from noise
   int buckets = 24;   // log-spaced position buckets
 };
 
@@ -151,6 +151,9 @@ struct EvalConfig {
 struct RunConfig {
   std::string name = "run";
   uint64_t seed = 1;
+  // The seed group this run belongs to ("quickstart-baseline" for "quickstart-baseline-s2"): the runs
+  // of one variant trained with an experiment's "seeds"; empty for a run outside any group.
+  std::string group;
   std::string device = "cpu";  // cpu | cuda (falls back to cpu with a message when no GPU)
   int threads = 0;             // CPU threads; 0 = all cores
   std::string runs_dir = "runs";
@@ -164,5 +167,8 @@ struct RunConfig {
 int resolved_d_hidden(const ModelConfig& m);
 int resolved_mixer_horizon(const RunConfig& c);
 int resolved_param_horizon(const RunConfig& c);
+// The per-position evaluation's length: eval.per_position.seq_len, or 4 x data.seq_len (the paper
+// evaluates to 4x its training length).
+int resolved_per_position_length(const RunConfig& c);
 
 }  // namespace proteus::config

@@ -149,6 +149,7 @@ template <class V>
 void visit(V& v, RunConfig& c) {
   v.field("name", c.name);
   v.field("seed", c.seed);
+  v.field("group", c.group);
   v.field("device", c.device);
   v.field("threads", c.threads);
   v.field("runs_dir", c.runs_dir);
@@ -418,7 +419,7 @@ void check_derived_sizes(const RunConfig& c) {
   std::vector<Shape> shapes = {{"data.batch", "data.seq_len", "data.batch x data.seq_len", batch, seq}};
   if (e.per_position.enabled)
     shapes.push_back({"eval.per_position.seq_len", "eval.per_position.seq_len", "data.batch x eval.per_position.seq_len",
-                      batch, e.per_position.seq_len > 0 ? e.per_position.seq_len : 2 * seq});
+                      batch, resolved_per_position_length(c)});
   if (e.niah.enabled)
     for (size_t i = 0; i < e.niah.lengths.size(); ++i)
       shapes.push_back({indexed("eval.niah.lengths", i), indexed("eval.niah.lengths", i),
@@ -510,7 +511,7 @@ RunConfig resolve(const RunConfig& c) {
   r.model.d_hidden = resolved_d_hidden(c.model);
   r.model.mixer.N = resolved_mixer_horizon(c);
   r.model.param_schedule.N = resolved_param_horizon(c);
-  if (r.eval.per_position.seq_len == 0) r.eval.per_position.seq_len = 2 * L;
+  if (r.eval.per_position.seq_len == 0) r.eval.per_position.seq_len = resolved_per_position_length(c);
   if (r.eval.niah.tasks.empty()) r.eval.niah.tasks = c.data.niah.tasks;
   if (r.eval.niah.lengths.empty()) r.eval.niah.lengths = {std::max(1, L / 2), L, 2 * L};
   if (r.eval.needle.forms.empty()) r.eval.needle.forms = c.data.needle.forms;
@@ -546,6 +547,7 @@ std::vector<std::string> config_paths() {
 
 void validate(const RunConfig& c) {
   check_name("name", c.name);
+  if (!c.group.empty()) check_name("group", c.group);
   one_of("device", c.device, {"cpu", "cuda"});
   if (c.runs_dir.empty()) throw InputError("runs_dir", "must name a directory, got \"\"");
   // Every size-like field against its bound first: everything below is computed from them.

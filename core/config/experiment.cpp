@@ -20,6 +20,8 @@ using nlohmann::json;
 constexpr const char* kParent = "parent";
 constexpr const char* kVariants = "variants";
 constexpr const char* kSweep = "sweep";
+constexpr const char* kSeeds = "seeds";
+constexpr size_t kMaxSeeds = 100;
 
 // Far more runs than anyone trains from one file; a grid of a million is a typo, refused in a line.
 constexpr size_t kMaxRuns = 10'000;
@@ -137,6 +139,27 @@ std::vector<Variant> read_variants(const json& experiment) {
   return variants;
 }
 
+// The seeds list, checked: distinct integers >= 0 (empty when the experiment has none).
+std::vector<uint64_t> read_seeds(const json& experiment) {
+  const auto it = experiment.find(kSeeds);
+  if (it == experiment.end() || it->is_null()) return {};
+  if (!it->is_array() || it->empty())
+    throw InputError(kSeeds, "expected a non-empty array of seeds, e.g. [1, 2, 3], got " + describe_json(*it));
+  if (it->size() > kMaxSeeds)
+    throw InputError(kSeeds, "holds " + std::to_string(it->size()) + " seeds, more than the limit of " + std::to_string(kMaxSeeds));
+  std::vector<uint64_t> seeds;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& s = (*it)[i];
+    if (!s.is_number_integer() || (s.is_number_integer() && !s.is_number_unsigned() && s.get<int64_t>() < 0))
+      throw InputError(indexed(kSeeds, i), "expected an integer >= 0, got " + describe_json(s));
+    const uint64_t seed = s.get<uint64_t>();
+    if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
+      throw InputError(indexed(kSeeds, i), "duplicate seed " + std::to_string(seed));
+    seeds.push_back(seed);
+  }
+  return seeds;
+}
+
 // The experiment less its experiment keys: the base run config.
 json base_config(const json& experiment) {
   if (!experiment.is_object()) throw InputError("config", "expected a JSON object, got " + describe_json(experiment));
@@ -145,6 +168,7 @@ json base_config(const json& experiment) {
   json base = experiment;
   base.erase(kVariants);
   base.erase(kSweep);
+  base.erase(kSeeds);
   return base;
 }
 
@@ -158,9 +182,11 @@ std::string config_name(const json& config) {
 }
 
 // One run: base + a variant's overrides + a grid point's overrides (the grid last, so it wins).
+// With a seed (an experiment's "seeds"), the run joins the seed group named as the run would be
+// without it, and its name gains "-s<seed>".
 RunConfig expand_one(const json& base, const Variant& variant, size_t variant_index,
                      const std::vector<std::pair<std::string, json>>& grid_point,
-                     const std::vector<size_t>& grid_indices) {
+                     const std::vector<size_t>& grid_indices, std::optional<std::pair<uint64_t, size_t>> seed = {}) {
   json config = base;
   std::vector<Origin> origins;
   const std::string set_at = indexed(kVariants, variant_index) + ".set.";
@@ -180,6 +206,12 @@ RunConfig expand_one(const json& base, const Variant& variant, size_t variant_in
     // The grid is applied last, so its origin must be found first.
     origins.insert(origins.begin(), {path, indexed(std::string(kSweep) + "." + path, grid_indices[g])});
     name += grid_suffix(path, value);
+  }
+  if (seed) {
+    config["seed"] = seed->first;
+    config["group"] = name;
+    origins.insert(origins.begin(), {"seed", indexed(kSeeds, seed->second)});
+    name += "-s" + std::to_string(seed->first);
   }
   config["name"] = name;
   return parse_expanded(config, origins);
@@ -269,11 +301,28 @@ std::pair<std::string, json> parse_override(const std::string& path_equals_value
   }
 }
 
+// Each variant once, or once per seed (the seeds of one variant together).
+void expand_point(const json& base, const std::vector<Variant>& variants, const std::vector<uint64_t>& seeds,
+                  const std::vector<std::pair<std::string, json>>& point, const std::vector<size_t>& index,
+                  std::vector<RunConfig>& runs) {
+  for (size_t v = 0; v < variants.size(); ++v) {
+    if (seeds.empty()) {
+      runs.push_back(expand_one(base, variants[v], v, point, index));
+      continue;
+    }
+    for (size_t s = 0; s < seeds.size(); ++s)
+      runs.push_back(expand_one(base, variants[v], v, point, index, std::make_pair(seeds[s], s)));
+  }
+}
+
 std::vector<RunConfig> expand_variants(const json& experiment) {
   const json base = base_config(experiment);
   const std::vector<Variant> variants = read_variants(experiment);
+  const std::vector<uint64_t> seeds = read_seeds(experiment);
+  if (variants.size() * std::max<size_t>(1, seeds.size()) > kMaxRuns)
+    throw InputError(kSeeds, "the variants times the seeds make more than " + std::to_string(kMaxRuns) + " runs");
   std::vector<RunConfig> runs;
-  for (size_t v = 0; v < variants.size(); ++v) runs.push_back(expand_one(base, variants[v], v, {}, {}));
+  expand_point(base, variants, seeds, {}, {}, runs);
   return runs;
 }
 
@@ -296,7 +345,10 @@ std::vector<RunConfig> expand_sweep(const json& experiment) {
     axes.emplace_back(path, &values);
   }
   const std::vector<Variant> variants = read_variants(experiment);
-  size_t total = variants.size();
+  const std::vector<uint64_t> seeds = read_seeds(experiment);
+  if (!seeds.empty() && sweep->contains("seed"))
+    throw InputError(std::string(kSweep) + ".seed", "the experiment also gives \"seeds\": use one or the other");
+  size_t total = variants.size() * std::max<size_t>(1, seeds.size());
   for (const auto& axis : axes) {
     total = axis.second->size() > kMaxRuns ? kMaxRuns + 1 : total * axis.second->size();
     if (total > kMaxRuns)
@@ -309,7 +361,7 @@ std::vector<RunConfig> expand_sweep(const json& experiment) {
   while (true) {
     std::vector<std::pair<std::string, json>> point;
     for (size_t a = 0; a < axes.size(); ++a) point.emplace_back(axes[a].first, (*axes[a].second)[index[a]]);
-    for (size_t v = 0; v < variants.size(); ++v) runs.push_back(expand_one(base, variants[v], v, point, index));
+    expand_point(base, variants, seeds, point, index, runs);
     size_t a = axes.size();
     while (a > 0) {
       --a;

@@ -10,6 +10,9 @@
 //                               a grid: the cartesian product of the lists (paths in sorted order,
 //                               the first varying slowest), crossed with the variants; names gain
 //                               "-E1-seed2" (last path component, then the value).
+//   "seeds": [1, 2, 3]          every run (each variant, each grid point) once per seed: the seed
+//                               sets "seed" (initialisation and data order), the run is named
+//                               "<name>-s2" and records "group": "<name>", its seed group.
 // Errors are InputErrors naming where to look: "experiments/x.json: cannot open",
 // "experiments/x.json:12:3: parse error: ...", "variants[1].set.model.mixer.F: unknown key".
 #pragma once
@@ -37,7 +40,7 @@ nlohmann::json read_json_file(const std::filesystem::path& path);
 // The experiment file with its parent chain merged in and "parent" removed.
 nlohmann::json load_experiment_json(const std::filesystem::path& path);
 
-// One run per variant (one run when there are none); "sweep" is left alone. The experiment must
+// One run per variant (one run when there are none), times the seeds; "sweep" is left alone. The experiment must
 // already be loaded (no "parent" left).
 std::vector<RunConfig> expand_variants(const nlohmann::json& experiment);
 

@@ -34,7 +34,7 @@ const std::vector<SizeBound>& size_bounds() {
       {"train.eval_every", 1, 100'000'000},
       {"train.val_batches", 1, 10'000},
       {"train.checkpoint_every", 1, 100'000'000},
-      {"eval.per_position.seq_len", 0, 1 << 21},  // 0 = twice data.seq_len
+      {"eval.per_position.seq_len", 0, 1 << 21},  // 0 = 4 x data.seq_len
       {"eval.per_position.sequences", 1, 1 << 16},
       {"eval.per_position.buckets", 1, 4096},
       {"eval.niah.lengths", 1, 1 << 21},

@@ -12,7 +12,7 @@
 #include "core/data/batch_source.hpp"
 #include "core/data/needle.hpp"
 #include "core/data/niah.hpp"
-#include "core/common/input_error.hpp"
+#include "core/engine/seed_groups.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/train/checkpoint.hpp"
 
@@ -236,6 +236,21 @@ eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::Eval
   return report;
 }
 
+// The seed-group summaries of the job's evaluated runs (RUNS_DIR/groups/), with a notice for each.
+void write_groups(Publisher& pub) {
+  std::vector<std::string> dirs;
+  for (const auto& r : pub.state().runs)
+    if (r.state == "finished" && !r.run_dir.empty()) dirs.push_back(r.run_dir);
+  std::vector<std::string> notes;
+  try {
+    for (const auto& dir : write_seed_group_results(dirs, &notes))
+      pub.state().messages.push_back("seed group summary: " + dir.string());
+  } catch (const std::exception& e) {
+    notes.push_back(std::string("seed group summaries not written: ") + e.what());
+  }
+  for (auto& n : notes) pub.state().messages.push_back(std::move(n));
+}
+
 ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate, bool side_by_side) {
   for (const auto& c : runs) validate_run(c);  // in the caller's thread: errors reach it directly
   if (side_by_side && runs.size() > 1) {
@@ -265,6 +280,7 @@ ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evalua
         if (!one(i)) break;
     }
     std::lock_guard<std::recursive_mutex> lock(pub.mu);
+    if (evaluate) write_groups(pub);
     pub.state().done = true;
     pub.publish();
   });

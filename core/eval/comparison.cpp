@@ -35,7 +35,8 @@ GroupSummary summarise_group(const std::vector<PerPositionResult>& runs,
     same_buckets(runs.front(), r, "seed group");
     buckets.push_back(r.bucket_nll);
     means.push_back(r.mean_nll);
-    bpb.push_back(r.bits_per_byte());
+    // Held-out bits per byte within the training length when the evaluation measured it.
+    bpb.push_back(r.train_len > 0 ? r.heldout_bits_per_byte().mean : r.bits_per_byte());
   }
   g.nll.value = t_intervals(buckets);
   g.nll.overall = t_interval(means);

@@ -29,7 +29,7 @@ BucketTable paired_comparison(const PerPositionResult& a, const PerPositionResul
 struct GroupSummary {
   int seeds = 0;
   BucketTable nll;                     // per bucket: t over the seeds' bucket means
-  Interval bits_per_byte;              // t over the seeds' held-out bits per byte
+  Interval bits_per_byte;              // t over the seeds' held-out bits per byte (within the training length)
   std::vector<int> block_use_positions;
   std::vector<Interval> block_use_entropy;  // t over the seeds' mean entropy; empty when not applicable
 };

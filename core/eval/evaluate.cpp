@@ -76,9 +76,9 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
 
   if (cfg.eval.per_position.enabled && text) {
     if (!go_on("per-position loss", 0)) return report;
-    const int L = cfg.eval.per_position.seq_len > 0 ? cfg.eval.per_position.seq_len : 2 * cfg.data.seq_len;
+    const int L = config::resolved_per_position_length(cfg);
     const auto seqs = text_sequences(*corpus, cfg.eval.per_position.sequences, L);
-    report.per_position = per_position_loss(model, seqs, cfg.eval.per_position.buckets, batch);
+    report.per_position = per_position_loss(model, seqs, cfg.eval.per_position.buckets, batch, cfg.data.seq_len);
   }
   if (cfg.eval.occupancy.enabled && cfg.model.mixer.type == "memory") {
     if (!go_on("block occupancy", 0)) return report;
@@ -175,7 +175,11 @@ void write_eval_report(runs::RunWriter& w, const EvalReport& r) {
                                        {"bucket_interval", intervals_json(p.bucket_interval)},
                                        {"sequences_fingerprint", p.sequences_fingerprint},
                                        {"sequence_nll", p.sequence_nll},
-                                       {"sequence_bucket_nll", p.sequence_bucket_nll}});
+                                       {"sequence_bucket_nll", p.sequence_bucket_nll},
+                                       {"train_len", p.train_len},
+                                       {"heldout_nll_interval", interval_json(p.train_interval)},
+                                       {"heldout_bits_per_byte_interval", interval_json(p.heldout_bits_per_byte())},
+                                       {"sequence_train_nll", p.sequence_train_nll}});
   }
   if (r.niah) {
     json tasks = json::array();
@@ -285,6 +289,11 @@ EvalReport read_eval_report(const runs::RunReader& reader) {
     if (j.contains("sequence_nll")) p.sequence_nll = j.at("sequence_nll").get<std::vector<double>>();
     if (j.contains("sequence_bucket_nll"))
       p.sequence_bucket_nll = j.at("sequence_bucket_nll").get<std::vector<double>>();
+    if (j.contains("train_len") && j.at("train_len").get<int>() > 0) {
+      p.train_len = j.at("train_len");
+      p.train_interval = interval_from_json(j.at("heldout_nll_interval"));
+      p.sequence_train_nll = j.at("sequence_train_nll").get<std::vector<double>>();
+    }
     r.per_position = p;
   }
   if (has("niah.json")) {

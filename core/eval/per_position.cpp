@@ -9,6 +9,11 @@ namespace proteus::eval {
 
 double PerPositionResult::bits_per_byte() const { return mean_nll / std::numbers::ln2; }
 
+Interval PerPositionResult::heldout_bits_per_byte() const {
+  const double k = 1.0 / std::numbers::ln2;
+  return {train_interval.mean * k, train_interval.lo * k, train_interval.hi * k, train_interval.n};
+}
+
 std::vector<std::pair<int, int>> log_buckets(int T, int n) {
   std::vector<std::pair<int, int>> out;
   if (T < 1 || n < 1) return out;
@@ -26,7 +31,7 @@ std::vector<std::pair<int, int>> log_buckets(int T, int n) {
 
 template <class T>
 PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<std::vector<int32_t>>& sequences,
-                                    int buckets, int batch) {
+                                    int buckets, int batch, int train_len) {
   if (sequences.empty()) throw std::invalid_argument("per_position_loss: no sequences");
   const int L = static_cast<int>(sequences.front().size()) - 1;
   PerPositionResult r;
@@ -71,11 +76,11 @@ PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<st
     r.bucket_hi.push_back(hi);
     r.bucket_nll.push_back(s / (hi - lo + 1));
   }
-  summarise_sequences(r, all_losses);
+  summarise_sequences(r, all_losses, train_len);
   return r;
 }
 
-void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses) {
+void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses, int train_len) {
   const int L = r.seq_len, S = r.sequences, K = static_cast<int>(r.bucket_lo.size());
   if (S < 1 || L < 1 || losses.size() != static_cast<size_t>(S) * L)
     throw std::invalid_argument("summarise_sequences: losses do not hold sequences x seq_len values");
@@ -94,6 +99,20 @@ void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses
   }
   r.bucket_interval = bootstrap_column_means(r.sequence_bucket_nll, S, K);
   r.mean_interval = bootstrap_mean(r.sequence_nll);
+  r.train_len = 0;
+  r.sequence_train_nll.clear();
+  r.train_interval = {};
+  if (train_len > 0 && train_len <= L) {
+    r.train_len = train_len;
+    r.sequence_train_nll.assign(S, 0.0);
+    for (int q = 0; q < S; ++q) {
+      const double* row = losses.data() + static_cast<size_t>(q) * L;
+      double s = 0;
+      for (int t = 0; t < train_len; ++t) s += row[t];
+      r.sequence_train_nll[q] = s / train_len;
+    }
+    r.train_interval = bootstrap_mean(r.sequence_train_nll);
+  }
 }
 
 std::vector<Interval> paired_bucket_difference(const PerPositionResult& a, const PerPositionResult& b) {
@@ -107,8 +126,8 @@ std::vector<Interval> paired_bucket_difference(const PerPositionResult& a, const
 }
 
 template PerPositionResult per_position_loss<float>(model::Model<float>&, const std::vector<std::vector<int32_t>>&,
-                                                    int, int);
+                                                    int, int, int);
 template PerPositionResult per_position_loss<double>(model::Model<double>&,
-                                                     const std::vector<std::vector<int32_t>>&, int, int);
+                                                     const std::vector<std::vector<int32_t>>&, int, int, int);
 
 }  // namespace proteus::eval

@@ -28,11 +28,18 @@ struct PerPositionResult {
   uint64_t sequences_fingerprint = 0;       // of the token ids: equal only for the same sequences
   std::vector<Interval> bucket_interval;    // (buckets) bootstrap over sequences
   Interval mean_interval;                   // mean NLL over every position, bootstrap over sequences
+  // Held-out loss within the training length (positions 1..train_len), the number the E ablation
+  // and the held-out bits per byte are read from: per sequence, and bootstrapped over sequences.
+  // train_len 0 (and the rest empty) when no training length was given or it exceeds seq_len.
+  int train_len = 0;
+  std::vector<double> sequence_train_nll;   // (sequences)
+  Interval train_interval;                  // mean NLL over positions 1..train_len
+  Interval heldout_bits_per_byte() const;   // train_interval in bits (nats / ln 2)
 };
 
 // Fills sequence_bucket_nll (from per-position losses (sequences, seq_len)), bucket_interval and
 // mean_interval for the buckets already in r. Used by per_position_loss and by tests.
-void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses);
+void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses, int train_len = 0);
 
 // The paired difference a - b per bucket (Proteus minus baseline), bootstrapped over the shared
 // sequences. Throws std::invalid_argument when a and b were not evaluated on the
@@ -44,8 +51,9 @@ std::vector<std::pair<int, int>> log_buckets(int T, int n);
 
 // sequences: each holds seq_len + 1 tokens (inputs and the next-token targets).
 // Runs `batch` sequences per forward.
+// train_len > 0 also fills the held-out loss within the training length.
 template <class T>
 PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<std::vector<int32_t>>& sequences,
-                                    int buckets, int batch);
+                                    int buckets, int batch, int train_len = 0);
 
 }  // namespace proteus::eval

@@ -29,6 +29,7 @@ struct Series {
   // An interval around y (a confidence interval of a mean, say), drawn as a shaded band: point i
   // spans [lo[i], hi[i]]. Empty = no band.
   std::vector<double> lo{}, hi{};
+  bool error_bars = false;  // the interval as a capped bar at each point instead of a band (few points)
   Rgb color{0.12f, 0.47f, 0.71f};
   float width = 1.5f;     // line width in points
   bool dashed = false;

@@ -3,9 +3,11 @@
 #include "core/figures/figure_set.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
+#include "core/eval/comparison.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::figures {
@@ -23,6 +25,150 @@ void make_names_unique(std::vector<RunResults>& runs) {
     if (k > 1) r.name = r.name + '-' + std::to_string(k);
     r.curve.name = r.name;
   }
+}
+
+// Mean over members of equally long vectors (the shortest length), with t intervals when asked.
+std::vector<double> mean_of(const std::vector<const std::vector<double>*>& xs) {
+  size_t n = std::numeric_limits<size_t>::max();
+  for (const auto* x : xs) n = std::min(n, x->size());
+  std::vector<double> out(xs.empty() ? 0 : n, 0.0);
+  for (const auto* x : xs)
+    for (size_t i = 0; i < out.size(); ++i) out[i] += (*x)[i] / static_cast<double>(xs.size());
+  return out;
+}
+
+// NIAH-like grids of the members averaged cell by cell when they have one shape; else the first's.
+template <class Grid>
+void average_scores(std::vector<Grid>& into, const std::vector<const std::vector<Grid>*>& members) {
+  for (size_t g = 0; g < into.size(); ++g) {
+    std::vector<const std::vector<double>*> scores;
+    for (const auto* m : members)
+      if (g < m->size() && (*m)[g].score.size() == into[g].score.size()) scores.push_back(&(*m)[g].score);
+    if (scores.size() != members.size()) continue;
+    into[g].score = mean_of(scores);
+    double total = 0;
+    for (double v : into[g].score) total += v;
+    if (!into[g].score.empty()) into[g].mean = total / static_cast<double>(into[g].score.size());
+  }
+}
+
+// One seed group's evaluated runs as one RunResults (see figure_set.hpp).
+RunResults merge_group(const std::string& group, const std::vector<const RunResults*>& members) {
+  RunResults g;
+  const RunResults& first = *members.front();
+  g.name = group + " (" + std::to_string(members.size()) + " seeds)";
+  g.config = first.config;
+  std::vector<eval::PerPositionResult> pps;
+  for (const auto* m : members) {
+    pps.push_back(*m->report->per_position);
+    g.seed_runs.push_back(*m->report->per_position);
+    g.seeds.push_back(m->config ? m->config->seed : 0);
+  }
+  const auto summary = eval::summarise_group(pps);  // throws when the buckets differ
+
+  eval::PerPositionResult p;
+  p.seq_len = first.report->per_position->seq_len;
+  p.sequences = first.report->per_position->sequences;
+  std::vector<const std::vector<double>*> nll;
+  for (const auto& r : pps) nll.push_back(&r.nll);
+  p.nll = mean_of(nll);
+  p.bucket_lo = summary.nll.bucket_lo;
+  p.bucket_hi = summary.nll.bucket_hi;
+  for (const auto& i : summary.nll.value) p.bucket_nll.push_back(i.mean);
+  p.bucket_interval = summary.nll.value;
+  p.mean_nll = summary.nll.overall.mean;
+  p.mean_interval = summary.nll.overall;
+  std::vector<double> held;
+  for (const auto& r : pps)
+    if (r.train_len > 0 && r.train_len == pps.front().train_len) held.push_back(r.train_interval.mean);
+  if (held.size() == pps.size()) {
+    p.train_len = pps.front().train_len;
+    p.train_interval = eval::t_interval(held);
+  }
+  auto report = std::make_shared<eval::EvalReport>(*first.report);
+  report->per_position = p;
+  std::vector<const std::vector<eval::NiahTaskGrid>*> niah, needle;
+  for (const auto* m : members) {
+    if (m->report->niah) niah.push_back(&m->report->niah->tasks);
+    if (m->report->needle) needle.push_back(&m->report->needle->forms);
+  }
+  if (report->niah && niah.size() == members.size()) average_scores(report->niah->tasks, niah);
+  if (report->needle && needle.size() == members.size()) average_scores(report->needle->forms, needle);
+  g.report = std::move(report);
+
+  // Training curves: the mean over seeds at the steps all of them logged, val_bpb with its interval.
+  g.curve.name = g.name;
+  std::vector<const std::vector<double>*> loss, val;
+  bool same_steps = true;
+  for (const auto* m : members) {
+    loss.push_back(&m->curve.loss);
+    val.push_back(&m->curve.val_bpb);
+    same_steps &= m->curve.step.size() >= first.curve.step.size() || m->curve.step == first.curve.step;
+  }
+  g.curve.loss = mean_of(loss);
+  g.curve.step.assign(first.curve.step.begin(), first.curve.step.begin() + std::min(first.curve.step.size(), g.curve.loss.size()));
+  g.curve.loss.resize(g.curve.step.size());
+  g.curve.val_bpb = mean_of(val);
+  g.curve.val_step.assign(first.curve.val_step.begin(),
+                          first.curve.val_step.begin() + std::min(first.curve.val_step.size(), g.curve.val_bpb.size()));
+  g.curve.val_bpb.resize(g.curve.val_step.size());
+  for (size_t k = 0; k < g.curve.val_bpb.size(); ++k) {
+    std::vector<double> at;
+    for (const auto* v : val) at.push_back((*v)[k]);
+    const auto i = eval::t_interval(at);
+    g.curve.val_lo.push_back(i.lo);
+    g.curve.val_hi.push_back(i.hi);
+  }
+  if (!same_steps) g.curve = first.curve;  // logged on other steps: the first seed's curve stands in
+  return g;
+}
+
+// Seed groups with two or more evaluated runs become one entry, at the place of their first run.
+void merge_seed_groups(std::vector<RunResults>& runs) {
+  std::map<std::string, std::vector<size_t>> members;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    if (r.config && !r.config->group.empty() && r.report && r.report->per_position &&
+        !r.report->per_position->nll.empty())
+      members[r.config->group].push_back(i);
+  }
+  std::vector<bool> drop(runs.size(), false);
+  std::vector<std::pair<size_t, RunResults>> merged;
+  for (const auto& [group, idx] : members) {
+    if (idx.size() < 2) continue;
+    std::vector<const RunResults*> ms;
+    for (size_t i : idx) ms.push_back(&runs[i]);
+    try {
+      merged.emplace_back(idx.front(), merge_group(group, ms));
+    } catch (const std::invalid_argument&) {
+      continue;  // evaluated differently: drawn run by run
+    }
+    for (size_t i : idx) drop[i] = true;
+  }
+  for (auto& [at, g] : merged) {
+    runs[at] = std::move(g);
+    drop[at] = false;
+  }
+  std::vector<RunResults> kept;
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(runs[i]));
+  runs = std::move(kept);
+}
+
+// The paired interval of the NLL difference a - b per bucket: seed by seed for two seed groups
+// with the same seeds, over the shared sequences for two runs; empty when neither applies.
+std::vector<eval::Interval> paired_interval(const RunResults& a, const eval::PerPositionResult& pa,
+                                            const RunResults& b, const eval::PerPositionResult& pb) {
+  try {
+    if (!a.seed_runs.empty() && !b.seed_runs.empty()) {
+      if (a.seeds != b.seeds) return {};
+      return eval::paired_group_comparison(a.seed_runs, b.seed_runs).value;
+    }
+    if (a.seed_runs.empty() && b.seed_runs.empty() && !pa.sequence_bucket_nll.empty())
+      return eval::paired_bucket_difference(pa, pb);
+  } catch (const std::invalid_argument&) {
+  }
+  return {};
 }
 
 // Overlays keep run i at palette(i): a run missing from one figure leaves its colour unused.
@@ -69,7 +215,10 @@ void add_per_position(const std::vector<RunResults>& runs, std::vector<NamedFigu
     out.push_back({"per_position", std::move(f)});
   }
   if (pp.size() >= 2) {
-    auto f = perplexity_ratio_figure(pp, train_len);
+    std::vector<std::vector<eval::Interval>> diff(pp.size());
+    for (size_t i = 1; i < pp.size(); ++i)
+      diff[i] = paired_interval(runs[idx[i]], pp[i].value, runs[idx[0]], pp[0].value);
+    auto f = perplexity_ratio_figure(pp, train_len, diff);
     recolour(f, std::vector<int>(idx.begin() + 1, idx.end()));
     out.push_back({"ppl_ratio", std::move(f)});
   }
@@ -122,9 +271,19 @@ void add_e_ablation(const std::vector<RunResults>& runs, std::vector<NamedFigure
   std::vector<EPoint> points;
   std::set<int> es;
   for (const auto& r : runs) {
-    if (!r.config || r.config->model.mixer.type != "memory" || r.curve.val_bpb.empty()) continue;
+    if (!r.config || r.config->model.mixer.type != "memory") continue;
     const auto& m = r.config->model.mixer;
-    points.push_back({m.rule, m.E, r.curve.val_bpb.back()});
+    // Held-out bits per byte within the training length from the large evaluation, with its
+    // interval (t over a group's seeds, bootstrap over sequences for one run); else the last
+    // validation value, which has none.
+    if (r.report && r.report->per_position && r.report->per_position->train_len > 0) {
+      const auto i = r.report->per_position->heldout_bits_per_byte();
+      points.push_back({m.rule, m.E, i.mean, i.lo, i.hi});
+    } else if (!r.curve.val_bpb.empty()) {
+      points.push_back({m.rule, m.E, r.curve.val_bpb.back()});
+    } else {
+      continue;
+    }
     es.insert(m.E);
   }
   if (es.size() >= 2) out.push_back({"e_ablation", e_ablation_figure(points)});
@@ -147,6 +306,7 @@ RunResults read_run_results(const runs::RunReader& run, const std::string& name)
 }
 
 std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSetOptions& options) {
+  merge_seed_groups(runs);
   make_names_unique(runs);
   std::vector<NamedFigure> out;
   add_curves(runs, options, out);

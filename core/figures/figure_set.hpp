@@ -28,6 +28,10 @@ struct RunResults {
   // final evaluation replaces it; null when there is none (a run directory keeps no such curve).
   std::shared_ptr<const eval::PerPositionResult> live_per_position;
   int live_per_position_step = 0;
+  // A seed group drawn as one run (figure_set merges the runs of one config.group): its members'
+  // per-position results and seeds, from which the paired intervals against another group come.
+  std::vector<eval::PerPositionResult> seed_runs;
+  std::vector<uint64_t> seeds;
   // Anything to show: a logged step or an evaluation.
   bool has_results() const;
 };
@@ -43,8 +47,11 @@ struct FigureSetOptions {
 // Every figure the runs have data for, in this order: "loss", "val_bpb", "per_position" (the
 // final evaluation, else the live validation curve, said in a note), "ppl_ratio" (two or more
 // runs), "niah_<task>_<run>", "needle_<form>_<run>", "occupancy_<run>_l0_h0", "activation_map_<run>" (memory mixers
-// with results), "e_ablation" (two or more distinct E with a val_bpb). Runs sharing a name (two
-// "tiny" runs from different folders) get -2, -3, ...
+// with results), "e_ablation" (two or more distinct E with held-out bits per byte). Runs sharing a
+// name (two "tiny" runs from different folders) get -2, -3, ... The evaluated runs of one seed
+// group (config.group, two or more) are drawn as one entry "GROUP (n seeds)": means over seeds with
+// 95% t intervals, where the first member stands for the group.
+
 std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSetOptions& options = {});
 
 // figure_set of run directories, in the order given. Throws InputError for a run whose files

@@ -223,6 +223,20 @@ class Builder {
   void bands() {
     for (const auto& s : f_.series) {
       const size_t n = std::min({s.x.size(), s.lo.size(), s.hi.size()});
+      if (s.error_bars) {
+        // A vertical bar from lo to hi with a cap at each end, in the series' colour.
+        Lines bars{{}, {}, {s.color, std::max(1.0, s.width * 0.8), {}, false}};
+        const double cap = marker_radius(s.width) + 1.5;
+        for (size_t i = 0; i < n; ++i) {
+          if (!usable(s.x[i], s.lo[i]) || !L_.y.usable(s.hi[i])) continue;
+          const double x = X(s.x[i]), lo = Y(s.lo[i]), hi = Y(s.hi[i]);
+          bars.paths.push_back({{x, lo}, {x, hi}});
+          bars.paths.push_back({{x - cap, lo}, {x + cap, lo}});
+          bars.paths.push_back({{x - cap, hi}, {x + cap, hi}});
+        }
+        if (!bars.paths.empty()) add(std::move(bars), true);
+        continue;
+      }
       Band b{{}, {}, s.color, 0.2};
       auto flush = [&] {
         if (b.upper.size() >= 2) add(b, true);

@@ -114,7 +114,17 @@ Figure val_bpb_figure(const std::vector<LossCurve>& runs) {
   Figure f = curves_figure(runs, &LossCurve::val_step, &LossCurve::val_bpb);
   f.title = "Held-out bits per byte";
   f.y.label = "validation bits per byte";
-  for (auto& s : f.series) s.dashed = s.markers = true;
+  bool bands = false;
+  for (size_t i = 0; i < f.series.size(); ++i) {
+    auto& s = f.series[i];
+    s.dashed = s.markers = true;
+    if (runs[i].val_lo.size() == s.x.size() && runs[i].val_hi.size() == s.x.size()) {
+      s.lo = runs[i].val_lo;
+      s.hi = runs[i].val_hi;
+      bands = true;
+    }
+  }
+  if (bands) f.notes.push_back("seed groups: mean over seeds, 95% t interval");
   return f;
 }
 
@@ -125,6 +135,7 @@ Figure per_position_figure(const std::vector<Named<eval::PerPositionResult>>& ru
   f.x.scale = Scale::log;
   f.y.label = "perplexity";
   int sequences = 0;
+  bool any_band = false;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i].value;
     Series s;
@@ -133,6 +144,7 @@ Figure per_position_figure(const std::vector<Named<eval::PerPositionResult>>& ru
     if (buckets) {
       const auto bounds = buckets_of(r);
       const bool stored = r.bucket_nll.size() == bounds.size();
+      const bool band = stored && r.bucket_interval.size() == bounds.size();
       for (size_t k = 0; k < bounds.size(); ++k) {
         const auto [lo, hi] = bounds[k];
         // The stored bucket mean when present: it is what per_position_buckets.csv reports.
@@ -140,7 +152,13 @@ Figure per_position_figure(const std::vector<Named<eval::PerPositionResult>>& ru
         if (!std::isfinite(v)) continue;
         s.x.push_back(std::sqrt(static_cast<double>(lo) * hi));
         s.y.push_back(std::exp(v));
+        if (band) {
+          // exp is monotone: the interval of the mean NLL maps to one of the perplexity.
+          s.lo.push_back(std::exp(r.bucket_interval[k].lo));
+          s.hi.push_back(std::exp(r.bucket_interval[k].hi));
+        }
       }
+      any_band |= band;
       s.markers = true;
     } else {
       for (size_t t = 0; t < r.nll.size(); ++t) {
@@ -154,18 +172,21 @@ Figure per_position_figure(const std::vector<Named<eval::PerPositionResult>>& ru
   }
   if (sequences > 0)
     f.notes.push_back("mean over " + std::to_string(sequences) + " held-out sequences" +
-                      (buckets ? ", log-spaced position buckets" : ""));
+                      (buckets ? ", log-spaced position buckets" : "") +
+                      (any_band ? "; bands: 95% intervals (bootstrap over sequences, t over a group's seeds)" : ""));
   add_train_len_guide(f, train_len);
   return f;
 }
 
-Figure perplexity_ratio_figure(const std::vector<Named<eval::PerPositionResult>>& runs, int train_len) {
+Figure perplexity_ratio_figure(const std::vector<Named<eval::PerPositionResult>>& runs, int train_len,
+                               const std::vector<std::vector<eval::Interval>>& nll_difference) {
   Figure f;
   f.title = "Perplexity ratio by position";
   f.x.label = "position";
   f.x.scale = Scale::log;
   f.y.label = runs.empty() ? "perplexity ratio" : "perplexity / perplexity of " + runs[0].name;
   if (runs.size() < 2) return f;
+  bool any_band = false;
   const auto& base = runs[0].value;
   const auto bounds = buckets_of(base);
   for (size_t i = 1; i < runs.size(); ++i) {
@@ -174,14 +195,21 @@ Figure perplexity_ratio_figure(const std::vector<Named<eval::PerPositionResult>>
     s.color = palette(static_cast<int>(i));
     s.markers = true;
     const int covered = static_cast<int>(std::min(base.nll.size(), runs[i].value.nll.size()));
-    for (const auto& [lo, hi] : bounds) {
+    const bool band = i < nll_difference.size() && nll_difference[i].size() == bounds.size();
+    for (size_t k = 0; k < bounds.size(); ++k) {
+      const auto [lo, hi] = bounds[k];
       if (lo > covered) break;
       const int h = std::min(hi, covered);
       const double a = mean_nll(runs[i].value.nll, lo, h), b = mean_nll(base.nll, lo, h);
       if (!std::isfinite(a) || !std::isfinite(b)) continue;
       s.x.push_back(std::sqrt(static_cast<double>(lo) * h));
       s.y.push_back(std::exp(a - b));  // ratio of perplexities = exp of the NLL difference
+      if (band) {
+        s.lo.push_back(std::exp(nll_difference[i][k].lo));
+        s.hi.push_back(std::exp(nll_difference[i][k].hi));
+      }
     }
+    if (band) any_band = true;
     f.series.push_back(std::move(s));
   }
   // The reference at 1 spans the data's x extent, unnamed so it stays out of the legend.
@@ -200,7 +228,8 @@ Figure perplexity_ratio_figure(const std::vector<Named<eval::PerPositionResult>>
     one.dashed = true;
     f.series.push_back(std::move(one));
   }
-  f.notes.push_back("below 1: lower perplexity than " + runs[0].name);
+  f.notes.push_back("below 1: lower perplexity than " + runs[0].name +
+                    (any_band ? "; bands: 95% paired intervals (same sequences, or seed by seed)" : ""));
   add_train_len_guide(f, train_len);
   return f;
 }
@@ -310,11 +339,12 @@ Figure e_ablation_figure(const std::vector<EPoint>& points) {
   f.title = "E ablation";
   f.x.label = "E (memory blocks)";
   f.x.scale = Scale::log;
-  f.y.label = "final validation bits per byte";
+  f.y.label = "held-out bits per byte";
   std::vector<std::string> groups;
   for (const auto& p : points)
     if (std::find(groups.begin(), groups.end(), p.group) == groups.end()) groups.push_back(p.group);
   std::set<int> es;
+  bool bars = false;
   for (size_t g = 0; g < groups.size(); ++g) {
     std::vector<EPoint> mine;
     for (const auto& p : points)
@@ -324,16 +354,26 @@ Figure e_ablation_figure(const std::vector<EPoint>& points) {
     s.name = groups[g];
     s.color = palette(static_cast<int>(g));
     s.markers = true;
+    const bool intervals = !mine.empty() && std::all_of(mine.begin(), mine.end(), [](const EPoint& p) {
+      return std::isfinite(p.lo) && std::isfinite(p.hi);
+    });
     for (const auto& p : mine) {
       s.x.push_back(p.E);
       s.y.push_back(p.val_bpb);
+      if (intervals) {
+        s.lo.push_back(p.lo);
+        s.hi.push_back(p.hi);
+      }
       es.insert(p.E);
     }
+    s.error_bars = intervals;
+    bars |= intervals;
     f.series.push_back(std::move(s));
   }
   // Powers of two read best at the E values themselves.
   f.x.tick_values.assign(es.begin(), es.end());
   f.legend = groups.size() > 1 || (groups.size() == 1 && !groups[0].empty());
+  if (bars) f.notes.push_back("error bars: 95% intervals (t over seeds, or bootstrap over sequences for one run)");
   return f;
 }
 

@@ -3,6 +3,7 @@
 // runs gets; the window and `proteus export` both draw that set, so what a user exports is what
 // they saw.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@ struct LossCurve {
   std::string name;
   std::vector<double> step, loss;          // (logged steps)
   std::vector<double> val_step, val_bpb;   // (evaluations)
+  std::vector<double> val_lo, val_hi;      // an interval around val_bpb (a seed group's); empty = none
 };
 // From metrics.jsonl records (RunReader::metrics); lines without a finite value are skipped.
 LossCurve loss_curve(const std::string& name, const std::vector<nlohmann::json>& metrics);
@@ -51,7 +53,10 @@ Figure per_position_figure(const std::vector<Named<eval::PerPositionResult>>& ru
                            bool buckets = true);
 // Perplexity of run i over run 0 per bucket of run 0 (i >= 1), on the positions both cover; a
 // dashed line at 1. Fewer than two runs: no series.
-Figure perplexity_ratio_figure(const std::vector<Named<eval::PerPositionResult>>& runs, int train_len = 0);
+// nll_difference[i] (optional, i >= 1): run i minus run 0 per bucket of run 0 (a paired interval of
+// the NLL difference), drawn as a band around the ratio (exp of it).
+Figure perplexity_ratio_figure(const std::vector<Named<eval::PerPositionResult>>& runs, int train_len = 0,
+                               const std::vector<std::vector<eval::Interval>>& nll_difference = {});
 
 // One NIAH task of one run: depth rows (0% at the top) x context length (bytes) columns, 0..100,
 // annotated.
@@ -72,8 +77,10 @@ struct EPoint {
   std::string group;
   int E = 1;
   double val_bpb = 0;
+  double lo = std::nan(""), hi = std::nan("");  // its interval; NaN = none
 };
-// E on a log2 x axis (ticks at the E values) vs final val_bpb, one series per group, sorted by E.
+// E on a log2 x axis (ticks at the E values) vs held-out bits per byte, one series per group,
+// sorted by E, with error bars where the points carry intervals.
 Figure e_ablation_figure(const std::vector<EPoint>& points);
 
 // A name safe in a file name: letters, digits, '-', '_' and '.' kept, anything else '_'.

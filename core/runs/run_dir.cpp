@@ -385,6 +385,8 @@ CsvTable RunReader::read_csv(const std::string& file) const {
   return parse_csv(common::read_file(path, kCsvFileLimit, "a run's CSV file"), path.generic_string());
 }
 
+std::string shortest_number(double x) { return shortest(x); }
+
 std::vector<std::string> list_runs(const std::filesystem::path& runs_dir) {
   std::vector<std::string> names;
   std::error_code ec;

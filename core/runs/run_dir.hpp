@@ -173,6 +173,9 @@ class RunReader {
 // runs_dir does not exist.
 std::vector<std::string> list_runs(const std::filesystem::path& runs_dir);
 
+// A number in its shortest exact form (reads back as the same double), as the result CSVs hold it.
+std::string shortest_number(double x);
+
 // RFC 4180 text: fields with a comma, quote or newline are quoted, quotes doubled.
 std::string format_csv(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 // Its inverse; the first record is the header. Throws InputError(source:line, ...) on a bad quote

@@ -61,7 +61,7 @@ TEST(config, ResolvedDerivedValues) {
 
   const RunConfig defaults;
   const RunConfig r = resolve(defaults);
-  EXPECT_EQ(r.eval.per_position.seq_len, 512);
+  EXPECT_EQ(r.eval.per_position.seq_len, 1024);  // 4 x the training length
   EXPECT_EQ(r.eval.niah.tasks, std::vector<std::string>{"s-niah-1"});
   EXPECT_EQ(r.eval.niah.lengths, (std::vector<int>{128, 256, 512}));
   EXPECT_EQ(r.eval.occupancy.seq_len, 256);

@@ -165,6 +165,42 @@ TEST(experiment_expand, SweepIsAGridTimesTheVariants) {
   EXPECT_EQ(names(plain), (std::vector<std::string>{"run-lr0.001", "run-lr0.0003"}));
 }
 
+TEST(experiment_expand, SeedsMakeOneGroupPerVariant) {
+  const json exp = text(R"({"name": "cmp", "seed": 9, "seeds": [1, 2, 3],
+    "variants": [{"name": "baseline", "set": {"model.mixer.E": 1}}, {"name": "proteus", "set": {"model.mixer.E": 16}}]})");
+  const auto runs = expand_variants(exp);
+  EXPECT_EQ(names(runs), (std::vector<std::string>{"cmp-baseline-s1", "cmp-baseline-s2", "cmp-baseline-s3",
+                                                   "cmp-proteus-s1", "cmp-proteus-s2", "cmp-proteus-s3"}));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].seed, i % 3 + 1) << runs[i].name;  // the list's seed wins over the config's
+    EXPECT_EQ(runs[i].group, i < 3 ? "cmp-baseline" : "cmp-proteus");
+    EXPECT_EQ(runs[i].model.mixer.E, i < 3 ? 1 : 16);
+  }
+  // The group is part of the config a run records, and reads back.
+  EXPECT_EQ(parse_run_config(to_json(runs[4], JsonForm::as_given)).group, "cmp-proteus");
+  // Without variants the group is the experiment's name; with a grid each point is its own group.
+  const auto solo = expand_variants(text(R"({"name": "solo", "seeds": [5, 7]})"));
+  EXPECT_EQ(names(solo), (std::vector<std::string>{"solo-s5", "solo-s7"}));
+  EXPECT_EQ(solo[1].group, "solo");
+  const auto grid = expand_sweep(text(R"({"name": "g", "seeds": [1, 2], "sweep": {"model.mixer.E": [2, 4]}})"));
+  EXPECT_EQ(names(grid), (std::vector<std::string>{"g-E2-s1", "g-E2-s2", "g-E4-s1", "g-E4-s2"}));
+  EXPECT_EQ(grid[2].group, "g-E4");
+  // Runs without seeds belong to no group.
+  EXPECT_EQ(expand_variants(text(R"({"name": "x"})"))[0].group, "");
+}
+
+TEST(experiment_expand, BadSeedsAreRefusedWhereTheyWereWritten) {
+  EXPECT_EQ(refusal([] { expand_variants(text(R"({"seeds": []})")); }).field(), "seeds");
+  EXPECT_EQ(refusal([] { expand_variants(text(R"({"seeds": 3})")); }).field(), "seeds");
+  EXPECT_EQ(refusal([] { expand_variants(text(R"({"seeds": [1, -2]})")); }).field(), "seeds[1]");
+  EXPECT_EQ(refusal([] { expand_variants(text(R"({"seeds": [1, "2"]})")); }).field(), "seeds[1]");
+  EXPECT_EQ(refusal([] { expand_variants(text(R"({"seeds": [1.5]})")); }).field(), "seeds[0]");
+  const auto dup = refusal([] { expand_variants(text(R"({"seeds": [4, 4]})")); });
+  EXPECT_EQ(dup.field(), "seeds[1]");
+  EXPECT_EQ(dup.reason(), "duplicate seed 4");
+  EXPECT_EQ(refusal([] { expand_sweep(text(R"({"seeds": [1], "sweep": {"seed": [1, 2]}})")); }).field(), "sweep.seed");
+}
+
 TEST(experiment_expand, TheGridWinsOverAVariant) {
   const auto runs = expand_sweep(text(R"({"sweep": {"model.mixer.E": [2]},
                                           "variants": [{"name": "v", "set": {"model.mixer.E": 8}}]})"));

@@ -88,11 +88,32 @@ TEST(PerPositionStatistics, PairedDifferenceNeedsTheSameSequences) {
   EXPECT_THROW(eval::paired_bucket_difference(ra, other), std::invalid_argument);
 }
 
+TEST(PerPositionStatistics, HeldOutLossWithinTheTrainingLengthIsTheMeanOfItsPositions) {
+  auto be = backend::make_cpu_backend<float>(1);
+  model::Model<float> m(tiny_model(4), 8, *be, 3);
+  const auto seqs = random_sequences(20, 32, 7);
+  const auto r = eval::per_position_loss(m, seqs, 6, 8, 8);
+  ASSERT_EQ(r.train_len, 8);
+  ASSERT_EQ(r.sequence_train_nll.size(), 20u);
+  // The mean over sequences of each sequence's mean over positions 1..8 is the mean of nll[0..7].
+  double direct = 0;
+  for (int t = 0; t < 8; ++t) direct += r.nll[t];
+  direct /= 8;
+  EXPECT_NEAR(r.train_interval.mean, direct, 1e-9);
+  EXPECT_LT(r.train_interval.lo, r.train_interval.mean);
+  EXPECT_GT(r.train_interval.hi, r.train_interval.mean);
+  EXPECT_EQ(r.train_interval.n, 20);
+  EXPECT_NEAR(r.heldout_bits_per_byte().mean, direct / std::log(2.0), 1e-9);
+  // No training length, or one past the evaluation: nothing is claimed.
+  EXPECT_EQ(eval::per_position_loss(m, seqs, 6, 8).train_len, 0);
+  EXPECT_EQ(eval::per_position_loss(m, seqs, 6, 8, 33).train_len, 0);
+}
+
 TEST(PerPositionStatistics, StatisticsRoundTripThroughTheRunDirectory) {
   auto be = backend::make_cpu_backend<float>(1);
   model::Model<float> m(tiny_model(2), 16, *be, 9);
   eval::EvalReport report;
-  report.per_position = eval::per_position_loss(m, random_sequences(12, 16, 6), 4, 8);
+  report.per_position = eval::per_position_loss(m, random_sequences(12, 16, 6), 4, 8, 10);
   const auto dir = std::filesystem::temp_directory_path() / ("proteus-pp-stats-" + std::to_string(std::random_device{}()));
   auto writer = runs::RunWriter::create(dir, "r", nlohmann::json{{"name", "r"}});
   eval::write_eval_report(writer, report);
@@ -109,6 +130,9 @@ TEST(PerPositionStatistics, StatisticsRoundTripThroughTheRunDirectory) {
     EXPECT_EQ(q.bucket_interval[k].n, p.bucket_interval[k].n);
   }
   EXPECT_EQ(q.mean_interval.hi, p.mean_interval.hi);
+  EXPECT_EQ(q.train_len, 10);
+  EXPECT_EQ(q.sequence_train_nll, p.sequence_train_nll);
+  EXPECT_EQ(q.train_interval.lo, p.train_interval.lo);
   // The bucket CSV carries mean, lo, hi, n.
   std::ifstream csv(writer.dir() / "per_position_buckets.csv");
   std::string header;

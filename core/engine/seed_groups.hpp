@@ -1,0 +1,49 @@
+// Seed groups on disk (SPEC section 7): the runs of one variant trained with several seeds
+// ("seeds" in an experiment; each run's config.json records its "group") are summarised together,
+// and compared seed by seed with the baseline group trained beside them. The engine writes the
+// summaries when a job's runs are evaluated; `proteus export` writes them for any runs it draws.
+//
+// RUNS_DIR/groups/GROUP/ holds
+//   group.json            members, seeds, the mean over seeds with a t interval of per-bucket NLL,
+//                         held-out bits per byte and block-use entropy; the baseline group and the
+//                         paired difference against it when there is one
+//   per_position.csv      position_lo, position_hi, mean, lo, hi, n (n = seeds; last row "all")
+//   paired_vs_baseline.csv                the group minus its baseline, per seed, t over seeds
+//   paired_vs_baseline_s<seed>.csv        one seed's run minus the baseline's, bootstrap over sequences
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/config/config.hpp"
+#include "core/eval/evaluate.hpp"
+
+namespace proteus::engine {
+
+struct SeedGroupMember {
+  std::string run_dir;
+  config::RunConfig config;
+  eval::EvalReport report;
+};
+
+struct SeedGroup {
+  std::string name;
+  std::vector<SeedGroupMember> members;  // sorted by seed
+};
+
+// The seed groups among these run directories (runs without a group, or not yet evaluated per
+// position, are left out), in order of first appearance.
+std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs);
+
+// The baseline a group is compared with: another group of E = 1 runs of the same mixer type and
+// evaluation length, preferring one whose name ends in "baseline"; -1 when there is none (or the
+// group is itself such a baseline).
+int baseline_group(const std::vector<SeedGroup>& groups, size_t index);
+
+// Writes every group's folder under its runs' runs_dir (the parent of each run directory).
+// Returns the folders written. Throws std::exception on a write failure; a group whose runs were
+// evaluated differently (other buckets) is skipped with its reason in `notes`.
+std::vector<std::filesystem::path> write_seed_group_results(const std::vector<std::string>& run_dirs,
+                                                           std::vector<std::string>* notes = nullptr);
+
+}  // namespace proteus::engine

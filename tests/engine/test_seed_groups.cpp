@@ -1,0 +1,105 @@
+// Seed groups: the group summaries the engine writes (RUNS_DIR/groups/GROUP/). Runs are made
+// without training: tiny models of different seeds evaluated per position, written as run directories.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "core/backend/cpu_backend.hpp"
+#include "core/config/config_json.hpp"
+#include "core/engine/seed_groups.hpp"
+#include "core/eval/per_position.hpp"
+#include "core/runs/run_dir.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace {
+
+using namespace proteus;
+
+std::vector<std::vector<int32_t>> random_sequences(int n, int L, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::vector<int32_t>> out(n, std::vector<int32_t>(L + 1));
+  for (auto& s : out)
+    for (auto& t : s) t = static_cast<int32_t>(rng() % 32);
+  return out;
+}
+
+config::RunConfig tiny_config(const std::string& group, int E, uint64_t seed) {
+  config::RunConfig c;
+  c.name = group + "-s" + std::to_string(seed);
+  c.group = group;
+  c.seed = seed;
+  c.model.vocab = 256;  // byte-level data needs it; the sequences use 32 ids
+  c.model.d_model = 16;
+  c.model.layers = 1;
+  c.model.mixer.heads = 2;
+  c.model.mixer.d_head = 4;
+  c.model.mixer.E = E;
+  c.data.seq_len = 64;  // the defaults' tasks (text and NIAH) fit
+  return c;
+}
+
+// A run directory holding the per-position evaluation of a fresh model of this config's seed.
+std::string make_run(const std::filesystem::path& runs_dir, const config::RunConfig& c,
+                     const std::vector<std::vector<int32_t>>& seqs) {
+  auto be = backend::make_cpu_backend<float>(1);
+  model::Model<float> m(c.model, c.data.seq_len, *be, c.seed);
+  eval::EvalReport report;
+  report.per_position = eval::per_position_loss(m, seqs, 4, 8, 8);
+  auto writer = runs::RunWriter::create(runs_dir, c.name, config::to_json(c, config::JsonForm::as_given));
+  eval::write_eval_report(writer, report);
+  return writer.dir().string();
+}
+
+TEST(SeedGroups, SummariesAndPairedDifferencesAreWrittenPerGroup) {
+  test_support::TempDir tmp;
+  const auto seqs = random_sequences(12, 24, 1);
+  std::vector<std::string> dirs;
+  for (uint64_t s : {1, 2, 3}) dirs.push_back(make_run(tmp.path(), tiny_config("x-baseline", 1, s), seqs));
+  for (uint64_t s : {1, 2, 3}) dirs.push_back(make_run(tmp.path(), tiny_config("x-proteus", 4, s), seqs));
+
+  const auto groups = engine::find_seed_groups(dirs);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(engine::baseline_group(groups, 0), -1) << "the E = 1 group is itself the baseline";
+  EXPECT_EQ(engine::baseline_group(groups, 1), 0);
+
+  std::vector<std::string> notes;
+  const auto written = engine::write_seed_group_results(dirs, &notes);
+  EXPECT_TRUE(notes.empty()) << notes.front();
+  ASSERT_EQ(written.size(), 2u);
+  const auto group_dir = tmp.path() / "groups" / "x-proteus";
+  for (const char* f : {"group.json", "per_position.csv", "paired_vs_baseline.csv", "paired_vs_baseline_s1.csv",
+                        "paired_vs_baseline_s2.csv", "paired_vs_baseline_s3.csv"})
+    EXPECT_TRUE(std::filesystem::exists(group_dir / f)) << f;
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() / "groups" / "x-baseline" / "paired_vs_baseline.csv"));
+
+  std::ifstream in(group_dir / "group.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j.at("baseline"), "x-baseline");
+  EXPECT_EQ(j.at("seeds"), nlohmann::json::array({1, 2, 3}));
+  // The group's mean per bucket is the mean of its runs' bucket means, inside its interval.
+  std::vector<eval::PerPositionResult> members;
+  for (size_t i = 3; i < 6; ++i) members.push_back(*eval::read_eval_report(runs::RunReader::open(dirs[i])).per_position);
+  const auto& buckets = j.at("per_position").at("buckets");
+  ASSERT_EQ(buckets.size(), members[0].bucket_nll.size());
+  for (size_t k = 0; k < buckets.size(); ++k) {
+    const double mean = (members[0].bucket_nll[k] + members[1].bucket_nll[k] + members[2].bucket_nll[k]) / 3;
+    EXPECT_NEAR(buckets[k].at("mean").get<double>(), mean, 1e-12);
+    EXPECT_LE(buckets[k].at("lo").get<double>(), mean);
+    EXPECT_GE(buckets[k].at("hi").get<double>(), mean);
+    EXPECT_EQ(buckets[k].at("n"), 3);
+  }
+  // The paired difference of seed 2 over every position is that run's mean NLL minus the baseline's.
+  const auto base2 = *eval::read_eval_report(runs::RunReader::open(dirs[1])).per_position;
+  const auto per_seed = j.at("paired_per_seed");
+  ASSERT_EQ(per_seed.size(), 3u);
+  EXPECT_NEAR(per_seed[1].at("all").at("mean").get<double>(), members[1].mean_nll - base2.mean_nll, 1e-9);
+  // The CSV: mean, lo, hi, n with n = seeds, then the "all" row.
+  std::ifstream csv(group_dir / "paired_vs_baseline.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "position_lo,position_hi,mean,lo,hi,n");
+}
+
+}  // namespace
