@@ -98,6 +98,38 @@ TEST(ExperimentEditor, SavedFilesRunTheSameRunsFromTheCommandLine) {
   }
 }
 
+TEST(ExperimentEditor, ASeedCountTrainsEachRunOncePerSeedAndRoundTrips) {
+  const auto dir = test_support::fresh_dir("editor-seeds");
+  for (auto mode : {gui::RunMode::compare, gui::RunMode::sweep_e}) {
+    gui::ExperimentEditor ed;
+    ed.config = test_support::tiny_run(dir / "runs");
+    ed.config.seed = 4;
+    ed.mode = mode;
+    ed.sweep_E = {1, 4};
+    ed.seeds = 3;
+    const auto runs = ed.runs();
+    ASSERT_EQ(runs.size(), 6u);
+    EXPECT_EQ(runs[0].seed, 4u);
+    EXPECT_EQ(runs[2].seed, 6u);
+    EXPECT_EQ(runs[0].group, runs[2].group);
+    EXPECT_NE(runs[0].group, runs[3].group);
+    EXPECT_EQ(runs[1].name, runs[1].group + "-s5");
+    const auto file = dir / ("seeds-" + std::to_string(int(mode)) + ".json");
+    ed.save(file);
+    gui::ExperimentEditor back;
+    back.load(file);
+    EXPECT_EQ(back.seeds, 3);
+    EXPECT_EQ(back.mode, mode);
+    EXPECT_EQ(back.config.seed, 4u);
+    EXPECT_TRUE(back.notes.empty()) << back.notes.front();
+    EXPECT_EQ(back.runs().size(), 6u);
+  }
+  gui::ExperimentEditor bad;
+  bad.config = test_support::tiny_run(dir / "runs");
+  bad.seeds = 0;
+  EXPECT_EQ(bad.problem().rfind("seeds", 0), 0u) << bad.problem();
+}
+
 TEST(ExperimentEditor, ABadFileIsRefusedAndTheEditorKeepsItsConfig) {
   const auto dir = test_support::fresh_dir("editor-bad");
   gui::ExperimentEditor ed;

@@ -36,6 +36,16 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
   RunMode new_mode = RunMode::single;
   std::vector<int> new_sweep = sweep_E;
   config::RunConfig new_config;
+  int new_seeds = 1;
+  if (const auto it = exp.find("seeds"); it != exp.end() && it->is_array() && !it->empty()) {
+    // The window trains consecutive seeds from the first: other lists are told in a note.
+    new_seeds = static_cast<int>(std::min<size_t>(it->size(), kMaxSeeds));
+    bool consecutive = (*it)[0].is_number_unsigned();
+    for (size_t i = 1; consecutive && i < it->size(); ++i)
+      consecutive = (*it)[i].is_number_unsigned() && (*it)[i].get<uint64_t>() == (*it)[0].get<uint64_t>() + i;
+    if (!consecutive || it->size() > kMaxSeeds)
+      new_notes.push_back("the window trains consecutive seeds from the first: " + std::to_string(new_seeds) + " seeds");
+  }
   if (exp.contains("sweep") && exp["sweep"].is_object()) {
     const auto& grid = exp["sweep"];
     auto base = exp;
@@ -64,15 +74,18 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
       });
       // The variant's name suffix is added again by runs(): keep the experiment's own name.
       new_config.name = exp.value("name", new_config.name);
-      if (runs.size() > 2)
+      if (runs.size() > 2 * static_cast<size_t>(new_seeds))
         new_notes.push_back("the window compares two runs: the baseline and the variant with the largest E");
     } else {
       new_config = runs.front();
-      if (runs.size() > 1) new_notes.push_back("only the first of " + std::to_string(runs.size()) + " variants loaded");
+      if (runs.size() > static_cast<size_t>(new_seeds))
+        new_notes.push_back("only the first of " + std::to_string(runs.size() / new_seeds) + " variants loaded");
     }
   }
+  new_config.group.clear();  // runs() names the groups again
   config = std::move(new_config);
   mode = new_mode;
+  seeds = new_seeds;
   sweep_E = std::move(new_sweep);
   source = file.string();
   notes = std::move(new_notes);
@@ -80,6 +93,11 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
 
 nlohmann::json ExperimentEditor::to_experiment_json() const {
   auto j = config::to_json(config, config::JsonForm::as_given);
+  j.erase("group");
+  if (seeds > 1) {
+    j["seeds"] = nlohmann::json::array();
+    for (int i = 0; i < seeds; ++i) j["seeds"].push_back(config.seed + static_cast<uint64_t>(i));
+  }
   const bool custom = config.model.mixer.schedule.type == "custom";
   if (mode == RunMode::compare) {
     // A custom unlock list fits one E only: the baseline's (E = 1) schedule goes back to the default.
@@ -110,6 +128,8 @@ std::vector<config::RunConfig> ExperimentEditor::runs() const {
       throw InputError("model.mixer.E", "compare needs E > 1 for the Proteus run (the baseline is E = 1)");
   }
   if (mode == RunMode::sweep_e && sweep_E.empty()) throw InputError("sweep.model.mixer.E", "needs at least one E");
+  if (seeds < 1 || seeds > kMaxSeeds)
+    throw InputError("seeds", "must be in [1, " + std::to_string(kMaxSeeds) + "], got " + std::to_string(seeds));
   // The edited run is itself a run of single and compare mode: its problems are named by field.
   if (mode != RunMode::sweep_e) engine::validate_run(config);
   // The runs are what the command line makes of the saved file.

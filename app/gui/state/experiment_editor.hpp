@@ -16,6 +16,9 @@ namespace proteus::gui {
 
 enum class RunMode { single, compare, sweep_e };
 
+// The most seeds the window trains per run (a seed group); the command line takes any list.
+inline constexpr int kMaxSeeds = 10;
+
 struct PresetFile {
   std::string label;  // path relative to experiments/, e.g. "rules/delta-cpu.json"
   std::filesystem::path path;
@@ -29,6 +32,7 @@ class ExperimentEditor {
   config::RunConfig config;            // the run (in compare mode: the Proteus run)
   RunMode mode = RunMode::compare;
   std::vector<int> sweep_E = {1, 2, 4, 8, 16, 32};
+  int seeds = 1;                       // each run trained once per seed: config.seed, +1, ... (a seed group)
   std::string source;                  // the file last loaded or saved; "" for the defaults
   std::vector<std::string> notes;      // what loading left out (a sweep over other fields, ...)
 

@@ -110,6 +110,10 @@ void draw_controls_panel(LabApp& app) {
     int seed = static_cast<int>(c.seed);
     if (input_int("seed", seed, 0, 1 << 30)) c.seed = static_cast<uint64_t>(seed), changed = true;
   }
+  if (input_int("seeds", ed.seeds, 1, kMaxSeeds)) changed = true;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Train each run once per seed (seed, seed + 1, ...): the plots show each group's mean\n"
+                      "with a 95%% interval over its seeds, and groups/ in the runs folder holds the numbers.");
 
   changed |= draw_run_settings(app);
   if (changed) app.editor_changed();

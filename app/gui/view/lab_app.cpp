@@ -59,8 +59,12 @@ bool LabApp::start_training() {
   try {
     auto r = editor.runs();
     for (auto& c : r) c.runs_dir = runs_dir.string();
-    training.start(std::move(r), editor.mode == RunMode::compare);
-    notify(editor.mode == RunMode::compare ? "training baseline and Proteus side by side" : "training started");
+    // Side by side only for one pair: more runs at once would share the cores too thinly.
+    const bool side_by_side = editor.mode == RunMode::compare && editor.seeds == 1;
+    const size_t count = r.size();
+    training.start(std::move(r), side_by_side);
+    notify(side_by_side ? "training baseline and Proteus side by side"
+                        : count > 1 ? "training " + std::to_string(count) + " runs one after another" : "training started");
     show(Tab::training);
     return true;
   } catch (const std::exception& e) {
