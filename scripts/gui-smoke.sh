@@ -19,6 +19,11 @@ xvfb-run -a -s "-screen 0 1600x1000x24" "$lab" \
   --set eval.per_position.sequences=2 --set eval.niah.samples=1 --set eval.niah.depths=2 \
   --runs-dir "$out/runs" --train --export "$out/figures" \
   --screenshot "$out/window.png" --frame-stats "$out/frames.json" --quit --timeout 600
+# Explore: the Proteus run just trained, its horizon stretched to 4x the training length.
+proteus_run=$(ls -d "$out"/runs/*proteus* | head -1)
+xvfb-run -a -s "-screen 0 1600x1000x24" "$lab" --runs-dir "$out/runs" \
+  --explore "$proteus_run" --explore-set model.mixer.N=x4 --explore-positions 1024 --explore-sequences 2 \
+  --export "$out/explore" --screenshot "$out/explore.png" --quit --timeout 600
 
 python3 - "$out" <<'PY'
 import json, os, struct, sys
@@ -56,6 +61,12 @@ for r in runs:
     st = json.load(open(os.path.join(out, "runs", r, "status.json")))
     if st["state"] != "finished" or st["step"] != 20: fail(f"{r}: {st}")
     if not os.path.isfile(os.path.join(out, "runs", r, "per_position.csv")): fail(f"{r}: no per_position.csv")
+
+# Explore drew the edited curve (N = 1024) beside the trained one, and its screenshot exists.
+with open(os.path.join(out, "explore", "explore_per_position.csv")) as f:
+    series = {r.split(",")[0] for r in f.read().splitlines()[1:]}
+if series != {"trained schedule", "N = 1024"}: fail(f"explore_per_position.csv has {series}")
+if os.path.getsize(os.path.join(out, "explore.png")) < 30_000: fail("explore.png is nearly empty")
 
 # Frames were drawn while the runs trained.
 frames = json.load(open(os.path.join(out, "frames.json")))

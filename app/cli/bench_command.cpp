@@ -3,7 +3,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -15,6 +17,7 @@
 #include "core/backend/kernel_benchmark.hpp"
 #include "core/backend/op_benchmark.hpp"
 #include "core/config/experiment.hpp"
+#include "core/engine/schedule_explore.hpp"
 #include "core/common/input_error.hpp"
 #include "core/train/benchmark.hpp"
 
@@ -35,6 +38,11 @@ struct BenchOptions {
   std::vector<int> shape = {8, 1024, 8, 64};  // B T H d_head (fla's benchmark shape)
   std::vector<int> E = {1, 16};
   bool no_decay = false;
+  // --op explore: edit -> result latency of Explore on a trained run.
+  std::string run;
+  int sequences = 64;
+  int positions = 1024;
+  int burst = 1;  // edits per timed step, 100 ms apart (a drag); timed from the last
 };
 
 std::string cpu_model() {
@@ -92,6 +100,71 @@ void bench_memory_rule(const BenchOptions& o, const std::string& machine, const 
     std::ofstream f(o.out, std::ios::app);
     if (!f) fail(program, o.out + ": cannot open for appending", exit_failure);
     f << rows;
+  }
+}
+
+// Explore's latency: after the trained schedule is evaluated under the settings (untimed, as when a
+// user opens the run), each timed step sends `burst` horizon edits 100 ms apart and times from the
+// last one until its result is published (a reader polling every millisecond, as a frame would).
+void bench_explore(const BenchOptions& o, const std::string& machine, const std::string& day) {
+  const std::string program = "proteus bench --op explore";
+  if (o.run.empty()) fail(program, "--run: required (a trained run directory)", exit_bad_input);
+  if (o.burst < 1) fail(program, "--burst: must be >= 1", exit_bad_input);
+  using Clock = std::chrono::steady_clock;
+  std::unique_ptr<engine::ScheduleExplorer> x;
+  engine::ConfigDelta settings = engine::explore_eval_settings(o.sequences, o.positions);
+  if (!o.threads.empty()) settings.push_back({"threads", o.threads.front()});
+  try {
+    x = std::make_unique<engine::ScheduleExplorer>(o.run);
+    x->request({settings, {}, false});
+  } catch (const std::exception& e) {
+    fail(program, e.what(), exit_bad_input);
+  }
+  const auto wait_for = [&](uint64_t g) {
+    for (;;) {
+      const auto s = x->latest();
+      if (s->generation >= g && !s->busy) {
+        if (!s->error.empty()) fail(program, s->error, exit_failure);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  const auto t_ref = Clock::now();
+  wait_for(2);  // the constructor's request is 1, the settings' 2
+  const double reference_s = std::chrono::duration<double>(Clock::now() - t_ref).count();
+  const int L = x->run().config.data.seq_len;
+  const int horizons[] = {4 * L, 2 * L, 3 * L, L / 2, 8 * L, 5 * L, 6 * L, 7 * L};
+  std::vector<double> ms;
+  int k = 0;
+  for (int step = 0; step < o.warmup + o.steps; ++step) {
+    uint64_t g = 0;
+    Clock::time_point last;
+    for (int b = 0; b < o.burst; ++b) {
+      if (b > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      last = Clock::now();
+      g = x->request({settings, {{"model.mixer.N", horizons[k++ % 8]}}, false});
+    }
+    wait_for(g);
+    if (step >= o.warmup) ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - last).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  const auto q = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<size_t>(std::ceil(p * ms.size())) - 1)]; };
+  const auto& cfg = x->run().config;
+  std::printf("%s, %s\n", day.c_str(), machine.c_str());
+  std::printf("run %s: %d sequences x %d positions, threads %d, burst %d; trained schedule evaluated in %.2f s\n",
+              x->run().name.c_str(), o.sequences, o.positions, o.threads.empty() ? cfg.threads : o.threads.front(),
+              o.burst, reference_s);
+  std::printf("edit -> result (ms) over %zu edits: p50 %.0f  p99 %.0f  min %.0f  max %.0f\n", ms.size(), q(0.5), q(0.99),
+              ms.front(), ms.back());
+  if (!o.out.empty()) {
+    std::ofstream f(o.out, std::ios::app);
+    if (!f) fail(program, o.out + ": cannot open for appending", exit_failure);
+    char row[512];
+    std::snprintf(row, sizeof row, "| %s | %s | %s | %d x %d | %d | %zu | %.0f | %.0f | %.0f |\n", day.c_str(),
+                  machine.c_str(), x->run().name.c_str(), o.sequences, o.positions, o.burst, ms.size(), q(0.5),
+                  q(0.99), ms.back());
+    f << row;
   }
 }
 
@@ -162,13 +235,22 @@ void add_bench_command(CLI::App& app) {
       ->option_text("B T H D");
   c->add_option("--E", o->E, "with --op: blocks to try (default 1 16)")->option_text("E...");
   c->add_flag("--no-decay", o->no_decay, "with --op memory-rule: the ungated-decay form (a = 1)");
+  c->add_option("--run", o->run, "with --op explore: the trained run to edit")->option_text("RUN");
+  c->add_option("--sequences", o->sequences, "with --op explore: held-out sequences (default 64)")->option_text("N");
+  c->add_option("--positions", o->positions, "with --op explore: positions per sequence (default 1024)")
+      ->option_text("N");
+  c->add_option("--burst", o->burst, "with --op explore: edits 100 ms apart per timed step (default 1)")
+      ->option_text("N");
   c->callback([o] {
     if (!o->op.empty()) {
-      if (o->op != "memory-rule" && o->op != "kernels")
-        fail("proteus bench", "--op: unknown op '" + o->op.substr(0, 32) + "' (memory-rule, kernels)", exit_bad_input);
+      if (o->op != "memory-rule" && o->op != "kernels" && o->op != "explore")
+        fail("proteus bench", "--op: unknown op '" + o->op.substr(0, 32) + "' (memory-rule, kernels, explore)",
+             exit_bad_input);
       if (o->steps < 1) fail("proteus bench", "--steps: must be >= 1", exit_bad_input);
       const std::string machine = cpu_model() + ", " + std::to_string(std::thread::hardware_concurrency()) + " cores";
-      if (o->op == "kernels")
+      if (o->op == "explore")
+        bench_explore(*o, machine, today_utc());
+      else if (o->op == "kernels")
         bench_kernels(*o, machine, today_utc());
       else
         bench_memory_rule(*o, machine, today_utc());

@@ -14,6 +14,7 @@
 #include "core/config/config_json.hpp"
 #include "core/config/experiment.hpp"
 #include "core/config/size_bounds.hpp"
+#include "core/engine/edited_evaluation.hpp"
 #include "core/engine/experiment_job.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
@@ -216,18 +217,55 @@ void add_sweep_command(CLI::App& app) {
   c->callback([o] { finish(run_job("proteus sweep", load_runs("proteus sweep", *o, true), *o)); });
 }
 
+struct EvalOptions {
+  std::vector<std::string> runs;
+  std::vector<std::string> sets;
+  std::string as;
+};
+
 void add_eval_command(CLI::App& app) {
-  auto dirs = std::make_shared<std::vector<std::string>>();
-  auto* c = app.add_subcommand("eval", "Evaluate saved runs again: per-position loss, NIAH, MQAR, block occupancy");
-  c->add_option("runs", *dirs, "run directories")->required()->option_text("RUN...");
+  auto o = std::make_shared<EvalOptions>();
+  auto* c = app.add_subcommand("eval", "Evaluate saved runs again, or under another schedule into RUN/evals/NAME");
+  c->add_option("runs", o->runs, "run directories")->required()->option_text("RUN...");
+  c->add_option("--set", o->sets,
+                "evaluate under a changed config (with --as), e.g. --set model.mixer.N=1024 (repeatable): the "
+                "schedule (model.mixer.E, N, schedule, normalize), eval.*, data.text.*, device, threads")
+      ->option_text("PATH=VALUE");
+  c->add_option("--as", o->as, "write into RUN/evals/NAME (a new folder; the run's own results are left alone)")
+      ->option_text("NAME");
   c->footer("Uses each run's checkpoint.safetensors and the eval section of its config.json (edit it to\n"
-            "evaluate at other lengths or depths); writes the result files into the run directory.");
-  c->callback([dirs] {
+            "evaluate at other lengths or depths). Without --as the results are written into the run\n"
+            "directory. With --as NAME they go to RUN/evals/NAME/ with config.json (the edited config),\n"
+            "delta.json (the --set overrides) and every result file in the run's formats; an existing NAME\n"
+            "is refused. `proteus export RUN --evals` draws those folders beside the run.");
+  c->callback([o] {
     const std::string program = "proteus eval";
-    for (const auto& d : *dirs)
+    for (const auto& d : o->runs)
       if (!std::filesystem::exists(std::filesystem::path(d) / runs::kConfigFile))
         fail(program, d + ": not a run directory (no config.json)", exit_bad_input);
-    finish(watch(program, [&] { return engine::start_evaluation(*dirs); }));
+    if (o->as.empty()) {
+      if (!o->sets.empty())
+        fail(program,
+             "--set: needs --as NAME (an evaluation under another config goes to RUN/evals/NAME; the run's own "
+             "results are never overwritten)",
+             exit_bad_input);
+      finish(watch(program, [&] { return engine::start_evaluation(o->runs); }));
+      return;
+    }
+    engine::ConfigDelta delta;
+    try {
+      for (const auto& s : o->sets) delta.push_back(config::parse_override(s));
+    } catch (const InputError& e) {
+      fail(program, e.what(), exit_bad_input);
+    }
+    finish(watch(program, [&] {
+      try {
+        return engine::start_edited_evaluation(o->runs, o->as, delta);
+      } catch (const InputError& e) {
+        if (e.field() == "name") throw InputError("--as", e.reason());  // under the option the user typed
+        throw;
+      }
+    }));
   });
 }
 

@@ -14,6 +14,7 @@
 #include "app/cli/command_support.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
+#include "core/engine/edited_evaluation.hpp"
 #include "core/figures/figure_export.hpp"
 #include "core/figures/figure_set.hpp"
 #include "core/runs/run_dir.hpp"
@@ -30,7 +31,8 @@ constexpr const char* export_help = R"(Figures, each when the runs have its data
   occupancy_<run>_l0_h0            block state norms over position, layer 0, head 0
   activation_map_<run>             the schedule's active blocks over position
   e_ablation                       final bits per byte against E (runs of several E)
-Several runs are drawn on the same axes in the order given (the first is the reference of
+An evaluation folder RUN/evals/NAME (`proteus eval --as NAME`) reads as a run: give it as RUN,
+or give RUN with --evals. Several runs are drawn on the same axes in the order given (the first is the reference of
 ppl_ratio). The CSV holds each figure's data: series,x,y rows, or one row per heatmap cell.
 Exit status: 0 done; 2 bad input (not a run directory, unknown format, size out of range);
 1 a file could not be written.)";
@@ -42,6 +44,7 @@ struct ExportOptions {
   double width = 480;
   double height = 320;
   double dpi = 300;
+  bool evals = false;  // each run's RUN/evals/NAME folders too, after it
 };
 
 // "png,svg" -> {"png", "svg"}, each once; the names are checked with the other settings.
@@ -68,7 +71,12 @@ void run(const ExportOptions& o) {
     } catch (const InputError& e) {
       throw InputError("--" + e.field(), e.reason());
     }
-    for (const auto& r : o.runs) readers.push_back(runs::RunReader::open(r));
+    for (const auto& r : o.runs) {
+      readers.push_back(runs::RunReader::open(r));
+      if (o.evals)
+        for (const auto& name : runs::list_runs(std::filesystem::path(r) / engine::kEvalsFolder))
+          readers.push_back(runs::RunReader::open(std::filesystem::path(r) / engine::kEvalsFolder / name));
+    }
     figs = figures::standard_figures(readers);
   } catch (const InputError& e) {
     fail(program, e.what(), exit_bad_input);
@@ -109,6 +117,8 @@ void add_export_command(CLI::App& app) {
   command->add_option("--width", options->width, "figure width in points (default 480)")->option_text("PT");
   command->add_option("--height", options->height, "figure height in points (default 320)")->option_text("PT");
   command->add_option("--dpi", options->dpi, "PNG resolution in pixels per inch (default 300)")->option_text("N");
+  command->add_flag("--evals", options->evals,
+                    "also draw each run's evaluations under other schedules (RUN/evals/NAME, from `proteus eval --as`)");
   command->footer(export_help);
   command->callback([options] { run(*options); });
 }

@@ -81,11 +81,18 @@ int main(int argc, char** argv) {
   cli.add_option("--preset", script.preset, "experiment file to open (e.g. experiments/quickstart-cpu.json)");
   cli.add_option("--runs-dir", runs_dir, "where runs are written and browsed (default: runs)");
   cli.add_option("--set", script.sets, "override a config field: PATH=VALUE (e.g. train.steps=20); repeatable");
-  cli.add_option("--tab", script.tab, "tab to show: activation, training, runs, teach")
-      ->check(CLI::IsMember({"activation", "training", "runs", "teach"}));
+  cli.add_option("--tab", script.tab, "tab to show: activation, training, runs, explore, teach")
+      ->check(CLI::IsMember({"activation", "training", "runs", "explore", "teach"}));
   cli.add_option("--teach-step", script.teach_step, "teaching panel: show this token");
   cli.add_flag("--overlay", script.overlay, "runs browser: overlay every run in the runs folder");
   cli.add_flag("--train", script.train, "start training the experiment at once");
+  cli.add_option("--explore", script.explore, "open this run in Explore (\"trained\": the run --train made)");
+  cli.add_option("--explore-set", script.explore_sets,
+                 "edit the explored schedule: PATH=VALUE (model.mixer.N=1024, or N=x4 for 4 x the training length)");
+  cli.add_option("--explore-sequences", script.explore_sequences, "Explore: held-out sequences (0 = the run's)");
+  cli.add_option("--explore-positions", script.explore_positions, "Explore: positions per sequence (0 = the run's)");
+  cli.add_option("--explore-sweep", script.explore_sweep, "Explore: then an inference sweep over N or E")
+      ->check(CLI::IsMember({"N", "E"}));
   cli.add_option("--export", script.export_dir, "export the figures (PNG, SVG, PDF, CSV) here once training is done");
   cli.add_option("--screenshot", script.screenshot, "save a PNG of the window once the steps above are done");
   cli.add_option("--frame-stats", script.frame_stats, "write frame times (p50, p99 while training and idle) as JSON at exit");
@@ -187,7 +194,7 @@ int main(int argc, char** argv) {
       if (!first)
         stats.add(std::chrono::duration<double, std::milli>(frame_start - last).count(),
                   std::chrono::duration<double, std::milli>(frame_end - frame_start).count(), ui_ms,
-                  app.training.active());
+                  app.training.active() || (app.explore.is_open() && !app.explore.settled()));
       first = false;
       last = frame_start;
     }

@@ -101,6 +101,11 @@ train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index
     pub.state().runs[index].run_dir = dir;
     pub.publish();
   };
+  h.on_device = [&pub, index](const std::string& device) {  // the runs table shows it while training
+    std::lock_guard<std::recursive_mutex> lock(pub.mu);
+    pub.state().runs[index].device = device;
+    pub.publish();
+  };
   h.should_stop = [&ctx] { return ctx.cancelled(); };
   h.wait_if_paused = [&ctx] { ctx.wait_if_paused(); };
   h.on_message = [&pub](const std::string& msg) {

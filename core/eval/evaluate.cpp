@@ -66,7 +66,8 @@ std::vector<Interval> intervals_from_json(const nlohmann::json& j) {
   return out;
 }
 
-EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress) {
+EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress,
+                    const EvalParts& parts) {
   EvalReport report;
   auto go_on = [&](const std::string& phase, double f) { return !progress || progress(phase, f); };
   const bool text = mix_has(cfg, "text") || mix_has(cfg, "niah");
@@ -74,13 +75,18 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
   if (text) corpus = data::ByteCorpus::load(cfg.data.text.path, cfg.data.text.holdout);
   const int batch = std::max(1, cfg.data.batch);
 
-  if (cfg.eval.per_position.enabled && text) {
+  if (parts.per_position && cfg.eval.per_position.enabled && text) {
     if (!go_on("per-position loss", 0)) return report;
     const int L = config::resolved_per_position_length(cfg);
     const auto seqs = text_sequences(*corpus, cfg.eval.per_position.sequences, L);
-    report.per_position = per_position_loss(model, seqs, cfg.eval.per_position.buckets, batch, cfg.data.seq_len);
+    // Polled after every batch, so a stale evaluation (Explore's) stops within one forward.
+    auto p = per_position_loss(model, seqs, cfg.eval.per_position.buckets, batch, cfg.data.seq_len, [&](int done, int total) {
+      return go_on("per-position loss", static_cast<double>(done) / total);
+    });
+    if (p.sequences == 0) return report;
+    report.per_position = std::move(p);
   }
-  if (cfg.eval.occupancy.enabled && cfg.model.mixer.type == "memory") {
+  if (parts.occupancy && cfg.eval.occupancy.enabled && cfg.model.mixer.type == "memory") {
     if (!go_on("block occupancy", 0)) return report;
     const int L = cfg.eval.occupancy.seq_len > 0 ? cfg.eval.occupancy.seq_len : cfg.data.seq_len;
     const int B = 4;
@@ -111,22 +117,24 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
 
     // Block use at N/4, N/2, N, 2N over more sequences than the picture needs: it is a number
     // with an interval.
-    if (!go_on("block use", 0)) return report;
-    const auto positions = block_use_positions(model.horizon());
-    const int Lu = positions.back(), Bu = 16;
-    const auto use_tokens = probe_tokens(Bu, Lu, 0xb10c);
-    if (use_tokens.empty()) {
-      report.block_use = BlockUseResult{};
-      report.block_use->reason = "no sequences of " + std::to_string(Lu) + " tokens (2N) for this data";
-    } else {
-      report.block_use = block_use(model, use_tokens, Bu, Lu, positions);
+    if (parts.block_use) {
+      if (!go_on("block use", 0)) return report;
+      const auto positions = block_use_positions(model.horizon());
+      const int Lu = positions.back(), Bu = 16;
+      const auto use_tokens = probe_tokens(Bu, Lu, 0xb10c);
+      if (use_tokens.empty()) {
+        report.block_use = BlockUseResult{};
+        report.block_use->reason = "no sequences of " + std::to_string(Lu) + " tokens (2N) for this data";
+      } else {
+        report.block_use = block_use(model, use_tokens, Bu, Lu, positions);
+      }
     }
   }
-  if (cfg.eval.mqar.enabled) {
+  if (parts.mqar && cfg.eval.mqar.enabled) {
     if (!go_on("mqar", 0)) return report;
     report.mqar = mqar_eval(model, cfg);
   }
-  if (cfg.eval.needle.enabled && mix_has(cfg, "needle")) {
+  if (parts.needle && cfg.eval.needle.enabled && mix_has(cfg, "needle")) {
     if (!go_on("needle", 0)) return report;
     bool cancelled = false;
     report.needle = needle_eval(model, cfg, [&](int done, int total) {
@@ -135,7 +143,7 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
     });
     if (cancelled) return report;
   }
-  if (cfg.eval.niah.enabled && mix_has(cfg, "niah")) {
+  if (parts.niah && cfg.eval.niah.enabled && mix_has(cfg, "niah")) {
     if (!go_on("niah", 0)) return report;
     bool cancelled = false;
     report.niah = niah_eval(model, cfg, corpus ? &*corpus : nullptr, [&](int done, int total) {

@@ -39,7 +39,15 @@ struct EvalReport {
 // report holds what finished.
 using EvalProgress = std::function<bool(const std::string& phase, double fraction)>;
 
-EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress);
+// Which of cfg.eval's evaluations to run (each still only when cfg enables it): Explore asks
+// for the quick ones at every edit and for NIAH on request.
+struct EvalParts {
+  bool per_position = true, occupancy = true, block_use = true, mqar = true, needle = true, niah = true;
+  static EvalParts all() { return {}; }
+};
+
+EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress,
+                    const EvalParts& parts = EvalParts::all());
 
 void write_eval_report(runs::RunWriter& writer, const EvalReport& report);
 

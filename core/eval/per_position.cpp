@@ -31,7 +31,7 @@ std::vector<std::pair<int, int>> log_buckets(int T, int n) {
 
 template <class T>
 PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<std::vector<int32_t>>& sequences,
-                                    int buckets, int batch, int train_len) {
+                                    int buckets, int batch, int train_len, const BatchProgress& on_batch) {
   if (sequences.empty()) throw std::invalid_argument("per_position_loss: no sequences");
   const int L = static_cast<int>(sequences.front().size()) - 1;
   PerPositionResult r;
@@ -62,6 +62,7 @@ PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<st
         r.nll[t] += losses[static_cast<size_t>(b) * L + t];
         all_losses.push_back(losses[static_cast<size_t>(b) * L + t]);
       }
+    if (on_batch && !on_batch(static_cast<int>(first) + B, r.sequences)) return PerPositionResult{};
   }
   double total = 0;
   for (double& x : r.nll) {
@@ -126,8 +127,9 @@ std::vector<Interval> paired_bucket_difference(const PerPositionResult& a, const
 }
 
 template PerPositionResult per_position_loss<float>(model::Model<float>&, const std::vector<std::vector<int32_t>>&,
-                                                    int, int, int);
+                                                    int, int, int, const BatchProgress&);
 template PerPositionResult per_position_loss<double>(model::Model<double>&,
-                                                     const std::vector<std::vector<int32_t>>&, int, int, int);
+                                                     const std::vector<std::vector<int32_t>>&, int, int, int,
+                                                     const BatchProgress&);
 
 }  // namespace proteus::eval

@@ -3,6 +3,7 @@
 // the training length: the schedule keeps the whole memory active there.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -49,11 +50,14 @@ std::vector<Interval> paired_bucket_difference(const PerPositionResult& a, const
 // n log-spaced buckets over 1..T (fewer when T is small; every position in exactly one).
 std::vector<std::pair<int, int>> log_buckets(int T, int n);
 
+// After each batch of forwards: sequences done so far and in all; false stops the evaluation.
+using BatchProgress = std::function<bool(int done, int total)>;
+
 // sequences: each holds seq_len + 1 tokens (inputs and the next-token targets).
-// Runs `batch` sequences per forward.
-// train_len > 0 also fills the held-out loss within the training length.
+// Runs `batch` sequences per forward. train_len > 0 also fills the held-out loss within the
+// training length. When on_batch stops it, the result is empty (sequences = 0).
 template <class T>
 PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<std::vector<int32_t>>& sequences,
-                                    int buckets, int batch, int train_len = 0);
+                                    int buckets, int batch, int train_len = 0, const BatchProgress& on_batch = {});
 
 }  // namespace proteus::eval

@@ -146,6 +146,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
   r.run_dir = s.writer.dir().string();
   r.device = s.be.device;
   if (hooks.on_run_dir) hooks.on_run_dir(r.run_dir);
+  if (hooks.on_device) hooks.on_device(r.device);
   if (!s.be.message.empty() && hooks.on_message) hooks.on_message(s.be.message);
   double tokens = 0, train_seconds = 0;
   const int first = s.state.step + 1;

@@ -41,6 +41,7 @@ struct TrainHooks {
   std::function<void()> wait_if_paused;             // may block between steps
   std::function<void(const std::string&)> on_message;  // notices (device fallback, resume)
   std::function<void(const std::string&)> on_run_dir;  // the run directory, once it exists
+  std::function<void(const std::string&)> on_device;   // what it runs on, once the backend is made
 };
 
 struct TrainResult {

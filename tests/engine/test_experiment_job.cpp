@@ -207,3 +207,23 @@ TEST(ExperimentJob, NeedleRunWritesItsGridAndShortLengthsAreRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ExperimentJob, TheDeviceIsKnownWhileTraining) {
+  const auto dir = proteus::test_support::fresh_dir("job-device");
+  auto cfg = proteus::test_support::tiny_run(dir);
+  cfg.train.steps = 40;
+  auto job = proteus::engine::start_training({cfg}, false);
+  bool seen_training_with_device = false;
+  const auto start = Clock::now();
+  while (job.running() && Clock::now() - start < kDeadline) {
+    if (auto s = job.latest(); s && !s->runs.empty() && s->runs[0].state == "training" && s->runs[0].step > 0)
+      seen_training_with_device |= s->runs[0].device == "cpu";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  job.wait();
+  EXPECT_TRUE(seen_training_with_device) << "the runs table's device column stays empty while training";
+}
+
+}  // namespace

@@ -11,13 +11,9 @@
 #include "app/gui/view/plot_view.hpp"
 
 namespace proteus::gui {
-namespace {
 
-// One handle per unlock point u_2..u_E on a strip under the activation map, on its position axis;
-// u_1 = 1 is fixed.
-bool draw_unlock_strip(LabApp& app, const DrawnFigure& map, float width) {
-  auto& spec = app.editor.config.model.mixer.schedule;
-  int& dragging = app.activation_panel.dragging_unlock;
+bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigure& map, float width) {
+  auto& spec = editor.config.model.mixer.schedule;
   const float h = 46;
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##strip", ImVec2(width, h));
@@ -38,7 +34,7 @@ bool draw_unlock_strip(LabApp& app, const DrawnFigure& map, float width) {
   if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging = -1;
   if (dragging > 0 && dragging < int(spec.unlock.size())) {
     const int64_t before = spec.unlock[dragging];
-    const int64_t now = app.editor.drag_unlock(dragging, pos_at(mouse.x));
+    const int64_t now = editor.drag_unlock(dragging, pos_at(mouse.x));
     changed = now != before;
     ImGui::SetTooltip("block %d unlocks at position %lld", dragging + 1, static_cast<long long>(now));
   } else if (hovered > 0) {
@@ -54,8 +50,6 @@ bool draw_unlock_strip(LabApp& app, const DrawnFigure& map, float width) {
   }
   return changed;
 }
-
-}  // namespace
 
 void draw_activation_panel(LabApp& app) {
   auto& ed = app.editor;
@@ -92,7 +86,8 @@ void draw_activation_panel(LabApp& app) {
     return;
   }
   const DrawnFigure map = draw_figure("activation", *app.activation, ImVec2(w, h));
-  if (m.schedule.type == "custom" && draw_unlock_strip(app, map, w)) app.editor_changed();
+  if (m.schedule.type == "custom" && draw_unlock_strip(ed, app.activation_panel.dragging_unlock, map, w))
+    app.editor_changed();
   try {
     const auto s = ed.schedule();
     ImGui::TextDisabled("D = %lld elements per head in E = %lld blocks of %lld; a block unlocks at each marked position; "

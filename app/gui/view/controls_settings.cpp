@@ -67,8 +67,7 @@ bool draw_run_settings(LabApp& app) {
       if (ImGui::SliderFloat("power", &p, 0.25f, 4.0f, "%.2f")) m.schedule.power = p, changed = true;
     }
     int N = m.N;
-    if (input_int("horizon N", N, 0, 1 << 20, 16, 256)) ed.set_N(N), changed = true;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 = data.seq_len");
+    if (horizon_input("horizon N", N, c.data.seq_len)) ed.set_N(N), changed = true;
     if (m.schedule.type == "custom") ImGui::TextDisabled("drag the unlock points under the activation map");
   }
   if (ImGui::CollapsingHeader("Data")) {

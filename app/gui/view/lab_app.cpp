@@ -73,6 +73,17 @@ bool LabApp::start_training() {
   }
 }
 
+bool LabApp::open_explore(const std::string& run_dir) {
+  const auto err = explore.open(run_dir);
+  if (!err.empty()) {
+    notify(err, true);
+    return false;
+  }
+  notify("exploring " + run_dir + ": edit the schedule, the curves follow");
+  show(Tab::explore);
+  return true;
+}
+
 void LabApp::start_export(const std::vector<figures::NamedFigure>& figs, const std::filesystem::path& dir) {
   if (export_busy()) return;
   if (figs.empty()) {
@@ -88,6 +99,7 @@ void LabApp::frame() {
     const auto* s = training.snapshot();
     if (s && s->done) runs.rescan(runs_dir);
   }
+  explore.refresh();
   if (export_job_.valid() && !export_job_.running() && export_job_.latest()) {
     const auto r = export_job_.latest();
     if (!r->error.empty()) notify("export failed: " + r->error, true);
@@ -120,6 +132,7 @@ void LabApp::frame() {
     tab("Activation map", Tab::activation, draw_activation_panel);
     tab("Training", Tab::training, draw_training_panel);
     tab("Runs", Tab::runs, draw_runs_panel);
+    tab("Explore", Tab::explore, draw_explore_panel);
     tab("Teach: the gated rule", Tab::teach, draw_teaching_panel);
     requested_tab_.reset();
     ImGui::EndTabBar();

@@ -10,15 +10,17 @@
 
 #include "app/gui/state/device_info.hpp"
 #include "app/gui/state/experiment_editor.hpp"
+#include "app/gui/state/explore_session.hpp"
 #include "app/gui/state/figure_export.hpp"
 #include "app/gui/state/runs_browser.hpp"
 #include "app/gui/state/teaching_stepper.hpp"
 #include "app/gui/state/training_session.hpp"
 #include "app/gui/view/panel_state.hpp"
+#include "app/gui/view/plot_view.hpp"
 
 namespace proteus::gui {
 
-enum class Tab { activation, training, runs, teach };
+enum class Tab { activation, training, runs, explore, teach };
 
 class LabApp {
  public:
@@ -35,6 +37,8 @@ class LabApp {
   // The editor changed: revalidate and redraw the activation map.
   void editor_changed();
   void show(Tab t) { requested_tab_ = t; }
+  // Puts a finished run in Explore (errors go to the status line); false when it cannot.
+  bool open_explore(const std::string& run_dir);
 
   std::filesystem::path source_root, runs_dir;
   std::string export_dir = "exports";
@@ -42,6 +46,7 @@ class LabApp {
   TrainingSession training;
   RunsBrowser runs;
   TeachingStepper teaching;
+  ExploreSession explore;
   DeviceInfo device;
   figures::ExportSettings export_settings;
 
@@ -56,6 +61,7 @@ class LabApp {
   ControlsPanelState controls_panel;
   RunsPanelState runs_panel;
   ActivationPanelState activation_panel;
+  ExplorePanelState explore_panel;
   ExportChoice export_choice;
 
   // Teaching playback.
@@ -81,6 +87,10 @@ void draw_activation_panel(LabApp& app);
 void draw_training_panel(LabApp& app);
 void draw_runs_panel(LabApp& app);
 void draw_teaching_panel(LabApp& app);
+void draw_explore_panel(LabApp& app);
+// Handles for a custom schedule's unlock points u_2..u_E on a strip under an activation map drawn
+// at `map`; `dragging` is the panel's held handle. True when a point moved.
+bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigure& map, float width);
 // Figures in a grid of `columns`, each `height` pixels tall.
 void draw_figure_grid(const std::vector<figures::NamedFigure>& figs, int columns, float height);
 // Export buttons for a set of figures: folder, formats, size; runs on a worker.

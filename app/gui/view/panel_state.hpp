@@ -23,6 +23,10 @@ struct ActivationPanelState {
   int dragging_unlock = -1;  // the custom unlock point held by the mouse, -1 when none
 };
 
+struct ExplorePanelState {
+  int dragging_unlock = -1;  // the edited schedule's unlock point held by the mouse
+};
+
 // The formats the export buttons write, shared by every view's export controls.
 struct ExportChoice {
   bool png = true, svg = true, pdf = true, csv = true;

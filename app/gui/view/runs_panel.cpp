@@ -61,6 +61,11 @@ void draw_runs_panel(LabApp& app) {
         }
         ImGui::EndDisabled();
       }
+      if (e.state == "finished" || e.state == "cancelled") {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("explore")) app.open_explore(e.path);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("edit this model's schedule and watch its curves move");
+      }
       ImGui::TableNextColumn();
       ImGui::Text("%lld", static_cast<long long>(e.step));
       ImGui::TableNextColumn();

@@ -14,6 +14,42 @@ void ScriptedRun::fail(const std::string& why, int code) {
   std::cerr << "proteus-lab: " << why << '\n';
 }
 
+bool ScriptedRun::start_explore(LabApp& app) {
+  const std::string run = o_.explore == "trained" ? trained_run_ : o_.explore;
+  if (run.empty()) {
+    fail("--explore trained: no run was trained", 2);
+    return false;
+  }
+  if (!app.open_explore(run)) {
+    fail(app.status, 2);
+    return false;
+  }
+  auto& x = app.explore;
+  x.sequences = o_.explore_sequences;
+  x.positions = o_.explore_positions;
+  try {
+    auto j = config::to_json(x.edit.config, config::JsonForm::as_given);
+    for (const auto& s : o_.explore_sets) {
+      auto [path, value] = config::parse_override(s);
+      // "x4": a multiple of the training length, as the panel's buttons give.
+      if (path == "model.mixer.N" && value.is_string() && value.get<std::string>().starts_with("x"))
+        value = static_cast<int>(std::stod(value.get<std::string>().substr(1)) * x.edit.config.data.seq_len);
+      j = config::apply_override(j, path, value);
+    }
+    x.edit.config = config::parse_run_config(j);
+  } catch (const std::exception& e) {
+    fail(e.what(), 2);
+    return false;
+  }
+  if (const auto err = x.submit(); !err.empty()) {
+    fail(err, 2);
+    return false;
+  }
+  app.show(Tab::explore);
+  phase_ = Phase::explore_edit;
+  return true;
+}
+
 bool ScriptedRun::step(LabApp& app, double now_s) {
   if (o_.timeout_s > 0 && now_s > o_.timeout_s && phase_ != Phase::done) {
     fail("scripted run timed out after " + std::to_string(o_.timeout_s) + " s", 1);
@@ -44,6 +80,7 @@ bool ScriptedRun::step(LabApp& app, double now_s) {
       if (o_.tab == "activation") app.show(Tab::activation);
       else if (o_.tab == "training") app.show(Tab::training);
       else if (o_.tab == "runs") app.show(Tab::runs);
+      else if (o_.tab == "explore") app.show(Tab::explore);
       else if (o_.tab == "teach") app.show(Tab::teach);
       if (o_.teach_step >= 0) app.teaching.go_to(o_.teach_step);
       if (o_.overlay) {
@@ -65,7 +102,9 @@ bool ScriptedRun::step(LabApp& app, double now_s) {
         else if (o_.tab == "runs") app.show(Tab::runs);
         else if (o_.tab == "teach") app.show(Tab::teach);
       }
-      phase_ = o_.train ? Phase::training : Phase::exporting;
+      if (o_.train) phase_ = Phase::training;
+      else if (!o_.explore.empty()) return start_explore(app);
+      else phase_ = Phase::exporting;
       return true;
     }
     case Phase::training: {
@@ -82,10 +121,35 @@ bool ScriptedRun::step(LabApp& app, double now_s) {
         fail(err, 1);
         return false;
       }
+      if (!app.training.run_dirs().empty()) trained_run_ = app.training.run_dirs().back();
+      if (!o_.explore.empty()) return start_explore(app);
       phase_ = Phase::exporting;
       if (!o_.export_dir.empty()) {
         app.export_dir = o_.export_dir;
         app.start_export(app.training.figures(), o_.export_dir);
+        export_started_ = true;
+      }
+      return true;
+    }
+    case Phase::explore_edit:
+    case Phase::explore_sweep: {
+      if (!app.explore.settled()) return true;
+      if (const auto s = app.explore.snapshot(); s && !s->error.empty()) {
+        fail("explore: " + s->error, 1);
+        return false;
+      }
+      if (phase_ == Phase::explore_edit && !o_.explore_sweep.empty()) {
+        if (const auto err = app.explore.sweep(o_.explore_sweep); !err.empty()) {
+          fail(err, 2);
+          return false;
+        }
+        phase_ = Phase::explore_sweep;
+        return true;
+      }
+      phase_ = Phase::exporting;
+      if (!o_.export_dir.empty()) {
+        app.export_dir = o_.export_dir;
+        app.start_export(app.explore.figures(), o_.export_dir);
         export_started_ = true;
       }
       return true;

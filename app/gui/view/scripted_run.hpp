@@ -13,16 +13,24 @@ namespace proteus::gui {
 struct ScriptOptions {
   std::string preset;                 // experiment file to load first
   std::vector<std::string> sets;      // "path=value" overrides of the loaded config
-  std::string tab;                    // activation | training | runs | teach
+  std::string tab;                    // activation | training | runs | explore | teach
   int teach_step = -1;                // teaching panel: go to this token
   bool overlay = false;               // runs browser: overlay every run in the runs folder
   bool train = false;                 // start training (the loaded mode: compare, sweep or one run)
-  std::string export_dir;             // export the training (or runs) figures here once training is done
+  std::string explore;                // open this run in Explore ("trained": the run just trained)
+  std::vector<std::string> explore_sets;  // schedule edits there: "model.mixer.N=1024" (x4: "model.mixer.N=x4")
+  int explore_sequences = 0;          // Explore's evaluation: sequences x positions (0 = the run's)
+  int explore_positions = 0;
+  std::string explore_sweep;          // then an inference sweep over "N" or "E"
+  std::string export_dir;             // export the training (or runs, or Explore) figures here once done
   std::string screenshot;             // PNG of the window once everything above is done
   std::string frame_stats;            // JSON of frame times, written at exit
   bool quit = false;                  // exit when done
   double timeout_s = 0;               // give up (exit status 1) after this long; 0 = never
-  bool any() const { return !preset.empty() || !sets.empty() || train || overlay || !export_dir.empty() || !screenshot.empty() || quit; }
+  bool any() const {
+    return !preset.empty() || !sets.empty() || train || overlay || !explore.empty() || !export_dir.empty() ||
+           !screenshot.empty() || quit;
+  }
 };
 
 class ScriptedRun {
@@ -38,12 +46,14 @@ class ScriptedRun {
   const std::string& failure() const { return failure_; }
 
  private:
-  enum class Phase { start, training, exporting, screenshot, done };
+  enum class Phase { start, training, explore_edit, explore_sweep, exporting, screenshot, done };
+  bool start_explore(LabApp& app);  // false when it failed (fail() called)
   void fail(const std::string& why, int code);
   ScriptOptions o_;
   Phase phase_ = Phase::start;
   int settle_frames_ = 3;  // frames drawn after the last change before the screenshot
   bool export_started_ = false;
+  std::string trained_run_;  // the last run the script trained
   int exit_code_ = 0;
   std::string failure_;
 };

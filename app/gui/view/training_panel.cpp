@@ -50,6 +50,12 @@ void draw_training_panel(LabApp& app) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r.state.c_str());
       if (!r.message.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.message.c_str());
+      if (r.state == "finished" && !r.run_dir.empty()) {
+        ImGui::SameLine();
+        ImGui::PushID(static_cast<int>(i));
+        if (ImGui::SmallButton("explore")) app.open_explore(r.run_dir);
+        ImGui::PopID();
+      }
       ImGui::TableNextColumn();
       ImGui::Text("%d / %d", r.step, r.total_steps);
       ImGui::TableNextColumn();

@@ -29,6 +29,23 @@ bool input_int(const char* label, int& v, int lo, int hi, int step, int fast) {
   return true;
 }
 
+bool horizon_input(const char* label, int& N, int auto_value) {
+  ImGui::PushID(label);
+  bool is_auto = N == 0, changed = false;
+  const std::string box = "auto (" + std::to_string(auto_value) + ")";
+  if (ImGui::Checkbox(box.c_str(), &is_auto)) N = is_auto ? 0 : auto_value, changed = true;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("auto: the horizon is data.seq_len, the training length");
+  ImGui::SameLine();
+  if (is_auto) {
+    ImGui::TextDisabled("%s", label);
+  } else {
+    ImGui::SetNextItemWidth(std::min(160.0f, std::max(80.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label).x - 8)));
+    changed |= input_int(label, N, 1, 1 << 20, 16, 256);
+  }
+  ImGui::PopID();
+  return changed;
+}
+
 bool input_double(const char* label, double& v, double lo, double hi, const char* fmt) {
   double x = v;
   if (!ImGui::InputDouble(label, &x, 0, 0, fmt)) return false;

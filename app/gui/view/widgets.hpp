@@ -9,5 +9,8 @@ namespace proteus::gui {
 bool combo(const char* label, std::string& value, const std::vector<std::string>& items);
 bool input_int(const char* label, int& v, int lo, int hi, int step = 1, int fast = 10);
 bool input_double(const char* label, double& v, double lo, double hi, const char* fmt = "%.4g");
+// A horizon N where 0 means "the training length": an "auto" box showing what auto is
+// ("auto (256)"), and the number when it is unticked.
+bool horizon_input(const char* label, int& N, int auto_value);
 
 }  // namespace proteus::gui

@@ -1,0 +1,210 @@
+#include "core/engine/schedule_explore.hpp"
+
+#include <chrono>
+
+namespace proteus::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+ConfigDelta joined(const ConfigDelta& a, const ConfigDelta& b) {
+  ConfigDelta out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+// At every edit: the curves and the occupancy. Block use (16 sequences of 2N) and the synthetic
+// tasks are left to a full evaluation (`proteus eval --as`); NIAH comes on request.
+eval::EvalParts explore_parts(bool niah) {
+  eval::EvalParts p;
+  p.block_use = p.mqar = p.needle = false;
+  p.niah = niah;
+  return p;
+}
+
+}  // namespace
+
+ConfigDelta explore_eval_settings(int sequences, int positions) {
+  ConfigDelta d;
+  if (sequences > 0) d.push_back({"eval.per_position.sequences", sequences});
+  if (positions > 0) d.push_back({"eval.per_position.seq_len", positions});
+  return d;
+}
+
+std::vector<SweepPoint> horizon_sweep(const config::RunConfig& run) {
+  std::vector<SweepPoint> out;
+  const int L = run.data.seq_len;
+  for (int n : {std::max(1, L / 2), L, 2 * L, 4 * L}) out.push_back({double(n), {{"model.mixer.N", n}}, nullptr, ""});
+  return out;
+}
+
+std::vector<SweepPoint> blocks_sweep(const config::RunConfig& run) {
+  std::vector<SweepPoint> out;
+  const int64_t D = static_cast<int64_t>(run.model.mixer.d_head) * run.model.mixer.d_head;
+  for (int e : {1, 2, 4, 8, 16, 32}) {
+    if (e > D) break;
+    SweepPoint p{double(e), {{"model.mixer.E", e}}, nullptr, ""};
+    if (run.model.mixer.schedule.type == "custom") {
+      p.edit.push_back({"model.mixer.schedule.type", "uniform"});
+      p.edit.push_back({"model.mixer.schedule.unlock", nullptr});
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+ScheduleExplorer::ScheduleExplorer(const std::string& run_dir) : run_(TrainedRun::open(run_dir)) {
+  request({explore_eval_settings(), {}, false});  // the trained schedule first
+  worker_ = Handle<ExploreSnapshot>::start([this](JobContext<ExploreSnapshot>& ctx) { work(ctx); });
+}
+
+ScheduleExplorer::~ScheduleExplorer() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  worker_.cancel();  // the running evaluation stops at its next batch; ~Handle joins
+}
+
+uint64_t ScheduleExplorer::request(const ExploreRequest& r) {
+  edited_config(run_, joined(r.eval_settings, r.edit));  // a bad edit is refused here, naming the field
+  Job job;
+  job.request = r;
+  return enqueue(std::move(job));
+}
+
+uint64_t ScheduleExplorer::request_sweep(const ConfigDelta& eval_settings, const std::string& axis,
+                                         std::vector<SweepPoint> points) {
+  edited_config(run_, eval_settings);
+  Job job;
+  job.request.eval_settings = eval_settings;
+  job.sweep_axis = axis;
+  job.sweep = std::move(points);
+  return enqueue(std::move(job));
+}
+
+uint64_t ScheduleExplorer::enqueue(Job job) {
+  uint64_t g;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    g = ++generation_;
+    job.generation = g;
+    job.requested_at_s = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+    pending_ = std::move(job);
+    newest_ = g;  // the running evaluation sees this at its next batch and stops
+  }
+  wake_.notify_all();
+  return g;
+}
+
+std::shared_ptr<const ExploreSnapshot> ScheduleExplorer::latest() const {
+  auto s = worker_.latest();
+  if (s) return s;
+  auto first = std::make_shared<ExploreSnapshot>();
+  first->run_name = run_.name;
+  first->train_len = run_.config.data.seq_len;
+  first->trained_config = run_.config;
+  first->generation = newest_.load();
+  first->busy = true;
+  return first;
+}
+
+void ScheduleExplorer::work(JobContext<ExploreSnapshot>& ctx) {
+  ExploreSnapshot s;
+  s.run_name = run_.name;
+  s.train_len = run_.config.data.seq_len;
+  s.trained_config = run_.config;
+  std::optional<ConfigDelta> trained_settings;  // the eval settings s.trained was evaluated under
+  const auto publish = [&] { ctx.publish(std::make_shared<const ExploreSnapshot>(s)); };
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait(lock, [&] { return stop_ || pending_.has_value(); });
+      if (stop_) return;
+      job = std::move(*pending_);
+      pending_.reset();
+    }
+    const auto stale = [&] { return ctx.cancelled() || newest_.load() != job.generation; };
+    const auto progress = [&](const std::string& phase, double f) {
+      if (stale()) return false;
+      ctx.set_progress({f, phase, -1});
+      return true;
+    };
+    s.generation = job.generation;
+    s.busy = true;
+    s.error.clear();
+    s.phase = "evaluating";
+    publish();
+    const auto& settings = job.request.eval_settings;
+    const bool niah = job.request.niah;
+    try {
+      // The reference: the trained schedule under these settings (again only when they changed,
+      // or when NIAH is asked for and it has none yet).
+      if (!trained_settings || *trained_settings != settings) {
+        const auto cfg = edited_config(run_, settings);
+        auto rep = evaluate_trained(run_, cfg, explore_parts(niah), progress);
+        if (stale()) continue;
+        s.trained = std::make_shared<const eval::EvalReport>(std::move(rep));
+        s.trained_config = cfg;
+        trained_settings = settings;
+        s.edited.reset();  // drawn against another reference: no longer comparable
+        s.edited_config.reset();
+        publish();
+      } else if (niah && !s.trained->niah) {
+        eval::EvalParts only_niah{false, false, false, false, false, true};
+        auto rep = evaluate_trained(run_, s.trained_config, only_niah, progress);
+        if (stale()) continue;
+        auto merged = std::make_shared<eval::EvalReport>(*s.trained);
+        merged->niah = rep.niah;
+        s.trained = merged;
+        publish();
+      }
+      if (!job.sweep_axis.empty()) {
+        s.sweep_axis = job.sweep_axis;
+        s.sweep = job.sweep;
+        publish();
+        for (auto& p : s.sweep) {
+          try {
+            const auto cfg = edited_config(run_, joined(settings, p.edit));
+            auto rep = evaluate_trained(run_, cfg, explore_parts(false), progress);
+            if (stale()) break;
+            p.report = std::make_shared<const eval::EvalReport>(std::move(rep));
+          } catch (const InputError& e) {
+            p.error = e.what();  // this point cannot be built (E past D, say); the others can
+          }
+          publish();
+        }
+        if (stale()) continue;
+      } else if (!job.request.edit.empty() || niah) {
+        const auto cfg = edited_config(run_, joined(settings, job.request.edit));
+        auto rep = evaluate_trained(run_, cfg, explore_parts(niah), progress);
+        if (stale()) continue;
+        s.edited = std::make_shared<const eval::EvalReport>(std::move(rep));
+        s.edited_config = cfg;
+        s.edited_request = job.request;
+        s.edited_generation = job.generation;
+        s.edited_seconds =
+            std::chrono::duration<double>(Clock::now().time_since_epoch()).count() - job.requested_at_s;
+      } else {
+        // The trained schedule itself: the edited curve is the reference.
+        s.edited = s.trained;
+        s.edited_config = s.trained_config;
+        s.edited_request = job.request;
+        s.edited_generation = job.generation;
+        s.edited_seconds =
+            std::chrono::duration<double>(Clock::now().time_since_epoch()).count() - job.requested_at_s;
+      }
+    } catch (const std::exception& e) {
+      if (stale()) continue;
+      s.error = e.what();
+    }
+    if (stale()) continue;
+    s.busy = false;
+    s.phase.clear();
+    publish();
+  }
+}
+
+}  // namespace proteus::engine
