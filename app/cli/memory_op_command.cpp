@@ -32,11 +32,18 @@ constexpr const char* fields_help = R"(IN.json is one object (unknown keys are r
   N         schedule horizon, an integer >= 1      (default T)
   schedule  {"type": "uniform"} (default), {"type": "geometric"}, {"type": "power", "p": 2},
             or {"type": "custom", "unlock": [1, u_2, ..., u_E]} (non-decreasing)
+  normalize "normalize_then_mask" (default: q, k as given, masked by the gate),
+            "mask_then_normalize" (q_t, k_t re-normalised over the open key rows at t) or
+            "capped_renormalize" (the same, the norm floored at sqrt(open rows / d_k)),
+            as the model's model.mixer.normalize; q and k are taken as unit vectors
+  recall    true: also report recall_error (below)                 (default false)
   comment   free text, ignored
-OUT.json: rule, D, E, N, schedule (with its unlock positions), active_blocks and
+OUT.json: rule, D, E, N, normalize, schedule (with its unlock positions), active_blocks and
 active_elements per token, o (T rows of d_v), S (the final state) and, when dO or dS is
 given (a missing one counts as zero), grad: dL/d of every input, shaped like it, for
-L = sum_t <dO_t, o_t> + <dS, S_T>.
+L = sum_t <dO_t, o_t> + <dS, S_T>. With recall, recall_error: row t (t = 1..T) holds for
+each association i <= t (token i wrote k_i -> v_i) ||(G_t * S_t)^T k_i - v_i|| / ||v_i||,
+k_i normalised as the variant does at step t.
 IN.json may be at most 32 MiB, nested at most 64 deep, with no key twice in one object.
 OUT.json is replaced atomically (a temporary file renamed over it) when it is a regular file
 or absent; a character device or a pipe (/dev/stdout, a named pipe) is written through;

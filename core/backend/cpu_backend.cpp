@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/common/input_error.hpp"
+#include "core/memory/key_normalize.hpp"
 
 namespace proteus::backend {
 namespace {
@@ -458,31 +459,13 @@ void CpuBackend<T>::l2norm_backward(T* din, const T* dout, const T* out, const T
 
 // ---- re-normalisation over the open key rows ----
 
-namespace {
-// The floor under the open rows' norm: sqrt(r / d) is what a unit key spread evenly puts there.
-double renorm_floor(int r, int d, bool capped, double eps) {
-  return capped ? std::sqrt(static_cast<double>(r) / d) : eps;
-}
-}  // namespace
-
+// One row's arithmetic is memory's (core/memory/key_normalize.hpp), shared with memory-op.
 template <class T>
 void CpuBackend<T>::prefix_renorm_forward(T* out, T* norm, const T* in, const int32_t* rows, int B, int Tn, int H,
                                           int d, bool capped, T eps) {
   parallel_rows(static_cast<int64_t>(B) * Tn * H, *pool_, [&](int64_t n) {
-    const int r = rows[(n / H) % Tn];
     const size_t off = static_cast<size_t>(n) * d;
-    if (r >= d) {
-      std::copy(in + off, in + off + d, out + off);
-      norm[n] = T(0);
-      return;
-    }
-    double ss = 0;
-    for (int i = 0; i < r; ++i) ss += static_cast<double>(in[off + i]) * in[off + i];
-    const double nr = std::sqrt(ss);
-    norm[n] = static_cast<T>(nr);
-    const T s = static_cast<T>(1.0 / std::max(nr, renorm_floor(r, d, capped, static_cast<double>(eps))));
-    for (int i = 0; i < r; ++i) out[off + i] = in[off + i] * s;
-    std::copy(in + off + r, in + off + d, out + off + r);
+    norm[n] = memory::renormalize_open_rows(in + off, out + off, rows[(n / H) % Tn], d, capped, eps);
   });
 }
 
@@ -490,22 +473,9 @@ template <class T>
 void CpuBackend<T>::prefix_renorm_backward(T* din, const T* dout, const T* out, const T* norm, const int32_t* rows,
                                            int B, int Tn, int H, int d, bool capped, T eps) {
   parallel_rows(static_cast<int64_t>(B) * Tn * H, *pool_, [&](int64_t n) {
-    const int r = rows[(n / H) % Tn];
     const size_t off = static_cast<size_t>(n) * d;
-    if (r < d) {
-      const double floor = renorm_floor(r, d, capped, static_cast<double>(eps));
-      const double nr = static_cast<double>(norm[n]);
-      if (nr > floor) {
-        double dot = 0;
-        for (int i = 0; i < r; ++i) dot += static_cast<double>(dout[off + i]) * out[off + i];
-        const T gy = static_cast<T>(dot), s = static_cast<T>(1.0 / nr);
-        for (int i = 0; i < r; ++i) din[off + i] = s * (dout[off + i] - out[off + i] * gy);
-      } else {
-        const T s = static_cast<T>(1.0 / floor);
-        for (int i = 0; i < r; ++i) din[off + i] = dout[off + i] * s;
-      }
-    }
-    for (int i = r < d ? r : 0; i < d; ++i) din[off + i] = dout[off + i];
+    memory::renormalize_open_rows_backward(din + off, dout + off, out + off, norm[n], rows[(n / H) % Tn], d, capped,
+                                           eps);
   });
 }
 

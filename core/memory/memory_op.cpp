@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/common/json_fields.hpp"
+#include "core/memory/active_prefix.hpp"
 
 namespace proteus::memory {
 namespace {
@@ -19,8 +20,9 @@ using common::join;
 using nlohmann::json;
 
 const std::vector<std::string>& known_fields() {
-  static const std::vector<std::string> fields = {"rule", "E",   "N",    "schedule", "q",  "k",  "v",      "beta",
-                                                  "a",    "p",   "eta",  "gamma",    "S0", "dO", "dS", "comment"};
+  static const std::vector<std::string> fields = {"rule", "E",  "N",  "schedule", "normalize", "q",     "k",
+                                                  "v",    "beta", "a",  "p",        "eta",       "gamma", "S0",
+                                                  "dO",   "dS",   "recall", "comment"};
   return fields;
 }
 
@@ -181,6 +183,33 @@ json to_json(const std::string& name, const std::vector<double>& data, int64_t r
   return out;
 }
 
+// recall_error (see the header): row t-1 holds e_i(t) for i = 1..t, read from the tape's S_t.
+json recall_errors(const MemoryOpRequest& r, const Schedule& schedule, const RuleTape<double>& tape) {
+  const bool capped = r.normalize == KeyNormalize::capped_renormalize;
+  const auto D = static_cast<size_t>(r.D());
+  std::vector<double> key(r.d_k), read(r.d_v);
+  json rows = json::array();
+  for (int64_t t = 1; t <= r.T; ++t) {
+    const double* S = tape.S.data() + t * D;
+    const int64_t end = schedule.active_elements(t);
+    const int64_t open = renormalizes(r.normalize) ? schedule.active_rows(t, r.d_v) : r.d_k;
+    std::vector<double> errors(t);
+    for (int64_t i = 0; i < t; ++i) {
+      renormalize_open_rows(r.k.data() + i * r.d_k, key.data(), open, r.d_k, capped, kKeyNormEps);
+      detail::gated_read(S, key.data(), end, r.d_v, read.data());
+      double miss = 0, size = 0;
+      for (int64_t j = 0; j < r.d_v; ++j) {
+        const double v = r.v[i * r.d_v + j];
+        miss += (read[j] - v) * (read[j] - v);
+        size += v * v;
+      }
+      errors[i] = size > 0 ? std::sqrt(miss / size) : std::sqrt(miss);
+    }
+    rows.push_back(to_json(indexed("recall_error", t - 1), errors, 0, 0));
+  }
+  return rows;
+}
+
 }  // namespace
 
 MemoryOpRequest parse_memory_op(const json& in) {
@@ -280,6 +309,26 @@ MemoryOpRequest parse_memory_op(const json& in) {
     throw InputError("N", "must be <= " + std::to_string(kMaxHorizon) + " (the schedule's horizon in tokens), got " +
                               std::to_string(r.N));
 
+  if (const json* normalize = find(in, "normalize")) {
+    const std::string names = join(key_normalize_names());
+    if (!normalize->is_string())
+      throw InputError("normalize", "expected a string (one of " + names + "), got " + describe(*normalize));
+    const auto variant = key_normalize_from_name(normalize->get<std::string>());
+    if (!variant)
+      throw InputError("normalize", "unknown variant '" + common::clipped(normalize->get<std::string>()) +
+                                        "' (expected " + names + ")");
+    r.normalize = *variant;
+  }
+  if (const json* recall = find(in, "recall")) {
+    if (!recall->is_boolean()) throw InputError("recall", "expected true or false, got " + describe(*recall));
+    r.recall = recall->get<bool>();
+    // Every step reads every association so far: bounded before any of it runs.
+    if (r.recall && r.T * (r.T + 1) / 2 * D > kMaxRecallReads)
+      throw InputError("recall", "T (T + 1) / 2 x D = " + std::to_string(r.T * (r.T + 1) / 2 * D) +
+                                     " element reads, more than the limit of " + std::to_string(kMaxRecallReads) +
+                                     "; use fewer tokens or a smaller memory");
+  }
+
   try {
     if (const json* schedule = find(in, "schedule")) r.schedule = read_schedule(*schedule);
     Schedule::make(r.schedule, D, r.E, r.N);  // the Schedule is the one judge of unlock lists
@@ -295,9 +344,14 @@ json run_memory_op(const MemoryOpRequest& r) {
   const Schedule schedule = Schedule::make(r.schedule, r.D(), r.E, r.N);
   const auto given = [](const std::vector<double>& buffer, bool has) { return has ? buffer.data() : nullptr; };
 
+  // q and k as the rule sees them under the normalize variant (copies for normalize_then_mask).
+  std::vector<double> q_used(r.q.size()), k_used(r.k.size()), q_norms(r.T), k_norms(r.T);
+  renormalize_sequence(r.normalize, schedule, r.T, r.d_k, r.d_v, r.q.data(), q_used.data(), q_norms.data());
+  renormalize_sequence(r.normalize, schedule, r.T, r.d_k, r.d_v, r.k.data(), k_used.data(), k_norms.data());
+
   RuleInputs<double> in;
   in.T = r.T, in.d_k = r.d_k, in.d_v = r.d_v, in.window = r.window;
-  in.q = r.q.data(), in.k = r.k.data(), in.v = r.v.data();
+  in.q = q_used.data(), in.k = k_used.data(), in.v = r.v.data();
   in.beta = given(r.beta, r.has_beta);
   in.a = given(r.a, r.has_a);
   in.p = given(r.p, r.has_p);
@@ -307,13 +361,14 @@ json run_memory_op(const MemoryOpRequest& r) {
 
   std::vector<double> o(r.T * r.d_v), S(r.D());  // (T, d_v), (d_k, d_v)
   RuleTape<double> tape;
-  gated_rule_forward(r.rule, schedule, in, o.data(), S.data(), r.wants_grads() ? &tape : nullptr);
+  gated_rule_forward(r.rule, schedule, in, o.data(), S.data(), r.wants_grads() || r.recall ? &tape : nullptr);
 
   json out;
   out["rule"] = rule_name(r.rule);
   out["D"] = r.D();
   out["E"] = r.E;
   out["N"] = r.N;
+  out["normalize"] = key_normalize_name(r.normalize);
   json spec = {{"type", r.schedule.type}, {"unlock", schedule.unlock()}};
   if (r.schedule.type == "power") spec["p"] = r.schedule.power;
   out["schedule"] = spec;
@@ -326,6 +381,7 @@ json run_memory_op(const MemoryOpRequest& r) {
   out["active_elements"] = elements;
   out["o"] = to_json("o", o, r.T, r.d_v);
   out["S"] = to_json("S", S, r.d_k, r.d_v);
+  if (r.recall) out["recall_error"] = recall_errors(r, schedule, tape);
   if (!r.wants_grads()) return out;
 
   std::vector<double> dq(r.T * r.d_k), dk(r.T * r.d_k), dv(r.T * r.d_v), dbeta(r.T), da(r.T);
@@ -338,6 +394,13 @@ json run_memory_op(const MemoryOpRequest& r) {
   grads.gamma = rule_uses_gamma(r.rule) ? dgamma.data() : nullptr;
   grads.S0 = dS0.data();
   gated_rule_backward(r.rule, schedule, in, tape, given(r.dO, r.has_dO), given(r.dS, r.has_dS), grads);
+  if (renormalizes(r.normalize)) {  // back through the re-normalisation to the q, k given
+    const std::vector<double> dq_used = dq, dk_used = dk;
+    renormalize_sequence_backward(r.normalize, schedule, r.T, r.d_k, r.d_v, dq_used.data(), q_used.data(),
+                                  q_norms.data(), dq.data());
+    renormalize_sequence_backward(r.normalize, schedule, r.T, r.d_k, r.d_v, dk_used.data(), k_used.data(),
+                                  k_norms.data(), dk.data());
+  }
 
   json grad;
   grad["q"] = to_json("grad.q", dq, r.T, r.d_k);

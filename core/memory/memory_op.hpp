@@ -8,6 +8,19 @@
 // not pass silently; a top-level "comment" (a string or an array of strings) is allowed and
 // ignored, so example files can explain themselves. Gradients are computed when dO or dS is given
 // (a missing one counts as zero), since L = sum_t <dO_t, o_t> + <dS, S_T> is defined by either.
+//
+// "normalize" (normalize_then_mask | mask_then_normalize | capped_renormalize, as the model's
+// model.mixer.normalize) says how the mask meets the normalisation of q and k. The q, k given are
+// taken as already L2-normalised over all d_k rows (the model's l2norm); the two re-normalising
+// variants then re-normalise each q_t, k_t over its open key rows active_rows(t, d_v), by the same
+// function as the model's prefix_renorm op (key_normalize.hpp). p, v and the rest are used as given;
+// grad.q and grad.k are with respect to the q, k given.
+//
+// "recall": true adds recall_error: row t-1 (t = 1..T) holds, for every association i <= t (token
+// i wrote k_i -> v_i), how far reading the memory at step t with k_i lands from v_i:
+//   e_i(t) = ||(G_t ⊙ S_t)^T k~_i - v_i|| / ||v_i||   (||...|| alone when v_i = 0)
+// where k~_i is k_i as the memory sees a key at step t: re-normalised over step t's open rows
+// under the re-normalising variants (as is q_t), masked by G_t in the read (SPEC's o_t = S_t^T q_t).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -17,6 +30,7 @@
 #include "core/common/input_error.hpp"
 #include "core/common/json_read.hpp"
 #include "core/memory/gated_rule.hpp"
+#include "core/memory/key_normalize.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::memory {
@@ -26,6 +40,7 @@ namespace proteus::memory {
 inline constexpr int64_t kMaxStateElements = int64_t{1} << 20;  // D = d_k * d_v
 inline constexpr int64_t kMaxTapeElements = int64_t{1} << 22;   // (T + 1) * D doubles: 32 MiB
 inline constexpr int64_t kMaxHorizon = (int64_t{1} << 31) - 1;  // N
+inline constexpr int64_t kMaxRecallReads = int64_t{1} << 26;   // recall: T (T + 1) / 2 reads x D
 
 // The reader's limits for IN.json (common::read_json_file).
 inline constexpr common::JsonLimits kInputLimits{size_t{32} << 20, 64, "a memory-op input"};
@@ -37,6 +52,8 @@ struct MemoryOpRequest {
   int64_t E = 1;           // blocks, in [1, D]
   int64_t N = 1;           // schedule horizon; T when IN.json has none
   ScheduleSpec schedule;   // validated against D, E, N by parse_memory_op
+  KeyNormalize normalize = KeyNormalize::normalize_then_mask;  // how the mask meets q, k's norm
+  bool recall = false;     // add recall_error to the output
   int64_t T = 0;           // tokens: rows of q
   int64_t d_k = 0;         // key width: length of q[0]
   int64_t d_v = 0;         // value width: length of v[0]
@@ -64,7 +81,8 @@ struct MemoryOpRequest {
 MemoryOpRequest parse_memory_op(const nlohmann::json& in);
 
 // Runs the CPU reference. Returns {"rule", "D", "E", "N", "schedule": {"type", "unlock", ...},
-// "active_blocks": (T), "active_elements": (T), "o": (T, d_v), "S": (d_k, d_v)} and, when
+// "normalize", "active_blocks": (T), "active_elements": (T), "o": (T, d_v), "S": (d_k, d_v)},
+// "recall_error" (row t-1 of length t) when recall, and, when
 // wants_grads(), "grad": {"q", "k", "v", "a", "S0", "beta" (unless swla without beta),
 // "p" (comba), "eta" (titans), "gamma" (swla)} shaped like the inputs. Throws InputError naming
 // the output (e.g. "o[2][0]") if float64 overflows, since JSON cannot carry inf.

@@ -1,11 +1,13 @@
 // The teaching panel's step-through: each step is the memory-op engine on the prefix, so it must
 // agree with one run over all tokens (the rule is causal), locked elements must keep their value
-// from one step to the next, and nothing outside the mask is written.
+// from one step to the next, and nothing outside the mask is written. Its recall errors, for the
+// ungated and the gated memory, are checked against a direct loop (tests/support/direct_recall.hpp).
 #include <gtest/gtest.h>
 
 #include "app/gui/state/teaching_stepper.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/memory_op.hpp"
+#include "tests/support/direct_recall.hpp"
 
 namespace {
 
@@ -17,33 +19,41 @@ TEST_P(TeachingStepperRules, StepsAgreeWithTheWholeRunAndKeepLockedElements) {
   gui::TeachingExample ex;
   ex.rule = GetParam();
   ex.T = 10;
+  ex.d_k = ex.d_v = 4;
   ex.E = 4;
   ex.N = 10;
   ex.decay = 0.9;
+  ex.beta = 0.8;
   gui::TeachingStepper st;
   st.set_example(ex);
-  const auto whole = memory::run_memory_op(memory::parse_memory_op(st.input()));
-  std::vector<double> prev(16, 0.0);
-  int blocks_before = 0;
-  for (int t = 1; t <= ex.T; ++t) {
-    st.go_to(t);
-    const auto& s = st.current();
-    EXPECT_EQ(s.active_blocks, whole["active_blocks"][t - 1].get<int>());
-    EXPECT_GE(s.active_blocks, blocks_before) << "blocks only unlock";
-    blocks_before = s.active_blocks;
-    for (int c = 0; c < ex.d_v; ++c)
-      EXPECT_DOUBLE_EQ(s.read[c], whole["o"][t - 1][c].get<double>()) << "t " << t << " c " << c;
-    for (size_t i = 0; i < s.state.size(); ++i) {
-      if (!s.mask[i]) {
-        EXPECT_EQ(s.state[i], prev[i]) << "locked element " << i << " changed at t " << t;
-        EXPECT_FALSE(s.written[i]);
+  for (bool gated : {false, true}) {
+    const auto in = gated ? st.input() : gui::ungated_input(st.input());
+    EXPECT_EQ(in["E"].get<int>(), gated ? 4 : 1);
+    const auto whole = memory::run_memory_op(memory::parse_memory_op(in));
+    std::vector<double> prev(16, 0.0);
+    int blocks_before = 0;
+    for (int t = 1; t <= ex.T; ++t) {
+      st.go_to(t);
+      const auto& s = gated ? st.current().gated : st.current().ungated;
+      EXPECT_EQ(s.active_blocks, whole["active_blocks"][t - 1].get<int>());
+      EXPECT_GE(s.active_blocks, blocks_before) << "blocks only unlock";
+      blocks_before = s.active_blocks;
+      for (int c = 0; c < ex.d_v; ++c)
+        EXPECT_DOUBLE_EQ(s.read[c], whole["o"][t - 1][c].get<double>()) << "t " << t << " c " << c;
+      ASSERT_EQ(s.recall.size(), static_cast<size_t>(t));
+      for (size_t i = 0; i < s.recall.size(); ++i) EXPECT_EQ(s.recall[i], whole["recall_error"][t - 1][i].get<double>());
+      for (size_t i = 0; i < s.state.size(); ++i) {
+        if (!s.mask[i]) {
+          EXPECT_EQ(s.state[i], prev[i]) << "locked element " << i << " changed at t " << t;
+          EXPECT_FALSE(s.written[i]);
+        }
+        EXPECT_EQ(bool(s.written[i]), s.state[i] != prev[i]);
       }
-      EXPECT_EQ(bool(s.written[i]), s.state[i] != prev[i]);
+      prev = s.state;
     }
-    prev = s.state;
+    for (int r = 0; r < ex.d_k; ++r)
+      for (int c = 0; c < ex.d_v; ++c) EXPECT_EQ(prev[r * ex.d_v + c], whole["S"][r][c].get<double>());
   }
-  for (int r = 0; r < ex.d_k; ++r)
-    for (int c = 0; c < ex.d_v; ++c) EXPECT_EQ(prev[r * ex.d_v + c], whole["S"][r][c].get<double>());
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRules, TeachingStepperRules,
@@ -54,8 +64,11 @@ TEST(TeachingStepper, StepsClampAndStartEmpty) {
   st.set_example({});
   st.go_to(0);
   EXPECT_EQ(st.current().t, 0);
-  EXPECT_TRUE(st.current().read.empty());
-  for (double v : st.current().state) EXPECT_EQ(v, 0.0);
+  for (const auto* m : {&st.current().gated, &st.current().ungated}) {
+    EXPECT_TRUE(m->read.empty());
+    EXPECT_TRUE(m->recall.empty());
+    for (double v : m->state) EXPECT_EQ(v, 0.0);
+  }
   st.back();
   EXPECT_EQ(st.t(), 0);
   st.go_to(1000);
@@ -69,14 +82,76 @@ TEST(TeachingStepper, ABadExampleIsRefusedByFieldAndTheOldOneKept) {
   gui::TeachingExample ok;
   st.set_example(ok);
   gui::TeachingExample bad = ok;
-  bad.E = 17;  // D = 16
+  bad.E = ok.d_k * ok.d_v + 1;
   try {
     st.set_example(bad);
-    FAIL() << "E = 17 > D was accepted";
+    FAIL() << "E > D was accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "E");
   }
   EXPECT_EQ(st.example().E, ok.E);
+}
+
+// The recall errors the panel draws are the engine's, and they are what a direct loop over the
+// rule with hand-written masks gives: d_k = 3, d_v = 2 (D = 6), T = 6, E = 3 uniform over N = 6
+// (Delta = 2: active prefix ends 2 2 4 4 6 6); E = 4 (blocks of 1, the last [3, 6); ends 1 2 3 6
+// 6 6, ending inside a key row); the ungated memory's ends are all 6.
+TEST(TeachingStepper, RecallErrorsMatchADirectLoopForEveryVariant) {
+  for (const char* rule : {"delta", "linear"})
+    for (const char* normalize : {"normalize_then_mask", "mask_then_normalize", "capped_renormalize"})
+      for (const auto& [E, ends] : {std::pair{3, std::vector<int>{2, 2, 4, 4, 6, 6}},
+                                    std::pair{4, std::vector<int>{1, 2, 3, 6, 6, 6}}}) {
+        gui::TeachingExample ex;
+        ex.rule = rule;
+        ex.normalize = normalize;
+        ex.T = 6, ex.d_k = 3, ex.d_v = 2, ex.E = E, ex.N = 0, ex.beta = 0.9, ex.seed = 3;
+        gui::TeachingStepper st;
+        st.set_example(ex);
+        test::DirectStream direct;
+        direct.rule = rule, direct.normalize = normalize, direct.d_k = 3, direct.d_v = 2;
+        direct.k = st.input()["k"].get<std::vector<std::vector<double>>>();
+        direct.v = st.input()["v"].get<std::vector<std::vector<double>>>();
+        direct.beta.assign(6, 0.9);
+        direct.ends = ends;
+        const auto gated = test::direct_recall(direct);
+        direct.ends.assign(6, 6);
+        const auto ungated = test::direct_recall(direct);
+        for (int t = 1; t <= 6; ++t) {
+          st.go_to(t);
+          const auto& s = st.current();
+          ASSERT_EQ(s.gated.active_elements, ends[t - 1]);
+          ASSERT_EQ(s.gated.recall.size(), static_cast<size_t>(t));
+          ASSERT_EQ(s.ungated.recall.size(), static_cast<size_t>(t));
+          for (int i = 0; i < t; ++i) {
+            EXPECT_NEAR(s.gated.recall[i], gated[t - 1][i], 1e-12) << rule << " " << normalize << " E " << E << " t " << t << " i " << i;
+            EXPECT_NEAR(s.ungated.recall[i], ungated[t - 1][i], 1e-12) << rule << " " << normalize << " t " << t << " i " << i;
+          }
+        }
+      }
+}
+
+TEST(TeachingStepper, TheCaptionSaysWhatTheStepShows) {
+  gui::TeachingExample ex;  // the panel's example: E = 4 over N = T = 12, Delta = 3
+  gui::TeachingStepper st;
+  st.set_example(ex);
+  st.go_to(0);
+  EXPECT_NE(st.caption().find("Before the first token"), std::string::npos) << st.caption();
+  st.go_to(4);  // u_2 = 4: the second block opens here
+  const std::string at4 = st.caption();
+  EXPECT_NE(at4.find("Token 4 writes association 4"), std::string::npos) << at4;
+  EXPECT_NE(at4.find("2 of 4 blocks open"), std::string::npos) << at4;
+  EXPECT_NE(at4.find("a block opened at this token"), std::string::npos) << at4;
+  const auto& s = st.current();
+  const std::string counts = "ungated " + std::to_string(s.ungated.recalled()) + ", gated " + std::to_string(s.gated.recalled());
+  EXPECT_NE(at4.find(counts), std::string::npos) << at4;
+  int below = 0;
+  for (double e : s.gated.recall) below += e < gui::kRecalledBelow;
+  EXPECT_EQ(s.gated.recalled(), below);
+  st.go_to(5);
+  EXPECT_EQ(st.caption().find("a block opened"), std::string::npos) << st.caption();
+  ex.normalize = "mask_then_normalize";
+  st.set_example(ex);
+  EXPECT_NE(st.caption().find("re-normalised over the open rows"), std::string::npos) << st.caption();
 }
 
 TEST(TeachingStepper, EveryRuleHasItsEquations) {

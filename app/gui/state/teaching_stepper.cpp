@@ -1,49 +1,76 @@
 #include "app/gui/state/teaching_stepper.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "core/memory/memory_op.hpp"
 
 namespace proteus::gui {
+namespace {
+
+std::vector<double> matrix_of(const nlohmann::json& m) {
+  std::vector<double> out;
+  for (const auto& row : m)
+    for (const auto& x : row) out.push_back(x.get<double>());
+  return out;
+}
+
+// The stream's first n tokens as their own memory-op input, horizon kept (without recall: the
+// whole run's recall_error already holds every step's).
+nlohmann::json prefix_input(const nlohmann::json& input, int n) {
+  auto in = input;
+  for (const char* key : {"q", "k", "v", "beta", "a", "p", "eta", "gamma"})
+    if (in.contains(key)) {
+      auto& arr = in[key];
+      arr.erase(arr.begin() + n, arr.end());
+    }
+  in.erase("recall");
+  return in;
+}
+
+}  // namespace
 
 nlohmann::json teaching_input(const TeachingExample& ex) {
   std::mt19937_64 rng(ex.seed);
+  std::normal_distribution<double> normal;
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  auto unit_rows = [&](int rows, int cols) {
-    nlohmann::json m = nlohmann::json::array();
-    for (int r = 0; r < rows; ++r) {
-      std::vector<double> x(cols);
-      double n = 0;
-      for (auto& v : x) v = u(rng), n += v * v;
-      n = std::sqrt(std::max(n, 1e-12));
-      for (auto& v : x) v = std::round(v / n * 100) / 100;  // two decimals: readable in the panel
-      m.push_back(x);
-    }
-    return m;
-  };
-  auto rows = [&](int r, int c) {
-    nlohmann::json m = nlohmann::json::array();
-    for (int i = 0; i < r; ++i) {
-      std::vector<double> x(c);
-      for (auto& v : x) v = std::round(u(rng) * 100) / 100;
-      m.push_back(x);
-    }
-    return m;
-  };
+  nlohmann::json keys = nlohmann::json::array(), values = nlohmann::json::array();
+  for (int t = 0; t < ex.T; ++t) {  // a random unit key: a normal vector, normalised
+    std::vector<double> k(std::max(ex.d_k, 0));
+    double n = 0;
+    for (auto& x : k) x = normal(rng), n += x * x;
+    for (auto& x : k) x /= std::sqrt(std::max(n, 1e-300));
+    keys.push_back(k);
+  }
+  for (int t = 0; t < ex.T; ++t) {
+    std::vector<double> v(std::max(ex.d_v, 0));
+    for (auto& x : v) x = u(rng);
+    values.push_back(v);
+  }
   nlohmann::json in;
+  in["comment"] = "proteus-lab Teach: seed " + std::to_string(ex.seed);
   in["rule"] = ex.rule;
   in["E"] = ex.E;
-  in["N"] = ex.N > 0 ? ex.N : ex.T;
+  in["N"] = ex.horizon();
   in["schedule"] = {{"type", ex.schedule}};
-  in["q"] = unit_rows(ex.T, ex.d_k);
-  in["k"] = unit_rows(ex.T, ex.d_k);
-  in["v"] = rows(ex.T, ex.d_v);
-  if (ex.rule != "swla") in["beta"] = std::vector<double>(ex.T, 0.8);
+  in["normalize"] = ex.normalize;
+  in["q"] = keys;  // each token reads with its own key
+  in["k"] = keys;
+  in["v"] = values;
+  if (ex.rule != "swla") in["beta"] = std::vector<double>(ex.T, ex.beta);
   if (ex.decay != 1.0) in["a"] = std::vector<double>(ex.T, ex.decay);
   if (ex.rule == "comba") in["p"] = in["k"];
   if (ex.rule == "titans") in["eta"] = std::vector<double>(ex.T, 0.5);
   if (ex.rule == "swla") in["gamma"] = std::vector<std::vector<double>>(ex.T, std::vector<double>{1.0, 1.0});
+  in["recall"] = true;
+  return in;
+}
+
+nlohmann::json ungated_input(const nlohmann::json& gated) {
+  auto in = gated;
+  in["E"] = 1;
   return in;
 }
 
@@ -66,64 +93,84 @@ std::vector<std::string> rule_equations(const std::string& rule) {
   return eq;
 }
 
+int MemoryStep::recalled() const {
+  return static_cast<int>(std::count_if(recall.begin(), recall.end(), [](double e) { return e < kRecalledBelow; }));
+}
+
 void TeachingStepper::set_example(const TeachingExample& ex) {
   auto in = teaching_input(ex);
-  memory::parse_memory_op(in);  // throws InputError naming the field
+  const auto gated = memory::run_memory_op(memory::parse_memory_op(in));  // throws InputError naming the field
+  const auto ungated = memory::run_memory_op(memory::parse_memory_op(ungated_input(in)));
   ex_ = ex;
   input_ = std::move(in);
+  gated_out_ = gated;
+  ungated_out_ = ungated;
   go_to(std::min(t_, ex_.T));
 }
 
 void TeachingStepper::go_to(int t) {
   if (input_.is_null()) set_example(ex_);
   t_ = std::max(0, std::min(t, ex_.T));
-  step_ = compute(t_);
+  step_.t = t_;
+  step_.gated = compute(input_, gated_out_, t_);
+  step_.ungated = compute(ungated_input(input_), ungated_out_, t_);
 }
 
-TeachingStep TeachingStepper::compute(int t) const {
-  TeachingStep s;
-  s.t = t;
+MemoryStep TeachingStepper::compute(const nlohmann::json& input, const nlohmann::json& whole, int t) const {
+  MemoryStep s;
   const size_t D = static_cast<size_t>(ex_.d_k) * ex_.d_v;
   s.state.assign(D, 0.0);
-  s.mask.assign(D, 0);
   s.written.assign(D, 0);
-  const auto schedule_at = [&](int tt) {
-    return memory::Schedule::make(memory::ScheduleSpec{ex_.schedule, 2.0, {}}, int64_t(D), ex_.E,
-                                  ex_.N > 0 ? ex_.N : ex_.T)
-        .mask(std::max(1, tt));
-  };
+  const int E = input["E"].get<int>();
+  // The mask at t (at t = 0: the one the first token will see), from the engine's schedule.
+  const auto schedule = memory::Schedule::make(memory::parse_memory_op(input).schedule, int64_t(D), E, ex_.horizon());
+  s.mask = schedule.mask(std::max(1, t));
+  s.open_rows = static_cast<int>(schedule.active_rows(std::max(1, t), ex_.d_v));
   if (t == 0) {
-    s.mask = schedule_at(1);
+    s.active_blocks = static_cast<int>(schedule.active_blocks(1));
     s.active_elements = 0;
-    for (auto m : s.mask) s.active_elements += m;
     return s;
   }
-  // The prefix of t tokens through the memory-op engine: its final state is S_t.
-  auto run_prefix = [&](int n) {
-    auto in = input_;
-    for (const char* key : {"q", "k", "v", "beta", "a", "p", "eta", "gamma"})
-      if (in.contains(key)) {
-        auto& arr = in[key];
-        arr.erase(arr.begin() + n, arr.end());
-      }
-    in["N"] = ex_.N > 0 ? ex_.N : ex_.T;  // the horizon stays the example's, not the prefix's
-    return memory::run_memory_op(memory::parse_memory_op(in));
-  };
-  const auto out = run_prefix(t);
+  const auto out = memory::run_memory_op(memory::parse_memory_op(prefix_input(input, t)));
   s.active_blocks = out["active_blocks"].back().get<int>();
   s.active_elements = out["active_elements"].back().get<int>();
-  for (int r = 0; r < ex_.d_k; ++r)
-    for (int c = 0; c < ex_.d_v; ++c) s.state[size_t(r) * ex_.d_v + c] = out["S"][r][c].get<double>();
+  s.state = matrix_of(out["S"]);
   s.read = out["o"].back().get<std::vector<double>>();
-  s.mask = schedule_at(t);
+  s.recall = whole["recall_error"][t - 1].get<std::vector<double>>();
   std::vector<double> prev(D, 0.0);
-  if (t > 1) {
-    const auto before = run_prefix(t - 1);
-    for (int r = 0; r < ex_.d_k; ++r)
-      for (int c = 0; c < ex_.d_v; ++c) prev[size_t(r) * ex_.d_v + c] = before["S"][r][c].get<double>();
-  }
+  if (t > 1) prev = matrix_of(memory::run_memory_op(memory::parse_memory_op(prefix_input(input, t - 1)))["S"]);
   for (size_t i = 0; i < D; ++i) s.written[i] = s.state[i] != prev[i];
   return s;
+}
+
+std::string TeachingStepper::caption() const {
+  const auto& s = step_;
+  const auto& e = ex_;
+  char buf[512];
+  if (s.t == 0) {
+    std::snprintf(buf, sizeof buf,
+                  "Before the first token: both memories are empty. Each token t writes one association "
+                  "k_t -> v_t (a random unit key, a random value) into both. At every step both are read with "
+                  "the key of every association written so far; the bars show how far the read lands from "
+                  "the value, ||(G_t * S_t)^T k_i - v_i|| / ||v_i|| (0 = recalled exactly, 1 = as if never "
+                  "written).");
+    return buf;
+  }
+  const int D = e.d_k * e.d_v;
+  const int rows = s.gated.open_rows;
+  std::string text;
+  std::snprintf(buf, sizeof buf, "Token %d writes association %d. The gated memory has %d of %d blocks open (%d of %d elements, %d of %d key rows)",
+                s.t, s.t, s.gated.active_blocks, e.E, s.gated.active_elements, D, rows, e.d_k);
+  text = buf;
+  const auto& blocks = gated_out_["active_blocks"];
+  if (s.t > 1 && blocks[s.t - 1].get<int>() > blocks[s.t - 2].get<int>()) text += ": a block opened at this token";
+  text += ".";
+  if (e.normalize != "normalize_then_mask" && rows < e.d_k)
+    text += " Its keys are re-normalised over the open rows (" + e.normalize + "), so an early write has more strength.";
+  std::snprintf(buf, sizeof buf, " Recalled (error < %.2f) of the %d written so far: ungated %d, gated %d.",
+                kRecalledBelow, s.t, s.ungated.recalled(), s.gated.recalled());
+  text += buf;
+  return text;
 }
 
 }  // namespace proteus::gui

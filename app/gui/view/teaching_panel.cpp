@@ -1,108 +1,187 @@
-// The teaching panel: a tiny gated rule stepped token by token (the memory-op engine). It shows
-// the active blocks over all tokens, the state S_t as a heatmap with locked elements hatched and
-// this step's writes outlined, the read o_t, and the equations.
+// The teaching panel: one stream of key -> value associations written into an ungated memory and
+// a gated one, side by side, stepped token by token (the memory-op engine computes every number).
+// Each side shows its state S_t (locked elements hatched, this step's writes outlined), the
+// recall error of every association at this step, and how each association's error evolved.
+// Keys: space plays or pauses, the arrows step, Home and End jump to the ends.
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/teaching_views.hpp"
 #include "core/memory/gated_rule.hpp"
+#include "core/memory/key_normalize.hpp"
+#include "core/memory/schedule.hpp"
 
 namespace proteus::gui {
+namespace {
+
+// A combo over `names`; true when the choice changed.
+bool choose(const char* label, std::string& value, const std::vector<std::string>& names, float width) {
+  bool changed = false;
+  ImGui::SetNextItemWidth(width);
+  if (ImGui::BeginCombo(label, value.c_str())) {
+    for (const auto& n : names)
+      if (ImGui::Selectable(n.c_str(), n == value)) value = n, changed = true;
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+// The example's controls; true when one changed (ex holds the new example).
+bool draw_example_controls(TeachingExample& ex) {
+  bool changed = false;
+  std::vector<std::string> rules;
+  for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
+  changed |= choose("rule", ex.rule, rules, 90);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  changed |= ImGui::SliderInt("E", &ex.E, 1, std::min(64, ex.d_k * ex.d_v));
+  ImGui::SameLine();
+  std::vector<std::string> schedules;
+  for (const auto& s : memory::schedule_types())
+    if (s != "custom") schedules.push_back(s);
+  changed |= choose("schedule", ex.schedule, schedules, 100);
+  ImGui::SameLine();
+  changed |= choose("normalize", ex.normalize, memory::key_normalize_names(), 170);
+
+  ImGui::SetNextItemWidth(90);
+  if (ImGui::SliderInt("d_k", &ex.d_k, 1, 16)) changed = true;
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90);
+  if (ImGui::SliderInt("d_v", &ex.d_v, 1, 16)) changed = true;
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  if (ImGui::SliderInt("associations", &ex.T, 1, 32)) changed = true;
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(80);
+  float beta = static_cast<float>(ex.beta);
+  if (ImGui::SliderFloat("beta", &beta, 0.0f, 2.0f, "%.2f")) ex.beta = beta, changed = true;
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(80);
+  float a = static_cast<float>(ex.decay);
+  if (ImGui::SliderFloat("decay a", &a, 0.5f, 1.0f, "%.2f")) ex.decay = a, changed = true;
+  ImGui::SameLine();
+  int seed = static_cast<int>(ex.seed);
+  ImGui::SetNextItemWidth(90);
+  if (ImGui::InputInt("seed", &seed)) ex.seed = static_cast<uint64_t>(std::max(0, seed)), changed = true;
+  ex.E = std::clamp(ex.E, 1, ex.d_k * ex.d_v);  // d_k or d_v shrank under E
+  return changed;
+}
+
+// The transport: buttons and keys do the same. Keys act while no text field has the keyboard.
+void draw_transport(LabApp& app) {
+  auto& st = app.teaching;
+  const auto toggle = [&] {
+    app.teaching_playing = !app.teaching_playing;
+    if (app.teaching_playing && st.t() >= st.T()) st.go_to(0);
+    app.teaching_next_step_s = ImGui::GetTime() + 1.0 / app.teaching_steps_per_s;
+  };
+  const auto stop_and = [&](auto&& action) {
+    app.teaching_playing = false;
+    action();
+  };
+  if (ImGui::Button("|<")) stop_and([&] { st.go_to(0); });
+  ImGui::SameLine();
+  if (ImGui::Button("< step")) stop_and([&] { st.back(); });
+  ImGui::SameLine();
+  if (ImGui::Button(app.teaching_playing ? "Pause" : "Play", ImVec2(60, 0))) toggle();
+  ImGui::SameLine();
+  if (ImGui::Button("step >")) stop_and([&] { st.step(); });
+  ImGui::SameLine();
+  if (ImGui::Button(">|")) stop_and([&] { st.go_to(st.T()); });
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  ImGui::SliderFloat("steps/s", &app.teaching_steps_per_s, 0.5f, 8.0f, "%.1f");
+  ImGui::SameLine();
+  if (ImGui::Button("Reset to the example")) {
+    stop_and([&] {
+      st.set_example(TeachingExample{});
+      st.go_to(0);
+    });
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("space: play/pause   left/right: step   Home/End");
+
+  if (!ImGui::GetIO().WantTextInput) {
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) toggle();
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) stop_and([&] { st.step(); });
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) stop_and([&] { st.back(); });
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) stop_and([&] { st.go_to(0); });
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_End), false)) stop_and([&] { st.go_to(st.T()); });
+  }
+  if (app.teaching_playing && ImGui::GetTime() >= app.teaching_next_step_s) {
+    st.step();
+    app.teaching_next_step_s = ImGui::GetTime() + 1.0 / app.teaching_steps_per_s;
+    if (st.t() >= st.T()) app.teaching_playing = false;
+  }
+}
+
+// One memory's column: its state, the recall bars at this step and the recall history.
+void draw_memory_column(const char* id, const char* title, const MemoryStep& m, const nlohmann::json& whole,
+                        const TeachingExample& e, int t, float width) {
+  ImGui::PushID(id);
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted(title);
+  ImGui::TextDisabled("k(t) = %d blocks, %d of %d elements, %d of %d key rows open", m.active_blocks, m.active_elements,
+                      e.d_k * e.d_v, m.open_rows, e.d_k);
+  double scale = 1e-9;
+  for (double v : m.state) scale = std::max(scale, std::abs(v));
+  const float cell = std::clamp(std::min(width * 0.55f / e.d_v, 190.0f / e.d_k), 6.0f, 40.0f);
+  ImGui::Text("state S_t (%d x %d): hatched = locked, outlined = written at t", e.d_k, e.d_v);
+  draw_cell_grid("state", e.d_k, e.d_v, cell, m.state, &m.mask, &m.written, scale);
+  ImGui::Text("recall error of each association at t = %d (dashed: %.2f)", t, kRecalledBelow);
+  draw_recall_bars("bars", m.recall, e.T, width - 10, 90);
+  ImGui::TextUnformatted("recall error of each association over the steps (faded: still to come)");
+  draw_recall_history("history", whole["recall_error"], e.T, t, std::clamp((width - 40) / e.T, 5.0f, 16.0f));
+  ImGui::EndGroup();
+  ImGui::PopID();
+}
+
+}  // namespace
 
 void draw_teaching_panel(LabApp& app) {
   auto& st = app.teaching;
   auto ex = st.example();
-  bool changed = false;
-  {
-    std::vector<std::string> rules;
-    for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
-    ImGui::SetNextItemWidth(110);
-    if (ImGui::BeginCombo("rule", ex.rule.c_str())) {
-      for (const auto& r : rules)
-        if (ImGui::Selectable(r.c_str(), r == ex.rule)) ex.rule = r, changed = true;
-      ImGui::EndCombo();
-    }
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(110);
-    changed |= ImGui::SliderInt("E", &ex.E, 1, ex.d_k * ex.d_v);
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(110);
-    if (ImGui::BeginCombo("schedule", ex.schedule.c_str())) {
-      for (const char* s : {"uniform", "geometric", "power"})
-        if (ImGui::Selectable(s, ex.schedule == s)) ex.schedule = s, changed = true;
-      ImGui::EndCombo();
-    }
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(110);
-    float a = static_cast<float>(ex.decay);
-    if (ImGui::SliderFloat("decay a", &a, 0.5f, 1.0f, "%.2f")) ex.decay = a, changed = true;
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(110);
-    if (ImGui::SliderInt("tokens", &ex.T, 2, 24)) ex.N = ex.T, changed = true;
-    ImGui::SameLine();
-    int seed = static_cast<int>(ex.seed);
-    ImGui::SetNextItemWidth(90);
-    if (ImGui::InputInt("seed", &seed)) ex.seed = static_cast<uint64_t>(std::max(0, seed)), changed = true;
-  }
-  if (changed) {
+  if (draw_example_controls(ex)) {
     try {
       st.set_example(ex);
     } catch (const std::exception& e) {
       app.notify(e.what(), true);
     }
   }
-
-  if (ImGui::Button("|<")) st.go_to(0), app.teaching_playing = false;
-  ImGui::SameLine();
-  if (ImGui::Button("< step")) st.back(), app.teaching_playing = false;
-  ImGui::SameLine();
-  if (ImGui::Button(app.teaching_playing ? "Pause" : "Play")) {
-    app.teaching_playing = !app.teaching_playing;
-    if (st.t() >= st.T()) st.go_to(0);
-    app.teaching_next_step_s = ImGui::GetTime() + 1.0 / app.teaching_steps_per_s;
-  }
-  ImGui::SameLine();
-  if (ImGui::Button("step >")) st.step(), app.teaching_playing = false;
-  ImGui::SameLine();
-  if (ImGui::Button(">|")) st.go_to(st.T()), app.teaching_playing = false;
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(120);
-  ImGui::SliderFloat("steps/s", &app.teaching_steps_per_s, 0.5f, 8.0f, "%.1f");
-  if (app.teaching_playing && ImGui::GetTime() >= app.teaching_next_step_s) {
-    st.step();
-    app.teaching_next_step_s = ImGui::GetTime() + 1.0 / app.teaching_steps_per_s;
-    if (st.t() >= st.T()) app.teaching_playing = false;
-  }
+  draw_transport(app);
 
   const auto& s = st.current();
   const auto& e = st.example();
-  ImGui::Text("token t = %d of %d   active blocks k(t) = %d of %d   active elements %d of %d", s.t, e.T, s.active_blocks,
-              e.E, s.active_elements, e.d_k * e.d_v);
+  ImGui::Separator();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x);
+  ImGui::TextUnformatted(st.caption().c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::Separator();
+  draw_block_strip(st.gated_output()["active_blocks"], e.E, s.t);
 
-  draw_block_strip(e, s.t);
-
-  double scale = 1e-9;
-  for (double v : s.state) scale = std::max(scale, std::abs(v));
-  for (double v : s.read) scale = std::max(scale, std::abs(v));
-  const float cell = 46;
-  ImGui::BeginGroup();
-  ImGui::Text("state S_t (%d x %d): hatched = locked, outlined = written at t", e.d_k, e.d_v);
-  draw_cell_grid("state", e.d_k, e.d_v, cell, s.state, &s.mask, &s.written, scale);
-  ImGui::Text("read o_t = (G_t * S_t)^T q_t");
-  if (s.read.empty()) ImGui::TextDisabled("(before the first token)");
-  else draw_cell_grid("read", 1, e.d_v, cell, s.read, nullptr, nullptr, scale);
-  ImGui::EndGroup();
+  const float half = (ImGui::GetContentRegionAvail().x - 30) / 2;
+  draw_memory_column("ungated", "Ungated memory (E = 1)", s.ungated, st.ungated_output(), e, s.t, half);
   ImGui::SameLine(0, 30);
-  ImGui::BeginGroup();
-  ImGui::TextUnformatted("The gated update (SPEC 3)");
-  for (const auto& line : rule_equations(e.rule)) ImGui::BulletText("%s", line.c_str());
+  const std::string gated_title = "Gated memory (E = " + std::to_string(e.E) + ", " + e.schedule + " over N = " +
+                                  std::to_string(e.horizon()) + ", " + e.normalize + ")";
+  draw_memory_column("gated", gated_title.c_str(), s.gated, st.gated_output(), e, s.t, half);
+
   ImGui::Spacing();
-  if (s.t >= 1) draw_token_inputs(st.input(), s.t);
-  ImGui::TextDisabled("Same engine as: proteus memory-op --in IN.json --out OUT.json");
-  ImGui::EndGroup();
+  if (ImGui::CollapsingHeader("The gated update (SPEC 3) and this token's inputs")) {
+    ImGui::BeginGroup();
+    for (const auto& line : rule_equations(e.rule)) ImGui::BulletText("%s", line.c_str());
+    ImGui::BulletText("recall error e_i(t) = ||(G_t * S_t)^T k_i - v_i|| / ||v_i||, k_i as the memory sees a key at t");
+    ImGui::EndGroup();
+    ImGui::SameLine(0, 30);
+    ImGui::BeginGroup();
+    if (s.t >= 1) draw_token_inputs(st.input(), s.t);
+    ImGui::EndGroup();
+  }
+  ImGui::TextDisabled("Same engine as: proteus memory-op --in IN.json --out OUT.json (with \"recall\": true)");
 }
 
 }  // namespace proteus::gui

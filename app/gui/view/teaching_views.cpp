@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <string>
 
-#include "core/memory/schedule.hpp"
 
 namespace proteus::gui {
 namespace {
@@ -50,25 +49,109 @@ void draw_cell_grid(const char* id, int rows, int cols, float cell, const std::v
   ImGui::PopID();
 }
 
-void draw_block_strip(const TeachingExample& e, int current) {
+void draw_block_strip(const nlohmann::json& active_blocks, int E, int current) {
+  const int T = static_cast<int>(active_blocks.size());
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  const float cw = std::min(28.0f, (ImGui::GetContentRegionAvail().x - 80) / e.T), ch = 10;
-  ImGui::Dummy(ImVec2(e.T * cw + 80, e.E * ch + 18));
+  const float cw = std::min(28.0f, (ImGui::GetContentRegionAvail().x - 80) / std::max(T, 1));
+  const float ch = std::clamp(60.0f / E, 2.0f, 10.0f);
+  ImGui::Dummy(ImVec2(T * cw + 80, E * ch + 18));
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const auto sched = memory::Schedule::make(memory::ScheduleSpec{e.schedule, 2.0, {}}, int64_t(e.d_k) * e.d_v, e.E,
-                                            e.N > 0 ? e.N : e.T);
-  for (int t = 1; t <= e.T; ++t)
-    for (int b = 0; b < e.E; ++b) {
-      const bool on = b < sched.active_blocks(t);
-      const ImVec2 a(o.x + 80 + (t - 1) * cw, o.y + (e.E - 1 - b) * ch);
-      dl->AddRectFilled(a, ImVec2(a.x + cw - 1, a.y + ch - 1), on ? IM_COL32(60, 60, 60, 255) : IM_COL32(225, 225, 225, 255));
+  for (int t = 1; t <= T; ++t)
+    for (int b = 0; b < E; ++b) {
+      const bool on = b < active_blocks[t - 1].get<int>();
+      const ImVec2 a(o.x + 80 + (t - 1) * cw, o.y + (E - 1 - b) * ch);
+      dl->AddRectFilled(a, ImVec2(a.x + cw - 1, a.y + std::max(ch - 1, 1.0f)),
+                        on ? IM_COL32(60, 60, 60, 255) : IM_COL32(225, 225, 225, 255));
     }
   if (current >= 1)
-    dl->AddRect(ImVec2(o.x + 80 + (current - 1) * cw - 1, o.y - 1), ImVec2(o.x + 80 + current * cw, o.y + e.E * ch + 1),
+    dl->AddRect(ImVec2(o.x + 80 + (current - 1) * cw - 1, o.y - 1), ImVec2(o.x + 80 + current * cw, o.y + E * ch + 1),
                 IM_COL32(255, 160, 0, 255), 0, 0, 2);
-  dl->AddText(ImVec2(o.x, o.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), "blocks");
-  dl->AddText(ImVec2(o.x + 80, o.y + e.E * ch + 2), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+  dl->AddText(ImVec2(o.x, o.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), "gated blocks");
+  dl->AddText(ImVec2(o.x + 80, o.y + E * ch + 2), ImGui::GetColorU32(ImGuiCol_TextDisabled),
               "tokens 1..T (dark = active block)");
+}
+
+unsigned recall_colour(double error) {
+  const float e = static_cast<float>(std::clamp(error, 0.0, 1.5));
+  float r, g, b;
+  if (e < 0.5f) r = 0.15f + 1.6f * e, g = 0.65f + 0.3f * e, b = 0.25f;          // green -> yellow
+  else if (e < 1.0f) r = 0.95f, g = 0.8f - 1.4f * (e - 0.5f), b = 0.2f;       // yellow -> red
+  else r = 0.95f - 0.8f * (e - 1.0f), g = 0.1f, b = 0.2f;                      // red -> dark red
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1));
+}
+
+void draw_recall_bars(const char* id, const std::vector<double>& recall, int T, float width, float height) {
+  ImGui::PushID(id);
+  const float axis_w = 34, top = 1.5f;  // the bars' scale: 0 .. 1.5, larger errors clipped
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##bars", ImVec2(width, height + 16));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float x0 = o.x + axis_w, bw = (width - axis_w) / std::max(T, 1);
+  const auto y_of = [&](double e) { return o.y + height - height * static_cast<float>(std::min(e, double(top)) / top); };
+  const ImU32 faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  for (double tick : {0.0, 0.5, 1.0, 1.5}) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%.1f", tick);
+    dl->AddText(ImVec2(o.x, y_of(tick) - 7), faint, buf);
+    dl->AddLine(ImVec2(x0, y_of(tick)), ImVec2(o.x + width, y_of(tick)), IM_COL32(128, 128, 128, 60));
+  }
+  for (float x = x0; x < o.x + width; x += 8)  // dashed: the caption's "recalled" threshold
+    dl->AddLine(ImVec2(x, y_of(kRecalledBelow)), ImVec2(std::min(x + 4, o.x + width), y_of(kRecalledBelow)),
+                IM_COL32(40, 160, 70, 200), 1.5f);
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (int i = 0; i < T; ++i) {
+    const float a = x0 + i * bw + 1, b = x0 + (i + 1) * bw - 1;
+    if (i < static_cast<int>(recall.size())) {
+      dl->AddRectFilled(ImVec2(a, y_of(recall[i])), ImVec2(b, y_of(0)), recall_colour(recall[i]));
+      if (recall[i] > top) dl->AddTriangleFilled(ImVec2(a, o.y + 6), ImVec2(b, o.y + 6), ImVec2((a + b) / 2, o.y), IM_COL32(120, 20, 30, 255));
+    } else {
+      dl->AddRect(ImVec2(a, o.y + height - 3), ImVec2(b, y_of(0)), faint);  // not written yet
+    }
+    if (T <= 24 || (i + 1) % 4 == 0 || i == 0) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "%d", i + 1);
+      const float tw = ImGui::CalcTextSize(buf).x;
+      dl->AddText(ImVec2((a + b - tw) / 2, o.y + height + 2), faint, buf);
+    }
+    if (hovered && mouse.x >= a && mouse.x < b) {
+      if (i < static_cast<int>(recall.size())) ImGui::SetTooltip("association %d: recall error %.4f", i + 1, recall[i]);
+      else ImGui::SetTooltip("association %d: not written yet", i + 1);
+    }
+  }
+  ImGui::PopID();
+}
+
+void draw_recall_history(const char* id, const nlohmann::json& recall_error, int T, int current, float cell) {
+  ImGui::PushID(id);
+  const float label_w = 24;
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##history", ImVec2(label_w + T * cell, T * cell + 16));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (int t = 1; t <= T; ++t) {
+    const auto& row = recall_error[t - 1];
+    for (int i = 1; i <= t; ++i) {
+      const double e = row[i - 1].get<double>();
+      const ImVec2 a(o.x + label_w + (t - 1) * cell, o.y + (i - 1) * cell), b(a.x + cell - 1, a.y + cell - 1);
+      dl->AddRectFilled(a, b, recall_colour(e), 0);
+      if (t > current) dl->AddRectFilled(a, b, IM_COL32(255, 255, 255, 150));  // the future, faded
+      if (hovered && mouse.x >= a.x && mouse.x < b.x && mouse.y >= a.y && mouse.y < b.y)
+        ImGui::SetTooltip("association %d at step %d: recall error %.4f", i, t, e);
+    }
+  }
+  for (int i = 1; i <= T; i += (T > 16 ? 4 : 1)) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%d", i);
+    dl->AddText(ImVec2(o.x, o.y + (i - 1) * cell + (cell - 13) / 2), faint, buf);
+  }
+  if (current >= 1)
+    dl->AddRect(ImVec2(o.x + label_w + (current - 1) * cell - 1, o.y - 1),
+                ImVec2(o.x + label_w + current * cell, o.y + T * cell), IM_COL32(255, 160, 0, 255), 0, 0, 2);
+  dl->AddText(ImVec2(o.x + label_w, o.y + T * cell + 2), faint, "step t ->  (row i: association i)");
+  ImGui::PopID();
 }
 
 void draw_token_inputs(const nlohmann::json& input, int t) {
