@@ -246,7 +246,9 @@ void add_heatmaps(const std::vector<RunResults>& runs, std::vector<NamedFigure>&
     const auto& occ = *r.report->occupancy;
     if (occ.layers > 0 && occ.heads > 0 && occ.seq_len > 0 && occ.blocks > 0 &&
         occ.norms.size() == static_cast<size_t>(occ.layers) * occ.heads * occ.seq_len * occ.blocks)
-      out.push_back({"occupancy_" + file_name_part(r.name) + "_l0_h0", occupancy_figure(occ, 0, 0, r.name)});
+      // A seed group shows its first seed's occupancy (a picture of one model, not a mean).
+      out.push_back({"occupancy_" + file_name_part(r.name) + "_l0_h0",
+                     occupancy_figure(occ, 0, 0, r.seeds.empty() ? r.name : r.name + ", seed " + std::to_string(r.seeds.front()))});
   }
 }
 
