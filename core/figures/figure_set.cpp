@@ -64,7 +64,9 @@ RunResults merge_group(const std::string& group, const std::vector<const RunResu
     g.seed_runs.push_back(*m->report->per_position);
     g.seeds.push_back(m->config ? m->config->seed : 0);
   }
-  const auto summary = eval::summarise_group(pps);  // throws when the buckets differ
+  std::vector<const eval::BlockUseResult*> use;
+  for (const auto* m : members) use.push_back(m->report->block_use ? &*m->report->block_use : nullptr);
+  const auto summary = eval::summarise_group(pps, use);  // throws when the buckets differ
 
   eval::PerPositionResult p;
   p.seq_len = first.report->per_position->seq_len;
@@ -87,6 +89,10 @@ RunResults merge_group(const std::string& group, const std::vector<const RunResu
   }
   auto report = std::make_shared<eval::EvalReport>(*first.report);
   report->per_position = p;
+  // Block use: the first seed's shares, the entropy's mean over seeds with its t interval.
+  if (report->block_use && report->block_use->applicable && !summary.block_use_entropy.empty() &&
+      summary.block_use_positions == report->block_use->positions)
+    report->block_use->mean_entropy = summary.block_use_entropy;
   std::vector<const std::vector<eval::NiahTaskGrid>*> niah, needle;
   for (const auto* m : members) {
     if (m->report->niah) niah.push_back(&m->report->niah->tasks);
@@ -252,6 +258,32 @@ void add_heatmaps(const std::vector<RunResults>& runs, std::vector<NamedFigure>&
   }
 }
 
+void add_block_use(const std::vector<RunResults>& runs, std::vector<NamedFigure>& out) {
+  std::vector<Named<eval::BlockUseResult>> use;
+  std::vector<std::string> not_applicable;
+  std::vector<int> idx;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    if (!r.report || !r.report->block_use) continue;
+    if (r.report->block_use->applicable) {
+      use.push_back({r.name, *r.report->block_use});
+      idx.push_back(static_cast<int>(i));
+    } else {
+      not_applicable.push_back(r.name);
+    }
+  }
+  if (use.empty()) return;
+  auto f = block_use_figure(use, not_applicable);
+  // Each run's series and its dashed guide in the run's colour.
+  for (size_t k = 0, s = 0; k < idx.size() && s < f.series.size(); ++k) {
+    const std::string name = f.series[s].name;
+    f.series[s].color = palette(idx[k]);
+    if (s + 1 < f.series.size() && f.series[s + 1].name.empty()) f.series[++s].color = palette(idx[k]);
+    ++s;
+  }
+  out.push_back({"block_use", std::move(f)});
+}
+
 void add_activation_maps(const std::vector<RunResults>& runs, std::vector<NamedFigure>& out) {
   for (const auto& r : runs) {
     if (!r.config || r.config->model.mixer.type != "memory" || !r.has_results()) continue;
@@ -314,6 +346,7 @@ std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSe
   add_curves(runs, options, out);
   add_per_position(runs, out);
   add_heatmaps(runs, out);
+  add_block_use(runs, out);
   add_activation_maps(runs, out);
   add_e_ablation(runs, out);
   return out;

@@ -46,7 +46,7 @@ struct FigureSetOptions {
 
 // Every figure the runs have data for, in this order: "loss", "val_bpb", "per_position" (the
 // final evaluation, else the live validation curve, said in a note), "ppl_ratio" (two or more
-// runs), "niah_<task>_<run>", "needle_<form>_<run>", "occupancy_<run>_l0_h0", "activation_map_<run>" (memory mixers
+// runs), "niah_<task>_<run>", "needle_<form>_<run>", "occupancy_<run>_l0_h0", "block_use" (memory models with E > 1; E = 1 named as not applicable), "activation_map_<run>" (memory mixers
 // with results), "e_ablation" (two or more distinct E with held-out bits per byte). Runs sharing a
 // name (two "tiny" runs from different folders) get -2, -3, ... The evaluated runs of one seed
 // group (config.group, two or more) are drawn as one entry "GROUP (n seeds)": means over seeds with

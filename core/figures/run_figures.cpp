@@ -377,6 +377,52 @@ Figure e_ablation_figure(const std::vector<EPoint>& points) {
   return f;
 }
 
+Figure block_use_figure(const std::vector<Named<eval::BlockUseResult>>& runs, const std::vector<std::string>& not_applicable) {
+  Figure f;
+  f.title = "Block use: how evenly the state's norm fills the blocks";
+  f.x.label = "position";
+  f.x.scale = Scale::log;
+  f.y.label = "normalised entropy of the block shares";
+  std::set<int> xs;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& u = runs[i].value;
+    Series s;
+    s.name = runs[i].name;
+    s.color = palette(static_cast<int>(i));
+    s.markers = true;
+    Series most;
+    most.color = s.color;
+    most.width = 1.0f;
+    most.dashed = true;
+    for (size_t p = 0; p < u.positions.size() && p < u.mean_entropy.size(); ++p) {
+      const auto& e = u.mean_entropy[p];
+      if (!std::isfinite(e.mean)) continue;
+      s.x.push_back(u.positions[p]);
+      s.y.push_back(e.mean);
+      s.lo.push_back(std::isfinite(e.lo) ? e.lo : e.mean);
+      s.hi.push_back(std::isfinite(e.hi) ? e.hi : e.mean);
+      xs.insert(u.positions[p]);
+      if (p < u.open_blocks.size() && u.blocks > 1) {
+        most.x.push_back(u.positions[p]);
+        most.y.push_back(std::log(static_cast<double>(std::max(1, u.open_blocks[p]))) / std::log(static_cast<double>(u.blocks)));
+      }
+    }
+    s.error_bars = true;
+    f.series.push_back(std::move(s));
+    if (!most.x.empty()) f.series.push_back(std::move(most));
+  }
+  f.x.tick_values.assign(xs.begin(), xs.end());
+  f.y.min = 0;
+  f.y.max = 1;
+  f.notes.push_back("1 = every block used evenly, 0 = one block; dashed: the most the open blocks allow");
+  if (!not_applicable.empty()) {
+    std::string names;
+    for (const auto& n : not_applicable) names += (names.empty() ? "" : ", ") + n;
+    f.notes.push_back("not applicable (one block, E = 1): " + names);
+  }
+  return f;
+}
+
 std::string file_name_part(const std::string& name) {
   std::string out;
   for (char c : name) {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/eval/block_use.hpp"
 #include "core/eval/niah_eval.hpp"
 #include "core/eval/occupancy.hpp"
 #include "core/eval/per_position.hpp"
@@ -73,6 +74,12 @@ Figure activation_map_figure(const memory::Schedule& schedule, int64_t horizon, 
 
 // One run of an E sweep: its E and final held-out bits per byte; runs of one group (the rule,
 // say) make one series.
+// Block-use entropy (normalised over all E blocks, mean over layers and heads) at the measured
+// positions, one series per run with its interval; a dashed grey guide per run at log k(t) / log E,
+// the most the k(t) open blocks allow. Runs whose block use is not applicable (E = 1) are named in
+// a note instead.
+Figure block_use_figure(const std::vector<Named<eval::BlockUseResult>>& runs, const std::vector<std::string>& not_applicable = {});
+
 struct EPoint {
   std::string group;
   int E = 1;

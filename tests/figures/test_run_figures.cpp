@@ -226,3 +226,31 @@ TEST(StandardFigures, EveryFigureTheRunsHaveDataFor) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(BlockUseFigure, EntropyWithIntervalsAndTheMostTheOpenBlocksAllow) {
+  proteus::eval::BlockUseResult u;
+  u.applicable = true;
+  u.blocks = 16;
+  u.positions = {64, 128, 256, 512};
+  u.open_blocks = {4, 8, 16, 16};
+  u.mean_entropy = {{0.2, 0.1, 0.3, 3}, {0.3, 0.25, 0.35, 3}, {0.5, 0.4, 0.6, 3}, {0.55, 0.5, 0.6, 3}};
+  const auto f = proteus::figures::block_use_figure({{"p", u}}, {"base"});
+  ASSERT_EQ(f.series.size(), 2u);
+  const auto& s = f.series[0];
+  EXPECT_EQ(s.name, "p");
+  EXPECT_TRUE(s.error_bars);
+  EXPECT_EQ(s.x, (std::vector<double>{64, 128, 256, 512}));
+  EXPECT_EQ(s.lo[2], 0.4);
+  EXPECT_EQ(s.hi[2], 0.6);
+  // log k / log E: 4 of 16 blocks open allow at most half the entropy.
+  EXPECT_NEAR(f.series[1].y[0], 0.5, 1e-12);
+  EXPECT_NEAR(f.series[1].y[2], 1.0, 1e-12);
+  EXPECT_TRUE(f.series[1].name.empty()) << "the guide stays out of the legend";
+  ASSERT_EQ(f.notes.size(), 2u);
+  EXPECT_NE(f.notes[1].find("not applicable"), std::string::npos);
+  EXPECT_NE(f.notes[1].find("base"), std::string::npos);
+}
+
+}  // namespace
