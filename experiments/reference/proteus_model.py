@@ -76,6 +76,24 @@ def l2_normalise(x, eps=1e-6):
     return x * torch.rsqrt(x.pow(2).sum(-1, keepdim=True) + eps)
 
 
+NORMALIZE = ("normalize_then_mask", "mask_then_normalize", "capped_renormalize")
+
+
+def renormalise_open_rows(x, schedule, d, capped, eps=1e-6):
+    """model.mixer.normalize's re-normalising forms (core/memory/key_normalize.hpp): at position t
+    the first r(t) key rows (those the active prefix of the state touches) are divided by their own
+    norm, floored at sqrt(r/d) when capped (else at eps); the other rows are kept; r(t) = d keeps
+    the row as it is. x: (B, T, H, d)."""
+    T = x.shape[1]
+    rows = torch.tensor([schedule.active_rows(t + 1, d) for t in range(T)], device=x.device)
+    open_ = torch.arange(d, device=x.device)[None, :] < rows[:, None]        # (T, d)
+    partial = (rows < d)[:, None]                                             # (T, 1)
+    floor = torch.sqrt(rows.to(x.dtype) / d) if capped else torch.full((T,), eps, dtype=x.dtype, device=x.device)
+    norm = torch.sqrt((x * open_[None, :, None, :]).pow(2).sum(-1, keepdim=True))  # (B, T, H, 1)
+    scaled = x / torch.maximum(norm, floor[None, :, None, None])
+    return torch.where((open_ & partial)[None, :, None, :], scaled, x)
+
+
 class MemoryMixer(torch.nn.Module):
     def __init__(self, C, mixer, horizon, norm_eps, form="recurrent", chunk=64):
         super().__init__()
@@ -86,6 +104,9 @@ class MemoryMixer(torch.nn.Module):
             raise ValueError(f"form: expected one of {', '.join(FORMS)}, got '{form}'")
         H, d, K = self.H, self.d_head, mixer["conv"]
         self.decay, self.window = mixer["decay"], mixer["window"]
+        self.normalize = mixer.get("normalize", "normalize_then_mask")
+        if self.normalize not in NORMALIZE:
+            raise ValueError(f"model.mixer.normalize: expected one of {', '.join(NORMALIZE)}, got '{self.normalize}'")
         self.schedule = memory_rules.Schedule.make(mixer["schedule"], d * d, mixer["E"], horizon)
         chunked_ok = memory_rules.chunked_applies(self.rule, self.schedule, d)
         if form == "chunked" and not chunked_ok:
@@ -122,6 +143,10 @@ class MemoryMixer(torch.nn.Module):
         B, T, _ = x.shape
         q = l2_normalise(self.stream(self.q_proj, self.q_conv, x))
         k = l2_normalise(self.stream(self.k_proj, self.k_conv, x))
+        if self.normalize != "normalize_then_mask":
+            capped = self.normalize == "capped_renormalize"
+            q = renormalise_open_rows(q, self.schedule, self.d_head, capped)
+            k = renormalise_open_rows(k, self.schedule, self.d_head, capped)
         v = self.stream(self.v_proj, self.v_conv, x)
         p = eta = gamma = beta = a = None
         if self.rule == "comba":

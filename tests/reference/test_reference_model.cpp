@@ -1,7 +1,8 @@
 // The PyTorch reference model (experiments/reference/proteus_model.py) against the C++ model, both
 // in float64 on the weights of tiny trained runs: the per-position NLL and the gradient of every
 // parameter, for every rule at E = 1, a row-aligned E and a non-row-aligned E (and E = D), other
-// schedules, no decay, no convolution, and the attention mixer; the reference's chunked form
+// schedules, no decay, no convolution, the attention mixer and both re-normalising variants of
+// model.mixer.normalize; the reference's chunked form
 // (NLL and gradients) against its recurrent one and the C++; and a control showing the check
 // catches a wrong E.
 // Skips when no python3 with torch is found ($PROTEUS_PYTHON, python3, /usr/bin/python3).
@@ -63,6 +64,7 @@ struct Case {
   int conv = 4;
   std::string schedule = "uniform";
   bool chunked = false;  // also compare the reference's chunked form with its recurrent one
+  std::string normalize = "normalize_then_mask";
 };
 
 // d_head 8: D = 64 elements in rows of 8. Row-aligned E: 1, 2, 4, 8; not: 3 (blocks of 21), 5, 64.
@@ -83,6 +85,10 @@ std::vector<Case> cases() {
   c.push_back({"titans-E8-no-decay", "memory", "titans", 8, false, 4, "uniform", false});
   c.push_back({"swla-E1-window3", "memory", "swla", 1, true, 4, "uniform", false});
   c.push_back({"attention", "attention", "delta", 1, true, 4, "uniform", false});
+  // How the mask meets the normalisation: the re-normalising variants, row-aligned and not.
+  c.push_back({"delta-E4-mask-then-normalize", "memory", "delta", 4, true, 4, "uniform", false, "mask_then_normalize"});
+  c.push_back({"comba-E3-capped-renormalize", "memory", "comba", 3, true, 4, "uniform", false, "capped_renormalize"});
+  c.push_back({"linear-E5-capped-renormalize", "memory", "linear", 5, false, 4, "uniform", false, "capped_renormalize"});
   return c;
 }
 
@@ -101,6 +107,7 @@ config::RunConfig case_config(const Case& k, const fs::path& runs_dir) {
   cfg.model.mixer.decay = k.decay;
   cfg.model.mixer.conv = k.conv;
   cfg.model.mixer.schedule.type = k.schedule;
+  cfg.model.mixer.normalize = k.normalize;
   cfg.model.mixer.window = k.name.ends_with("window3") ? 3 : 2;
   cfg.train.steps = 4;
   cfg.train.lr = 0.05;
