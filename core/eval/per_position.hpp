@@ -15,6 +15,10 @@ namespace proteus::eval {
 struct PerPositionResult {
   int seq_len = 0;
   int sequences = 0;
+  // A partial result (an evaluation still running) covers the first `sequences` of a set of
+  // sequences_total; 0 (or equal) when complete. Every field below is over those sequences only.
+  int sequences_total = 0;
+  bool partial() const { return sequences_total > sequences; }
   std::vector<double> nll;         // (seq_len) mean NLL in nats at positions 1..seq_len
   std::vector<int> bucket_lo;      // 1-based inclusive position ranges of the buckets
   std::vector<int> bucket_hi;
@@ -43,8 +47,9 @@ struct PerPositionResult {
 void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses, int train_len = 0);
 
 // The paired difference a - b per bucket (Proteus minus baseline), bootstrapped over the shared
-// sequences. Throws std::invalid_argument when a and b were not evaluated on the
-// same sequences (fingerprints, buckets or counts differ) or carry no per-sequence values.
+// sequences (the first min(a, b) of them when one is partial). Throws std::invalid_argument when
+// a and b were not evaluated on the same sequences (fingerprints, buckets or counts differ) or
+// carry no per-sequence values.
 std::vector<Interval> paired_bucket_difference(const PerPositionResult& a, const PerPositionResult& b);
 
 // n log-spaced buckets over 1..T (fewer when T is small; every position in exactly one).
@@ -52,12 +57,29 @@ std::vector<std::pair<int, int>> log_buckets(int T, int n);
 
 // After each batch of forwards: sequences done so far and in all; false stops the evaluation.
 using BatchProgress = std::function<bool(int done, int total)>;
+// A partial result over the sequences done so far (partial() is true), for a caller that draws
+// the curve as it arrives.
+using PartialResult = std::function<void(const PerPositionResult& so_far)>;
+
+struct PerPositionProgress {
+  BatchProgress on_batch;  // after every batch; false stops the evaluation
+  PartialResult on_partial;  // after every batch but the last, when set
+  // > 0: the first forward takes only this many sequences, so the first partial comes soon.
+  // Rows are independent, so the full result is the same whatever the batches are.
+  int first_batch = 0;
+};
 
 // sequences: each holds seq_len + 1 tokens (inputs and the next-token targets).
 // Runs `batch` sequences per forward. train_len > 0 also fills the held-out loss within the
 // training length. When on_batch stops it, the result is empty (sequences = 0).
 template <class T>
 PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<std::vector<int32_t>>& sequences,
-                                    int buckets, int batch, int train_len = 0, const BatchProgress& on_batch = {});
+                                    int buckets, int batch, int train_len, const PerPositionProgress& progress);
+
+template <class T>
+PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<std::vector<int32_t>>& sequences,
+                                    int buckets, int batch, int train_len = 0, const BatchProgress& on_batch = {}) {
+  return per_position_loss(model, sequences, buckets, batch, train_len, PerPositionProgress{on_batch, {}, 0});
+}
 
 }  // namespace proteus::eval
