@@ -105,16 +105,21 @@ void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses
     throw std::invalid_argument("summarise_sequences: losses do not hold sequences x seq_len values");
   r.sequence_bucket_nll.assign(static_cast<size_t>(S) * K, 0.0);
   r.sequence_nll.assign(S, 0.0);
+  // A NaN loss (a position that does not count in that row, as in masked validation rows) is left
+  // out of the row's means; a mean over nothing is NaN, which the bootstrap skips.
+  const auto mean_of = [](const double* first, int count) {
+    double s = 0;
+    int n = 0;
+    for (int i = 0; i < count; ++i)
+      if (!std::isnan(first[i])) s += first[i], ++n;
+    return n > 0 ? s / n : std::nan("");
+  };
   for (int q = 0; q < S; ++q) {
     const double* row = losses.data() + static_cast<size_t>(q) * L;
-    double all = 0;
-    for (int t = 0; t < L; ++t) all += row[t];
-    r.sequence_nll[q] = all / L;
-    for (int k = 0; k < K; ++k) {
-      double s = 0;
-      for (int t = r.bucket_lo[k]; t <= r.bucket_hi[k]; ++t) s += row[t - 1];
-      r.sequence_bucket_nll[static_cast<size_t>(q) * K + k] = s / (r.bucket_hi[k] - r.bucket_lo[k] + 1);
-    }
+    r.sequence_nll[q] = mean_of(row, L);
+    for (int k = 0; k < K; ++k)
+      r.sequence_bucket_nll[static_cast<size_t>(q) * K + k] =
+          mean_of(row + r.bucket_lo[k] - 1, r.bucket_hi[k] - r.bucket_lo[k] + 1);
   }
   r.bucket_interval = bootstrap_column_means(r.sequence_bucket_nll, S, K);
   r.mean_interval = bootstrap_mean(r.sequence_nll);
@@ -125,10 +130,7 @@ void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses
     r.train_len = train_len;
     r.sequence_train_nll.assign(S, 0.0);
     for (int q = 0; q < S; ++q) {
-      const double* row = losses.data() + static_cast<size_t>(q) * L;
-      double s = 0;
-      for (int t = 0; t < train_len; ++t) s += row[t];
-      r.sequence_train_nll[q] = s / train_len;
+      r.sequence_train_nll[q] = mean_of(losses.data() + static_cast<size_t>(q) * L, train_len);
     }
     r.train_interval = bootstrap_mean(r.sequence_train_nll);
   }

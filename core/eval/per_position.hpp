@@ -27,7 +27,8 @@ struct PerPositionResult {
   double bits_per_byte() const;
 
   // What the intervals are computed from (SPEC section 7), kept so that two runs evaluated on the
-  // same sequences can be compared pairwise later. Empty for the live curves from validation rows.
+  // same sequences can be compared pairwise later. The live curve while training has them over its
+  // validation rows (no fingerprint: those are not the held-out sequences of the evaluation).
   std::vector<double> sequence_bucket_nll;  // (sequences, buckets) each sequence's mean over a bucket
   std::vector<double> sequence_nll;         // (sequences) each sequence's mean over every position
   uint64_t sequences_fingerprint = 0;       // of the token ids: equal only for the same sequences
@@ -43,7 +44,9 @@ struct PerPositionResult {
 };
 
 // Fills sequence_bucket_nll (from per-position losses (sequences, seq_len)), bucket_interval and
-// mean_interval for the buckets already in r. Used by per_position_loss and by tests.
+// mean_interval for the buckets already in r; a NaN loss (a position that does not count in its
+// row) is left out of that row's means. Used by per_position_loss, the live curve from the
+// validation rows while training, and tests.
 void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses, int train_len = 0);
 
 // The paired difference a - b per bucket (Proteus minus baseline), bootstrapped over the shared
