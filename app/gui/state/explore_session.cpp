@@ -148,7 +148,8 @@ std::string ExploreSession::status_line() const {
     }
     return "evaluating: " + snapshot_->phase;
   }
-  std::snprintf(buf, sizeof buf, "up to date (last edit evaluated in %.2f s)", snapshot_->edited_seconds);
+  std::snprintf(buf, sizeof buf, "up to date (last edit: first curve in %.2f s, all sequences in %.2f s)",
+                snapshot_->edited_first_seconds, snapshot_->edited_seconds);
   return buf;
 }
 
