@@ -53,34 +53,52 @@ class Publisher {
   Snapshot s_;
 };
 
-// The validation rows' per-position NLL as a PerPositionResult with log buckets; positions no
-// counted row covers (NaN) are left out of the buckets.
-std::shared_ptr<const eval::PerPositionResult> live_per_position(const std::vector<double>& nll, int buckets) {
+// The validation rows' losses (rows, seq_len; NaN where a row does not count) as a
+// PerPositionResult with log buckets and their bootstrap intervals over the rows; positions no
+// counted row covers are left out of the buckets.
+std::shared_ptr<const eval::PerPositionResult> live_per_position(const std::vector<double>& row_nll, int rows,
+                                                                 uint64_t fingerprint, int buckets) {
   auto r = std::make_shared<eval::PerPositionResult>();
-  r->seq_len = static_cast<int>(nll.size());
-  r->nll = nll;
+  const int L = rows > 0 ? static_cast<int>(row_nll.size() / rows) : 0;
+  if (L == 0) return nullptr;
+  r->seq_len = L;
+  r->sequences = rows;
+  r->nll.assign(L, std::nan(""));
+  for (int t = 0; t < L; ++t) {
+    double s = 0;
+    int n = 0;
+    for (int q = 0; q < rows; ++q)
+      if (const double x = row_nll[static_cast<size_t>(q) * L + t]; !std::isnan(x)) s += x, ++n;
+    if (n > 0) r->nll[t] = s / n;
+  }
   double total = 0;
   int counted = 0;
-  for (double x : nll)
+  for (double x : r->nll)
     if (std::isfinite(x)) total += x, ++counted;
   r->mean_nll = counted > 0 ? total / counted : 0;
-  for (auto [lo, hi] : eval::log_buckets(r->seq_len, buckets)) {
+  for (auto [lo, hi] : eval::log_buckets(L, buckets)) {
     double s = 0;
     int n = 0;
     for (int t = lo; t <= hi; ++t)
-      if (std::isfinite(nll[t - 1])) s += nll[t - 1], ++n;
+      if (std::isfinite(r->nll[t - 1])) s += r->nll[t - 1], ++n;
     if (n == 0) continue;
     r->bucket_lo.push_back(lo);
     r->bucket_hi.push_back(hi);
     r->bucket_nll.push_back(s / n);
   }
+  eval::summarise_sequences(*r, row_nll);
+  r->sequences_fingerprint = fingerprint;  // two runs on the same rows pair their curves
+  // Rows weigh alike in the band, so the curve is the band's own centre (the same as the mean
+  // over positions when every row counts everywhere, as on text).
+  for (size_t k = 0; k < r->bucket_nll.size(); ++k)
+    if (std::isfinite(r->bucket_interval[k].mean)) r->bucket_nll[k] = r->bucket_interval[k].mean;
   return r;
 }
 
 train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index, int buckets) {
   train::TrainHooks h;
   h.on_step = [&pub, index, buckets](const train::StepMetrics& m) {
-    auto live = m.val_position_nll.empty() ? nullptr : live_per_position(m.val_position_nll, buckets);
+    auto live = m.val_row_nll.empty() ? nullptr : live_per_position(m.val_row_nll, m.val_rows, m.val_fingerprint, buckets);
     std::lock_guard<std::recursive_mutex> lock(pub.mu);
     auto& r = pub.state().runs[index];
     r.step = m.step;
@@ -93,7 +111,7 @@ train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index
       r.live_per_position_step = m.step;
     }
     r.history.push_back(m);
-    r.history.back().val_position_nll.clear();  // the snapshot is copied at every publish: keep it small
+    r.history.back().val_row_nll.clear();  // the snapshot is copied at every publish: keep it small
     pub.publish();
   };
   h.on_run_dir = [&pub, index](const std::string& dir) {

@@ -25,9 +25,10 @@ struct RunView {
   double tokens_per_s = 0;
   double elapsed_s = 0;
   double val_bpb = -1;   // latest held-out bits per byte; -1 before the first evaluation
-  std::vector<train::StepMetrics> history;  // every logged step (val_position_nll left empty)
-  // Per-position loss on the validation rows at the latest evaluation step, in log buckets: the
-  // live curve the window redraws while training; null before the first evaluation.
+  std::vector<train::StepMetrics> history;  // every logged step (val_row_nll left empty)
+  // Per-position loss on the validation rows at the latest evaluation step, in log buckets with
+  // their bootstrap intervals over the rows: the live curve (and band) the window redraws while
+  // training; null before the first evaluation.
   std::shared_ptr<const eval::PerPositionResult> live_per_position;
   int live_per_position_step = 0;
   std::shared_ptr<const eval::EvalReport> report;  // after the evaluations

@@ -7,6 +7,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The first batch of every curve: a few sequences, so that a first curve comes within a fraction
+// of the whole evaluation (issue 13: on screen within 1 s of an edit on a 2-core CPU).
+constexpr int kFirstBatch = 4;
+
+double seconds_since(double steady_s) {
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count() - steady_s;
+}
+
 ConfigDelta joined(const ConfigDelta& a, const ConfigDelta& b) {
   ConfigDelta out = a;
   out.insert(out.end(), b.begin(), b.end());
@@ -53,7 +61,8 @@ std::vector<SweepPoint> blocks_sweep(const config::RunConfig& run) {
   return out;
 }
 
-ScheduleExplorer::ScheduleExplorer(const std::string& run_dir) : run_(TrainedRun::open(run_dir)) {
+ScheduleExplorer::ScheduleExplorer(const std::string& run_dir, PublishObserver on_publish)
+    : run_(TrainedRun::open(run_dir)), on_publish_(std::move(on_publish)) {
   request({explore_eval_settings(), {}, false});  // the trained schedule first
   worker_ = Handle<ExploreSnapshot>::start([this](JobContext<ExploreSnapshot>& ctx) { work(ctx); });
 }
@@ -90,7 +99,7 @@ uint64_t ScheduleExplorer::enqueue(Job job) {
     std::lock_guard<std::mutex> lock(mu_);
     g = ++generation_;
     job.generation = g;
-    job.requested_at_s = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+    job.requested_at_s = seconds_since(0);
     pending_ = std::move(job);
     newest_ = g;  // the running evaluation sees this at its next batch and stops
   }
@@ -116,7 +125,11 @@ void ScheduleExplorer::work(JobContext<ExploreSnapshot>& ctx) {
   s.train_len = run_.config.data.seq_len;
   s.trained_config = run_.config;
   std::optional<ConfigDelta> trained_settings;  // the eval settings s.trained was evaluated under
-  const auto publish = [&] { ctx.publish(std::make_shared<const ExploreSnapshot>(s)); };
+  const auto publish = [&] {
+    auto shown = std::make_shared<const ExploreSnapshot>(s);
+    if (on_publish_) on_publish_(shown);
+    ctx.publish(std::move(shown));
+  };
   for (;;) {
     Job job;
     {
@@ -144,7 +157,20 @@ void ScheduleExplorer::work(JobContext<ExploreSnapshot>& ctx) {
       // or when NIAH is asked for and it has none yet).
       if (!trained_settings || *trained_settings != settings) {
         const auto cfg = edited_config(run_, settings);
-        auto rep = evaluate_trained(run_, cfg, explore_parts(niah), progress);
+        trained_settings.reset();  // s.trained is being replaced: a cancelled one must be evaluated again
+        eval::ProgressiveCurve trained_curve;
+        trained_curve.first_batch = kFirstBatch;
+        trained_curve.on_partial = [&](const eval::PerPositionResult& so_far) {
+          if (stale()) return;
+          auto rep = std::make_shared<eval::EvalReport>();
+          rep->per_position = so_far;
+          s.trained = std::move(rep);
+          s.trained_config = cfg;
+          s.edited.reset();  // drawn against another reference: no longer comparable
+          s.edited_config.reset();
+          publish();
+        };
+        auto rep = evaluate_trained(run_, cfg, explore_parts(niah), progress, trained_curve);
         if (stale()) continue;
         s.trained = std::make_shared<const eval::EvalReport>(std::move(rep));
         s.trained_config = cfg;
@@ -179,22 +205,35 @@ void ScheduleExplorer::work(JobContext<ExploreSnapshot>& ctx) {
         if (stale()) continue;
       } else if (!job.request.edit.empty() || niah) {
         const auto cfg = edited_config(run_, joined(settings, job.request.edit));
-        auto rep = evaluate_trained(run_, cfg, explore_parts(niah), progress);
+        const auto mark_edited = [&] {
+          const double waited = seconds_since(job.requested_at_s);
+          if (s.edited_generation != job.generation) s.edited_first_seconds = waited;
+          s.edited_config = cfg;
+          s.edited_request = job.request;
+          s.edited_generation = job.generation;
+          return waited;
+        };
+        eval::ProgressiveCurve edited_curve;
+        edited_curve.first_batch = kFirstBatch;
+        edited_curve.on_partial = [&](const eval::PerPositionResult& so_far) {
+          if (stale()) return;
+          auto rep = std::make_shared<eval::EvalReport>();
+          rep->per_position = so_far;
+          s.edited = std::move(rep);
+          mark_edited();
+          publish();
+        };
+        auto rep = evaluate_trained(run_, cfg, explore_parts(niah), progress, edited_curve);
         if (stale()) continue;
         s.edited = std::make_shared<const eval::EvalReport>(std::move(rep));
-        s.edited_config = cfg;
-        s.edited_request = job.request;
-        s.edited_generation = job.generation;
-        s.edited_seconds =
-            std::chrono::duration<double>(Clock::now().time_since_epoch()).count() - job.requested_at_s;
+        s.edited_seconds = mark_edited();
       } else {
         // The trained schedule itself: the edited curve is the reference.
         s.edited = s.trained;
         s.edited_config = s.trained_config;
         s.edited_request = job.request;
         s.edited_generation = job.generation;
-        s.edited_seconds =
-            std::chrono::duration<double>(Clock::now().time_since_epoch()).count() - job.requested_at_s;
+        s.edited_seconds = s.edited_first_seconds = seconds_since(job.requested_at_s);
       }
     } catch (const std::exception& e) {
       if (stale()) continue;

@@ -1,7 +1,8 @@
 // Explore: a trained run's schedule as live controls. Each request (a config delta over the
 // run's E, N, schedule, p, custom unlock points) is evaluated on one worker thread: per-position
-// loss and block occupancy at every edit, NIAH when asked. The newest request wins: a generation
-// counter makes an older evaluation stop at its next batch, and only the newest is published.
+// loss and block occupancy at every edit, NIAH when asked. The curve is published as its sequences
+// arrive (a small first batch, then every batch) and whole at the end. The newest request wins: a
+// generation counter makes an older evaluation stop at its next batch, and only the newest is published.
 // The worker also evaluates the trained schedule itself under the same eval settings, so the
 // edited curve is always drawn against a reference on the same sequences (paired intervals).
 // The window reads latest() each frame and never waits (ARCHITECTURE seam 3).
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -40,15 +42,19 @@ struct SweepPoint {
 struct ExploreSnapshot {
   std::string run_name;
   int train_len = 0;                    // the run's data.seq_len
-  // The trained schedule under the latest eval settings; null until evaluated.
+  // The trained schedule under the latest eval settings; null until evaluated, its per-position
+  // curve alone (partial) while it is evaluated.
   std::shared_ptr<const eval::EvalReport> trained;
   config::RunConfig trained_config;     // the run's config with those eval settings
-  // The latest finished edit: its request, config, report and the seconds from request to result.
+  // The latest evaluated edit: its request, config, report and the seconds from request to result.
+  // While it is evaluated, edited holds only the per-position curve over the sequences done so far
+  // (per_position->partial(): k of sequences_total), refreshed after every batch; then the whole.
   uint64_t edited_generation = 0;
   ExploreRequest edited_request;
   std::optional<config::RunConfig> edited_config;
   std::shared_ptr<const eval::EvalReport> edited;
-  double edited_seconds = 0;
+  double edited_first_seconds = 0;  // request -> its first curve (partial or whole)
+  double edited_seconds = 0;        // request -> its whole result (set when it is whole)
   // The latest sweep ("N" or "E"), its points filled in as they finish.
   std::string sweep_axis;
   std::vector<SweepPoint> sweep;
@@ -61,9 +67,12 @@ struct ExploreSnapshot {
 
 class ScheduleExplorer {
  public:
+  // Every snapshot as it is published, in order, on the worker's thread (tests and benchmarks
+  // that must see each one; the window polls latest()).
+  using PublishObserver = std::function<void(const std::shared_ptr<const ExploreSnapshot>&)>;
   // Opens the run (TrainedRun::open's errors) and starts the worker, which evaluates the trained
   // schedule under the run's own eval settings first.
-  explicit ScheduleExplorer(const std::string& run_dir);
+  explicit ScheduleExplorer(const std::string& run_dir, PublishObserver on_publish = {});
   ~ScheduleExplorer();
   ScheduleExplorer(const ScheduleExplorer&) = delete;
   ScheduleExplorer& operator=(const ScheduleExplorer&) = delete;
@@ -89,6 +98,7 @@ class ScheduleExplorer {
   void work(JobContext<ExploreSnapshot>& ctx);
 
   TrainedRun run_;
+  PublishObserver on_publish_;
   std::mutex mu_;
   std::condition_variable wake_;
   std::optional<Job> pending_;

@@ -48,11 +48,11 @@ config::RunConfig edited_config(const TrainedRun& run, const ConfigDelta& delta)
 }
 
 eval::EvalReport evaluate_trained(const TrainedRun& run, const config::RunConfig& cfg, const eval::EvalParts& parts,
-                                  const eval::EvalProgress& progress) {
+                                  const eval::EvalProgress& progress, const eval::ProgressiveCurve& progressive) {
   auto be = backend::make_backend(cfg.device, cfg.threads);
   model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
   train::load_checkpoint(run.checkpoint, model, nullptr);
-  return eval::evaluate(model, cfg, progress, parts);
+  return eval::evaluate(model, cfg, progress, parts, progressive);
 }
 
 }  // namespace proteus::engine

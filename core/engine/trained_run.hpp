@@ -40,8 +40,10 @@ bool is_evaluation_path(const std::string& dotted_path);
 config::RunConfig edited_config(const TrainedRun& run, const ConfigDelta& delta);
 
 // Builds the model of `cfg` (the run's weights under cfg's schedule), loads the run's checkpoint
-// and evaluates the chosen parts. progress may cancel (the report then holds what finished).
+// and evaluates the chosen parts. progress may cancel (the report then holds what finished);
+// progressive, when set, gets the per-position curve as its sequences arrive.
 eval::EvalReport evaluate_trained(const TrainedRun& run, const config::RunConfig& cfg, const eval::EvalParts& parts,
-                                  const eval::EvalProgress& progress = {});
+                                  const eval::EvalProgress& progress = {},
+                                  const eval::ProgressiveCurve& progressive = {});
 
 }  // namespace proteus::engine

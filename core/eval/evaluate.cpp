@@ -67,7 +67,7 @@ std::vector<Interval> intervals_from_json(const nlohmann::json& j) {
 }
 
 EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress,
-                    const EvalParts& parts) {
+                    const EvalParts& parts, const ProgressiveCurve& progressive) {
   EvalReport report;
   auto go_on = [&](const std::string& phase, double f) { return !progress || progress(phase, f); };
   const bool text = mix_has(cfg, "text") || mix_has(cfg, "niah");
@@ -80,9 +80,13 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
     const int L = config::resolved_per_position_length(cfg);
     const auto seqs = text_sequences(*corpus, cfg.eval.per_position.sequences, L);
     // Polled after every batch, so a stale evaluation (Explore's) stops within one forward.
-    auto p = per_position_loss(model, seqs, cfg.eval.per_position.buckets, batch, cfg.data.seq_len, [&](int done, int total) {
-      return go_on("per-position loss", static_cast<double>(done) / total);
-    });
+    PerPositionProgress by_batch;
+    by_batch.on_batch = [&](int done, int total) { return go_on("per-position loss", static_cast<double>(done) / total); };
+    if (progressive.on_partial) {
+      by_batch.on_partial = progressive.on_partial;
+      by_batch.first_batch = progressive.first_batch;
+    }
+    auto p = per_position_loss(model, seqs, cfg.eval.per_position.buckets, batch, cfg.data.seq_len, by_batch);
     if (p.sequences == 0) return report;
     report.per_position = std::move(p);
   }

@@ -46,8 +46,16 @@ struct EvalParts {
   static EvalParts all() { return {}; }
 };
 
+// For a caller that draws the per-position curve as it arrives (Explore): the result over the
+// sequences done so far after every batch but the last, the first batch only first_batch sequences.
+// The finished result is the same as without it.
+struct ProgressiveCurve {
+  PartialResult on_partial;
+  int first_batch = 4;
+};
+
 EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress,
-                    const EvalParts& parts = EvalParts::all());
+                    const EvalParts& parts = EvalParts::all(), const ProgressiveCurve& progressive = {});
 
 void write_eval_report(runs::RunWriter& writer, const EvalReport& report);
 

@@ -29,44 +29,19 @@ std::vector<std::pair<int, int>> log_buckets(int T, int n) {
   return out;
 }
 
-template <class T>
-PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<std::vector<int32_t>>& sequences,
-                                    int buckets, int batch, int train_len, const BatchProgress& on_batch) {
-  if (sequences.empty()) throw std::invalid_argument("per_position_loss: no sequences");
-  const int L = static_cast<int>(sequences.front().size()) - 1;
+namespace {
+
+// The result over the first `rows` sequences, from their per-position losses (rows, L) in order.
+PerPositionResult summarise_losses(const std::vector<double>& losses, int rows, int L, int buckets, int train_len) {
   PerPositionResult r;
   r.seq_len = L;
-  r.sequences = static_cast<int>(sequences.size());
+  r.sequences = rows;
   r.nll.assign(L, 0.0);
-  std::vector<double> all_losses;  // (sequences, L)
-  all_losses.reserve(sequences.size() * static_cast<size_t>(L));
-  uint64_t fingerprint = 1469598103934665603ull;  // FNV-1a over every token id
-  for (const auto& s : sequences)
-    for (int32_t tok : s) fingerprint = (fingerprint ^ static_cast<uint32_t>(tok)) * 1099511628211ull;
-  r.sequences_fingerprint = fingerprint;
-  std::vector<int32_t> tokens, targets;
-  for (size_t first = 0; first < sequences.size(); first += batch) {
-    const int B = static_cast<int>(std::min<size_t>(batch, sequences.size() - first));
-    tokens.clear();
-    targets.clear();
-    for (int b = 0; b < B; ++b) {
-      const auto& s = sequences[first + b];
-      if (static_cast<int>(s.size()) != L + 1) throw std::invalid_argument("per_position_loss: ragged sequences");
-      tokens.insert(tokens.end(), s.begin(), s.end() - 1);
-      targets.insert(targets.end(), s.begin() + 1, s.end());
-    }
-    model.forward(tokens.data(), targets.data(), nullptr, B, L);
-    const auto losses = model.position_losses();
-    for (int b = 0; b < B; ++b)
-      for (int t = 0; t < L; ++t) {
-        r.nll[t] += losses[static_cast<size_t>(b) * L + t];
-        all_losses.push_back(losses[static_cast<size_t>(b) * L + t]);
-      }
-    if (on_batch && !on_batch(static_cast<int>(first) + B, r.sequences)) return PerPositionResult{};
-  }
+  for (int q = 0; q < rows; ++q)
+    for (int t = 0; t < L; ++t) r.nll[t] += losses[static_cast<size_t>(q) * L + t];
   double total = 0;
   for (double& x : r.nll) {
-    x /= r.sequences;
+    x /= rows;
     total += x;
   }
   r.mean_nll = total / L;
@@ -77,7 +52,50 @@ PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<st
     r.bucket_hi.push_back(hi);
     r.bucket_nll.push_back(s / (hi - lo + 1));
   }
-  summarise_sequences(r, all_losses, train_len);
+  summarise_sequences(r, losses, train_len);
+  return r;
+}
+
+}  // namespace
+
+template <class T>
+PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<std::vector<int32_t>>& sequences,
+                                    int buckets, int batch, int train_len, const PerPositionProgress& progress) {
+  if (sequences.empty()) throw std::invalid_argument("per_position_loss: no sequences");
+  const int L = static_cast<int>(sequences.front().size()) - 1;
+  const int S = static_cast<int>(sequences.size());
+  std::vector<double> all_losses;  // (sequences done, L)
+  all_losses.reserve(sequences.size() * static_cast<size_t>(L));
+  uint64_t fingerprint = 1469598103934665603ull;  // FNV-1a over every token id
+  for (const auto& s : sequences)
+    for (int32_t tok : s) fingerprint = (fingerprint ^ static_cast<uint32_t>(tok)) * 1099511628211ull;
+  std::vector<int32_t> tokens, targets;
+  int done = 0;
+  while (done < S) {
+    const int size = done == 0 && progress.first_batch > 0 ? progress.first_batch : batch;
+    const int B = std::min(std::max(1, size), S - done);
+    tokens.clear();
+    targets.clear();
+    for (int b = 0; b < B; ++b) {
+      const auto& s = sequences[done + b];
+      if (static_cast<int>(s.size()) != L + 1) throw std::invalid_argument("per_position_loss: ragged sequences");
+      tokens.insert(tokens.end(), s.begin(), s.end() - 1);
+      targets.insert(targets.end(), s.begin() + 1, s.end());
+    }
+    model.forward(tokens.data(), targets.data(), nullptr, B, L);
+    const auto losses = model.position_losses();
+    all_losses.insert(all_losses.end(), losses.begin(), losses.begin() + static_cast<size_t>(B) * L);
+    done += B;
+    if (progress.on_batch && !progress.on_batch(done, S)) return PerPositionResult{};
+    if (progress.on_partial && done < S) {
+      auto partial = summarise_losses(all_losses, done, L, buckets, train_len);
+      partial.sequences_total = S;
+      partial.sequences_fingerprint = fingerprint;  // of the whole set: a prefix of it pairs with a full result
+      progress.on_partial(partial);
+    }
+  }
+  auto r = summarise_losses(all_losses, S, L, buckets, train_len);
+  r.sequences_fingerprint = fingerprint;
   return r;
 }
 
@@ -87,16 +105,21 @@ void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses
     throw std::invalid_argument("summarise_sequences: losses do not hold sequences x seq_len values");
   r.sequence_bucket_nll.assign(static_cast<size_t>(S) * K, 0.0);
   r.sequence_nll.assign(S, 0.0);
+  // A NaN loss (a position that does not count in that row, as in masked validation rows) is left
+  // out of the row's means; a mean over nothing is NaN, which the bootstrap skips.
+  const auto mean_of = [](const double* first, int count) {
+    double s = 0;
+    int n = 0;
+    for (int i = 0; i < count; ++i)
+      if (!std::isnan(first[i])) s += first[i], ++n;
+    return n > 0 ? s / n : std::nan("");
+  };
   for (int q = 0; q < S; ++q) {
     const double* row = losses.data() + static_cast<size_t>(q) * L;
-    double all = 0;
-    for (int t = 0; t < L; ++t) all += row[t];
-    r.sequence_nll[q] = all / L;
-    for (int k = 0; k < K; ++k) {
-      double s = 0;
-      for (int t = r.bucket_lo[k]; t <= r.bucket_hi[k]; ++t) s += row[t - 1];
-      r.sequence_bucket_nll[static_cast<size_t>(q) * K + k] = s / (r.bucket_hi[k] - r.bucket_lo[k] + 1);
-    }
+    r.sequence_nll[q] = mean_of(row, L);
+    for (int k = 0; k < K; ++k)
+      r.sequence_bucket_nll[static_cast<size_t>(q) * K + k] =
+          mean_of(row + r.bucket_lo[k] - 1, r.bucket_hi[k] - r.bucket_lo[k] + 1);
   }
   r.bucket_interval = bootstrap_column_means(r.sequence_bucket_nll, S, K);
   r.mean_interval = bootstrap_mean(r.sequence_nll);
@@ -107,10 +130,7 @@ void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses
     r.train_len = train_len;
     r.sequence_train_nll.assign(S, 0.0);
     for (int q = 0; q < S; ++q) {
-      const double* row = losses.data() + static_cast<size_t>(q) * L;
-      double s = 0;
-      for (int t = 0; t < train_len; ++t) s += row[t];
-      r.sequence_train_nll[q] = s / train_len;
+      r.sequence_train_nll[q] = mean_of(losses.data() + static_cast<size_t>(q) * L, train_len);
     }
     r.train_interval = bootstrap_mean(r.sequence_train_nll);
   }
@@ -119,17 +139,22 @@ void summarise_sequences(PerPositionResult& r, const std::vector<double>& losses
 std::vector<Interval> paired_bucket_difference(const PerPositionResult& a, const PerPositionResult& b) {
   if (a.sequence_bucket_nll.empty() || b.sequence_bucket_nll.empty())
     throw std::invalid_argument("paired difference: a run has no per-sequence results (evaluate it again)");
-  if (a.sequences_fingerprint != b.sequences_fingerprint || a.sequences != b.sequences || a.seq_len != b.seq_len ||
+  const auto whole = [](const PerPositionResult& r) { return std::max(r.sequences, r.sequences_total); };
+  if (a.sequences_fingerprint != b.sequences_fingerprint || whole(a) != whole(b) || a.seq_len != b.seq_len ||
       a.bucket_lo != b.bucket_lo || a.bucket_hi != b.bucket_hi)
     throw std::invalid_argument("paired difference: the runs were not evaluated on the same sequences");
-  return paired_difference(a.sequence_bucket_nll, b.sequence_bucket_nll, a.sequences,
-                           static_cast<int>(a.bucket_lo.size()));
+  // A partial result holds the first sequences of the same set, in order: pair over those.
+  const int rows = std::min(a.sequences, b.sequences), K = static_cast<int>(a.bucket_lo.size());
+  const auto first_rows = [&](const std::vector<double>& v) {
+    return std::vector<double>(v.begin(), v.begin() + static_cast<size_t>(rows) * K);
+  };
+  return paired_difference(first_rows(a.sequence_bucket_nll), first_rows(b.sequence_bucket_nll), rows, K);
 }
 
 template PerPositionResult per_position_loss<float>(model::Model<float>&, const std::vector<std::vector<int32_t>>&,
-                                                    int, int, int, const BatchProgress&);
+                                                    int, int, int, const PerPositionProgress&);
 template PerPositionResult per_position_loss<double>(model::Model<double>&,
                                                      const std::vector<std::vector<int32_t>>&, int, int, int,
-                                                     const BatchProgress&);
+                                                     const PerPositionProgress&);
 
 }  // namespace proteus::eval

@@ -63,6 +63,10 @@ Figure explore_curve_figure(const eval::PerPositionResult& trained, const eval::
   if (edited) f.series.push_back(bucket_series(*edited, edit_label.empty() ? "edited" : edit_label, 1));
   f.notes.push_back("mean over " + std::to_string(trained.sequences) +
                     " held-out sequences, bands: 95% bootstrap over sequences");
+  for (const auto* r : {&trained, edited})
+    if (r && r->partial())  // still arriving: the band narrows as the rest come
+      f.notes.push_back((r == &trained ? "trained" : "edited") + std::string(": ") + std::to_string(r->sequences) +
+                        " of " + std::to_string(r->sequences_total) + " sequences so far");
   add_train_len(f, train_len);
   return f;
 }
@@ -85,8 +89,10 @@ Figure explore_ratio_figure(const eval::PerPositionResult& trained, const eval::
     // Not the same sequences (another eval setting): the ratio of bucket means, no band.
   }
   const size_t K = std::min(trained.bucket_nll.size(), edited.bucket_nll.size());
+  // While one curve is partial its mean is over fewer sequences: the point is the paired mean then.
+  const bool on_prefix = diff.size() == K && (edited.partial() || trained.partial());
   for (size_t k = 0; k < K; ++k) {
-    const double d = edited.bucket_nll[k] - trained.bucket_nll[k];
+    const double d = on_prefix ? diff[k].mean : edited.bucket_nll[k] - trained.bucket_nll[k];
     if (!std::isfinite(d)) continue;
     s.x.push_back(std::sqrt(static_cast<double>(trained.bucket_lo[k]) * trained.bucket_hi[k]));
     s.y.push_back(std::exp(d));
@@ -102,6 +108,9 @@ Figure explore_ratio_figure(const eval::PerPositionResult& trained, const eval::
   }
   f.notes.push_back(diff.empty() ? "ratio of bucket means (not the same sequences: no interval)"
                                  : "band: 95% bootstrap of the paired difference over sequences");
+  if (!diff.empty() && (edited.partial() || trained.partial()))
+    f.notes.push_back("paired over the first " + std::to_string(std::min(edited.sequences, trained.sequences)) +
+                      " sequences so far");
   add_train_len(f, train_len);
   return f;
 }

@@ -199,7 +199,7 @@ void add_per_position(const std::vector<RunResults>& runs, std::vector<NamedFigu
   std::vector<Named<eval::PerPositionResult>> pp;
   std::vector<int> idx;
   int train_len = 0, live_step = 0;
-  bool any_live = false;
+  bool any_live = false, live_band = false;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     if (r.report && r.report->per_position && !r.report->per_position->nll.empty()) {
@@ -207,6 +207,7 @@ void add_per_position(const std::vector<RunResults>& runs, std::vector<NamedFigu
     } else if (r.live_per_position && !r.live_per_position->bucket_nll.empty()) {
       pp.push_back({r.name, *r.live_per_position});
       any_live = true;
+      live_band |= !r.live_per_position->bucket_interval.empty();
       live_step = std::max(live_step, r.live_per_position_step);
     } else {
       continue;
@@ -217,7 +218,9 @@ void add_per_position(const std::vector<RunResults>& runs, std::vector<NamedFigu
   if (!pp.empty()) {
     auto f = per_position_figure(pp, train_len);
     recolour(f, idx);
-    if (any_live) f.notes.push_back("live: validation rows at step " + std::to_string(live_step));
+    if (any_live)
+      f.notes.push_back("live: validation rows at step " + std::to_string(live_step) +
+                        (live_band ? " (bands: bootstrap over the rows)" : ""));
     out.push_back({"per_position", std::move(f)});
   }
   if (pp.size() >= 2) {

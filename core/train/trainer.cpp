@@ -56,32 +56,29 @@ struct Session {
   }
 };
 
-// Held-out bits per byte, and the mean NLL at each position over the rows that count.
-double validation_bpb(model::Model<float>& model, const std::vector<data::Batch>& val,
-                      std::vector<double>* position_nll) {
+// Held-out bits per byte; with `rows`, each row's NLL at every position (NaN where it does not
+// count) and the rows' fingerprint.
+double validation_bpb(model::Model<float>& model, const std::vector<data::Batch>& val, StepMetrics* rows) {
   double nats = 0, weight = 0;
-  std::vector<double> pos_sum, pos_rows;
+  std::vector<double>* row_nll = rows ? &rows->val_row_nll : nullptr;
+  if (rows) {
+    rows->val_row_nll.clear();
+    rows->val_rows = 0;
+    rows->val_fingerprint = 1469598103934665603ull;  // FNV-1a over every input and target id
+    for (const auto& b : val)
+      for (const auto* ids : {&b.tokens, &b.targets})
+        for (int32_t id : *ids) rows->val_fingerprint = (rows->val_fingerprint ^ static_cast<uint32_t>(id)) * 1099511628211ull;
+  }
   for (const auto& b : val) {
     double w = 0;
     for (float x : b.weights) w += x;
     nats += model.forward(b.tokens.data(), b.targets.data(), b.weights.data(), b.B, b.T) * w;
     weight += w;
-    if (!position_nll) continue;
+    if (!row_nll) continue;
     const auto losses = model.position_losses();  // (B, T) plain NLL, 0 where the weight is 0
-    pos_sum.resize(b.T, 0.0);
-    pos_rows.resize(b.T, 0.0);
-    for (int r = 0; r < b.B; ++r)
-      for (int t = 0; t < b.T; ++t) {
-        const size_t i = static_cast<size_t>(r) * b.T + t;
-        if (b.weights[i] <= 0) continue;
-        pos_sum[t] += losses[i];
-        pos_rows[t] += 1;
-      }
-  }
-  if (position_nll) {
-    position_nll->assign(pos_sum.size(), std::numeric_limits<double>::quiet_NaN());
-    for (size_t t = 0; t < pos_sum.size(); ++t)
-      if (pos_rows[t] > 0) (*position_nll)[t] = pos_sum[t] / pos_rows[t];
+    for (size_t i = 0; i < static_cast<size_t>(b.B) * b.T; ++i)
+      row_nll->push_back(b.weights[i] > 0 ? losses[i] : std::numeric_limits<double>::quiet_NaN());
+    rows->val_rows += b.B;
   }
   return weight > 0 ? nats / weight / std::numbers::ln2 : 0.0;
 }
@@ -196,7 +193,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
     const bool last = step == t.steps;
     const bool eval_now = (t.eval_every > 0 && step % t.eval_every == 0) || last;
     if (eval_now) {
-      m.val_bpb = validation_bpb(model, s.val, &m.val_position_nll);
+      m.val_bpb = validation_bpb(model, s.val, &m);
       r.final_val_bpb = m.val_bpb;
     }
     if (eval_now || step == 1 || (t.log_every > 0 && step % t.log_every == 0)) {

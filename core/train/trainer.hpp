@@ -29,9 +29,12 @@ struct StepMetrics {
   double tokens_per_s = 0;
   double elapsed_s = 0;
   double val_bpb = std::numeric_limits<double>::quiet_NaN();  // set at evaluation steps
-  // At evaluation steps: mean held-out NLL (nats) at each position 1..seq_len over the validation
-  // rows that count toward val_bpb, so the window can redraw per-position perplexity as it trains.
-  std::vector<double> val_position_nll;
+  // At evaluation steps: each validation row's held-out NLL (nats) at positions 1..seq_len
+  // (val_rows, seq_len), NaN where the row's weight is 0 (it does not count toward val_bpb), so the
+  // window can redraw per-position perplexity with its bootstrap band over rows as it trains.
+  std::vector<double> val_row_nll;
+  int val_rows = 0;
+  uint64_t val_fingerprint = 0;  // of the rows' tokens: two runs share rows only when it is equal
 };
 
 // The trainer's window to whoever runs it (the engine, a test). All optional.

@@ -3,6 +3,7 @@
 // evaluations land in the run directory.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -143,6 +144,7 @@ namespace {
 TEST(ExperimentJob, PublishesTheLivePerPositionCurveAtEachEvaluation) {
   const auto dir = proteus::test_support::fresh_dir("live-pp");
   auto cfg = proteus::test_support::tiny_run(dir);
+  cfg.train.val_batches = 3;  // 6 validation rows for the band
   auto job = proteus::engine::start_training({cfg}, false);
   std::string run_dir_while_training;
   std::vector<int> live_steps;
@@ -169,7 +171,21 @@ TEST(ExperimentJob, PublishesTheLivePerPositionCurveAtEachEvaluation) {
   EXPECT_NEAR(r.live_per_position->mean_nll / std::log(2.0), r.val_bpb, 1e-4);
   for (int step : live_steps) EXPECT_EQ(step % cfg.train.eval_every, 0) << "only evaluation steps carry the curve";
   EXPECT_FALSE(run_dir_while_training.empty()) << "the run directory is known while the run trains";
-  for (const auto& m : r.history) EXPECT_TRUE(m.val_position_nll.empty()) << "history stays small";
+  // Its band: a bootstrap over the validation rows around each bucket's mean (issue 12).
+  const auto& live = *r.live_per_position;
+  const int rows = cfg.train.val_batches * cfg.data.batch;
+  EXPECT_EQ(live.sequences, rows);
+  ASSERT_EQ(live.bucket_interval.size(), live.bucket_nll.size());
+  for (size_t k = 0; k < live.bucket_nll.size(); ++k) {
+    const auto& i = live.bucket_interval[k];
+    EXPECT_EQ(i.n, rows) << "bucket " << k;
+    EXPECT_LE(i.lo, live.bucket_nll[k]) << "bucket " << k;
+    EXPECT_GE(i.hi, live.bucket_nll[k]) << "bucket " << k;
+  }
+  EXPECT_TRUE(std::any_of(live.bucket_interval.begin(), live.bucket_interval.end(),
+                          [](const auto& i) { return i.lo < i.hi; }))
+      << "rows of different text differ: some band has a width";
+  for (const auto& m : r.history) EXPECT_TRUE(m.val_row_nll.empty()) << "history stays small";
 }
 
 // A token needle run: trained and evaluated by the engine, its grid in needle.json and the

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "core/common/input_error.hpp"
@@ -150,6 +151,66 @@ TEST_F(ExploreTest, TheNewestRequestWinsAndAStaleOneIsNeverPublished) {
   }
   EXPECT_EQ(s->edited_generation, new_g);
   EXPECT_EQ(s->edited_config->model.mixer.N, 40);
+}
+
+TEST_F(ExploreTest, APartialCurveComesFirstAndTheWholeOneEqualsTheNonProgressiveEvaluation) {
+  std::mutex mu;
+  std::vector<std::shared_ptr<const engine::ExploreSnapshot>> published;
+  engine::ScheduleExplorer x(run_dir(), [&](const std::shared_ptr<const engine::ExploreSnapshot>& s) {
+    std::lock_guard<std::mutex> lock(mu);
+    published.push_back(s);
+  });
+  // 12 sequences in batches of data.batch = 2 after a first batch of 4: partial curves over 4, 6,
+  // 8 and 10 sequences, then the whole.
+  const engine::ConfigDelta settings = engine::explore_eval_settings(12);
+  const engine::ConfigDelta edit = {{"model.mixer.N", 64}};
+  const auto g = x.request({settings, edit, false});
+  const auto last = settled(x, g);
+  ASSERT_TRUE(last->edited && last->edited->per_position) << last->error;
+  const auto& whole = *last->edited->per_position;
+  EXPECT_FALSE(whole.partial());
+  EXPECT_EQ(whole.sequences, 12);
+
+  std::lock_guard<std::mutex> lock(mu);
+  std::vector<int> seen;  // sequences of each curve of this edit, in publishing order
+  for (const auto& s : published) {
+    if (s->edited_generation != g || !s->edited || !s->edited->per_position) continue;
+    const auto& p = *s->edited->per_position;
+    if (!seen.empty() && seen.back() == p.sequences) continue;  // the same curve published again
+    seen.push_back(p.sequences);
+    if (!p.partial()) continue;
+    EXPECT_EQ(p.sequences_total, 12);
+    EXPECT_TRUE(s->busy);
+    EXPECT_FALSE(s->edited->occupancy) << "a partial report holds the curve alone";
+    // A partial curve is the whole one's first sequences, with intervals over just those.
+    const size_t K = p.bucket_lo.size();
+    ASSERT_EQ(p.sequence_bucket_nll.size(), K * p.sequences);
+    EXPECT_TRUE(std::equal(p.sequence_bucket_nll.begin(), p.sequence_bucket_nll.end(), whole.sequence_bucket_nll.begin()));
+    for (const auto& i : p.bucket_interval) EXPECT_EQ(i.n, p.sequences);
+    // Paired with the trained curve over the sequences they share: the ratio has its band.
+    EXPECT_EQ(eval::paired_bucket_difference(p, *s->trained->per_position).front().n, p.sequences);
+  }
+  EXPECT_EQ(seen, (std::vector<int>{4, 6, 8, 10, 12}));
+  EXPECT_GT(last->edited_seconds, last->edited_first_seconds);
+
+  // The whole result equals an evaluation of the same edit that was not progressive, exactly.
+  const auto cfg = engine::edited_config(x.run(), {settings[0], edit[0]});
+  eval::EvalParts parts;
+  parts.block_use = parts.mqar = parts.needle = parts.niah = false;
+  const auto plain = engine::evaluate_trained(x.run(), cfg, parts);
+  ASSERT_TRUE(plain.per_position);
+  EXPECT_EQ(whole.nll, plain.per_position->nll);
+  EXPECT_EQ(whole.bucket_nll, plain.per_position->bucket_nll);
+  EXPECT_EQ(whole.sequence_bucket_nll, plain.per_position->sequence_bucket_nll);
+  EXPECT_EQ(whole.sequences_fingerprint, plain.per_position->sequences_fingerprint);
+  ASSERT_EQ(whole.bucket_interval.size(), plain.per_position->bucket_interval.size());
+  for (size_t k = 0; k < whole.bucket_interval.size(); ++k) {
+    EXPECT_EQ(whole.bucket_interval[k].lo, plain.per_position->bucket_interval[k].lo);
+    EXPECT_EQ(whole.bucket_interval[k].hi, plain.per_position->bucket_interval[k].hi);
+  }
+  EXPECT_EQ(whole.train_interval.lo, plain.per_position->train_interval.lo);
+  ASSERT_TRUE(last->edited->occupancy && plain.occupancy);
+  EXPECT_EQ(last->edited->occupancy->norms, plain.occupancy->norms);
 }
 
 TEST_F(ExploreTest, ABadEditIsRefusedInTheCallersThreadNamingTheField) {

@@ -132,9 +132,24 @@ std::string ExploreSession::status_line() const {
   if (!explorer_) return "Open a finished run (Runs or Training) in Explore.";
   if (!snapshot_) return "loading " + run_dir_;
   if (!snapshot_->error.empty()) return "error: " + snapshot_->error;
-  if (snapshot_->busy || snapshot_->generation < requested_) return "evaluating: " + snapshot_->phase;
   char buf[160];
-  std::snprintf(buf, sizeof buf, "up to date (last edit evaluated in %.2f s)", snapshot_->edited_seconds);
+  if (snapshot_->busy || snapshot_->generation < requested_) {
+    // A curve drawn from the first sequences: say how many of them so far.
+    const auto partial = [](const std::shared_ptr<const eval::EvalReport>& r) -> const eval::PerPositionResult* {
+      return r && r->per_position && r->per_position->partial() ? &*r->per_position : nullptr;
+    };
+    const auto* p = partial(snapshot_->edited);
+    const char* which = "edited";
+    if (!p || snapshot_->edited_generation != snapshot_->generation) p = partial(snapshot_->trained), which = "trained";
+    if (p) {
+      std::snprintf(buf, sizeof buf, "evaluating: %s curve over %d of %d sequences", which, p->sequences,
+                    p->sequences_total);
+      return buf;
+    }
+    return "evaluating: " + snapshot_->phase;
+  }
+  std::snprintf(buf, sizeof buf, "up to date (last edit: first curve in %.2f s, all sequences in %.2f s)",
+                snapshot_->edited_first_seconds, snapshot_->edited_seconds);
   return buf;
 }
 
