@@ -48,7 +48,10 @@ for name in ["loss", "val_bpb", "per_position", "ppl_ratio"]:
         if not os.path.isfile(p) or os.path.getsize(p) == 0: fail(f"missing {name}.{ext}")
     with open(os.path.join(figs, f"{name}.csv")) as f:
         rows = f.read().splitlines()
-    if rows[0] != "series,x,y" or len(rows) < 3: fail(f"{name}.csv holds no data")
+    # Per-position perplexity and its ratio carry their 95% intervals (lo, hi); the curves do not.
+    header = "series,x,y,lo,hi" if name in ("per_position", "ppl_ratio") else "series,x,y"
+    if rows[0] != header: fail(f"{name}.csv starts {rows[0]!r}, expected {header!r}")
+    if len(rows) < 3: fail(f"{name}.csv holds no data")
     series = {r.split(",")[0] for r in rows[1:]}
     if name != "ppl_ratio" and len(series) < 2: fail(f"{name}.csv has {series}, expected both runs")
 with open(os.path.join(figs, "loss.svg")) as f:
