@@ -13,6 +13,7 @@
 #include "core/data/needle.hpp"
 #include "core/data/niah.hpp"
 #include "core/engine/seed_groups.hpp"
+#include "core/eval/block_use.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/train/checkpoint.hpp"
 
@@ -95,6 +96,21 @@ std::shared_ptr<const eval::PerPositionResult> live_per_position(const std::vect
   return r;
 }
 
+// Block use measured live: on the validation rows of the first batch, at the default positions
+// (N/4, N/2, N, 2N) that fit in a row; null for E = 1, attention, or rows shorter than N/4.
+std::shared_ptr<const eval::BlockUseResult> live_block_use(model::Model<float>& model, const std::vector<data::Batch>& val) {
+  const auto& mixer = model.config().mixer;
+  if (mixer.type != "memory" || mixer.E <= 1 || val.empty() || val.front().B < 1) return nullptr;
+  const auto& b = val.front();
+  std::vector<int> positions;
+  for (int p : eval::block_use_positions(model.horizon()))
+    if (p <= b.T) positions.push_back(p);
+  if (positions.empty()) return nullptr;
+  auto r = eval::block_use(model, b.tokens, b.B, b.T, positions);
+  if (!r.applicable) return nullptr;
+  return std::make_shared<const eval::BlockUseResult>(std::move(r));
+}
+
 train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index, int buckets) {
   train::TrainHooks h;
   h.on_step = [&pub, index, buckets](const train::StepMetrics& m) {
@@ -113,6 +129,13 @@ train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index
     r.history.push_back(m);
     r.history.back().val_row_nll.clear();  // the snapshot is copied at every publish: keep it small
     pub.publish();
+  };
+  h.on_validation = [&pub, index](model::Model<float>& model, const std::vector<data::Batch>& val, int step) {
+    auto use = live_block_use(model, val);
+    if (!use) return;
+    std::lock_guard<std::recursive_mutex> lock(pub.mu);
+    pub.state().runs[index].live_block_use = std::move(use);
+    (void)step;
   };
   h.on_run_dir = [&pub, index](const std::string& dir) {
     std::lock_guard<std::recursive_mutex> lock(pub.mu);

@@ -31,6 +31,9 @@ struct RunView {
   // training; null before the first evaluation.
   std::shared_ptr<const eval::PerPositionResult> live_per_position;
   int live_per_position_step = 0;
+  // Block use on the validation rows at the latest evaluation step (memory models with E > 1, at
+  // the default positions within the row length); null before it or when not applicable.
+  std::shared_ptr<const eval::BlockUseResult> live_block_use;
   std::shared_ptr<const eval::EvalReport> report;  // after the evaluations
 };
 

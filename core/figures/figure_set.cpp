@@ -265,11 +265,17 @@ void add_block_use(const std::vector<RunResults>& runs, std::vector<NamedFigure>
   std::vector<Named<eval::BlockUseResult>> use;
   std::vector<std::string> not_applicable;
   std::vector<int> idx;
+  bool any_live = false;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
-    if (!r.report || !r.report->block_use) continue;
-    if (r.report->block_use->applicable) {
-      use.push_back({r.name, *r.report->block_use});
+    const eval::BlockUseResult* u = r.report && r.report->block_use ? &*r.report->block_use : nullptr;
+    if (!u && r.live_block_use) {
+      u = r.live_block_use.get();
+      any_live = true;
+    }
+    if (!u) continue;
+    if (u->applicable) {
+      use.push_back({r.name, *u});
       idx.push_back(static_cast<int>(i));
     } else {
       not_applicable.push_back(r.name);
@@ -277,6 +283,7 @@ void add_block_use(const std::vector<RunResults>& runs, std::vector<NamedFigure>
   }
   if (use.empty()) return;
   auto f = block_use_figure(use, not_applicable);
+  if (any_live) f.notes.push_back("live: the validation rows at the latest evaluation step");
   // Each run's series and its dashed guide in the run's colour.
   for (size_t k = 0, s = 0; k < idx.size() && s < f.series.size(); ++k) {
     const std::string name = f.series[s].name;

@@ -28,6 +28,8 @@ struct RunResults {
   // final evaluation replaces it; null when there is none (a run directory keeps no such curve).
   std::shared_ptr<const eval::PerPositionResult> live_per_position;
   int live_per_position_step = 0;
+  // Block use on the validation rows while training (drawn until the final evaluation's); null if none.
+  std::shared_ptr<const eval::BlockUseResult> live_block_use;
   // A seed group drawn as one run (figure_set merges the runs of one config.group): its members'
   // per-position results and seeds, from which the paired intervals against another group come.
   std::vector<eval::PerPositionResult> seed_runs;

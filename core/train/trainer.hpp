@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "core/config/config.hpp"
+#include "core/data/batch_source.hpp"
+#include "core/model/model.hpp"
 
 namespace proteus::train {
 
@@ -45,6 +47,9 @@ struct TrainHooks {
   std::function<void(const std::string&)> on_message;  // notices (device fallback, resume)
   std::function<void(const std::string&)> on_run_dir;  // the run directory, once it exists
   std::function<void(const std::string&)> on_device;   // what it runs on, once the backend is made
+  // At every evaluation step, after the validation rows were scored and before on_step: the model
+  // and those rows, for live measurements (the engine's block use). May run forwards on the model.
+  std::function<void(model::Model<float>&, const std::vector<data::Batch>&, int step)> on_validation;
 };
 
 struct TrainResult {

@@ -188,6 +188,38 @@ TEST(ExperimentJob, PublishesTheLivePerPositionCurveAtEachEvaluation) {
   for (const auto& m : r.history) EXPECT_TRUE(m.val_row_nll.empty()) << "history stays small";
 }
 
+// Block use is measured live (issue 15): at each evaluation step on the validation rows, for a
+// memory model with E > 1; an E = 1 model has none (not applicable).
+TEST(ExperimentJob, PublishesLiveBlockUseForGatedModelsOnly) {
+  const auto dir = proteus::test_support::fresh_dir("live-use");
+  auto gated = proteus::test_support::tiny_run(dir);
+  gated.name = "gated";
+  gated.model.mixer.E = 4;
+  auto plain = gated;
+  plain.name = "plain";
+  plain.model.mixer.E = 1;
+  auto job = proteus::engine::start_training({gated, plain}, false);
+  const auto start = Clock::now();
+  while (job.running()) {
+    ASSERT_LT(Clock::now() - start, kDeadline) << "the job did not finish";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  job.wait();
+  const auto s = job.latest();
+  ASSERT_EQ(s->runs.size(), 2u);
+  ASSERT_TRUE(s->runs[0].live_block_use) << "E = 4: measured on the validation rows";
+  const auto& u = *s->runs[0].live_block_use;
+  EXPECT_TRUE(u.applicable);
+  EXPECT_EQ(u.blocks, 4);
+  ASSERT_FALSE(u.positions.empty());
+  for (int p : u.positions) EXPECT_LE(p, gated.data.seq_len) << "positions within a validation row";
+  for (const auto& e : u.mean_entropy) {
+    EXPECT_GE(e.mean, 0.0);
+    EXPECT_LE(e.mean, 1.0 + 1e-9);
+  }
+  EXPECT_FALSE(s->runs[1].live_block_use) << "E = 1: not applicable, nothing published";
+}
+
 // A token needle run: trained and evaluated by the engine, its grid in needle.json and the
 // snapshot alike; the occupancy drawn from needle prompts (the run has no text). Eval lengths too
 // short for the needles are refused before training.

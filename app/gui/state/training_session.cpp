@@ -22,6 +22,7 @@ std::vector<figures::NamedFigure> snapshot_figures(const engine::Snapshot& snaps
     r.report = view.report;
     r.live_per_position = view.live_per_position;
     r.live_per_position_step = view.live_per_position_step;
+    r.live_block_use = view.live_block_use;
     runs.push_back(std::move(r));
   }
   return figures::figure_set(std::move(runs), {.loss_before_data = true});
