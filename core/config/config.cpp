@@ -13,6 +13,16 @@ int resolved_d_hidden(const ModelConfig& m) {
 
 int resolved_mixer_horizon(const RunConfig& c) { return c.model.mixer.N > 0 ? c.model.mixer.N : c.data.seq_len; }
 
+const std::vector<std::string>& device_names() {
+  static const std::vector<std::string> names = {"cpu", "cuda"};
+  return names;
+}
+
+const std::vector<std::string>& mixer_type_names() {
+  static const std::vector<std::string> names = {"memory", "attention"};
+  return names;
+}
+
 int resolved_per_position_length(const RunConfig& c) {
   return c.eval.per_position.seq_len > 0 ? c.eval.per_position.seq_len : 4 * c.data.seq_len;
 }

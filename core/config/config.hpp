@@ -163,6 +163,11 @@ struct RunConfig {
   EvalConfig eval;
 };
 
+// The choices of the schema's enumerated fields, one table each: the validator, the window's lists
+// and the messages read them (rules, schedules and normalize variants: the memory room's tables).
+const std::vector<std::string>& device_names();       // device: cpu, cuda
+const std::vector<std::string>& mixer_type_names();   // model.mixer.type: memory, attention
+
 // Derived values with their defaults resolved (d_hidden, horizons, eval lengths).
 int resolved_d_hidden(const ModelConfig& m);
 int resolved_mixer_horizon(const RunConfig& c);

@@ -12,6 +12,8 @@
 
 #include "core/common/json_fields.hpp"
 #include "core/config/size_bounds.hpp"
+#include "core/memory/gated_rule.hpp"
+#include "core/memory/key_normalize.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::config {
@@ -548,7 +550,7 @@ std::vector<std::string> config_paths() {
 void validate(const RunConfig& c) {
   check_name("name", c.name);
   if (!c.group.empty()) check_name("group", c.group);
-  one_of("device", c.device, {"cpu", "cuda"});
+  one_of("device", c.device, device_names());
   if (c.runs_dir.empty()) throw InputError("runs_dir", "must name a directory, got \"\"");
   // Every size-like field against its bound first: everything below is computed from them.
   check_size_bounds(c);
@@ -558,9 +560,13 @@ void validate(const RunConfig& c) {
   positive("model.norm_eps", m.norm_eps);
   positive("model.init_std", m.init_std);
   const MixerConfig& x = m.mixer;
-  one_of("model.mixer.type", x.type, {"memory", "attention"});
-  one_of("model.mixer.rule", x.rule, {"linear", "delta", "comba", "titans", "swla"});
-  one_of("model.mixer.normalize", x.normalize, {"normalize_then_mask", "mask_then_normalize", "capped_renormalize"});
+  one_of("model.mixer.type", x.type, mixer_type_names());
+  {
+    std::vector<std::string> rules;  // the memory room's table of rules
+    for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
+    one_of("model.mixer.rule", x.rule, rules);
+  }
+  one_of("model.mixer.normalize", x.normalize, memory::key_normalize_names());
   const int64_t D = static_cast<int64_t>(x.d_head) * x.d_head;
   in_int_range("model.mixer.E", x.E, 1, D, "D = d_head^2 = " + std::to_string(D));
   const ParamScheduleConfig& p = m.param_schedule;

@@ -333,3 +333,31 @@ TEST(config, VocabularyMustCoverTheData) {
   c.model.vocab = 100;
   EXPECT_THROW(validate(c), proteus::InputError);
 }
+
+namespace {
+
+// The enumerated fields' choices come from one table each, which the validator reads.
+TEST(config, EnumeratedChoicesComeFromTheirTables) {
+  using namespace proteus::config;
+  for (const auto& d : device_names()) {
+    RunConfig c;
+    c.device = d;
+    EXPECT_NO_THROW(validate(c)) << d;
+  }
+  for (const auto& t : mixer_type_names()) {
+    RunConfig c;
+    c.model.mixer.type = t;
+    EXPECT_NO_THROW(validate(c)) << t;
+  }
+  RunConfig bad;
+  bad.device = "tpu";
+  try {
+    validate(bad);
+    ADD_FAILURE() << "tpu accepted";
+  } catch (const proteus::InputError& e) {
+    EXPECT_EQ(e.field(), "device");
+    for (const auto& d : device_names()) EXPECT_NE(std::string(e.reason()).find(d), std::string::npos) << e.reason();
+  }
+}
+
+}  // namespace

@@ -7,8 +7,10 @@
 
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/widgets.hpp"
+#include "core/config/config.hpp"
 #include "core/data/niah.hpp"
 #include "core/memory/gated_rule.hpp"
+#include "core/memory/key_normalize.hpp"
 
 namespace proteus::gui {
 namespace {
@@ -37,20 +39,20 @@ bool draw_run_settings(LabApp& app) {
   bool changed = false;
   if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) {
     auto& m = c.model.mixer;
-    changed |= combo("mixer", m.type, {"memory", "attention"});
+    changed |= combo("mixer", m.type, config::mixer_type_names());
     if (m.type == "memory") {
       std::vector<std::string> rules;
       for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
       changed |= combo("rule", m.rule, rules);
     }
-    changed |= input_int("d_model", c.model.d_model, 8, 4096, 8, 64);
-    changed |= input_int("layers", c.model.layers, 1, 64);
-    changed |= input_int("heads", m.heads, 1, 64);
-    changed |= input_int("d_head", m.d_head, 2, 256, 2, 16);
+    changed |= input_config_int("d_model", "model.d_model", c.model.d_model, 8, 64);
+    changed |= input_config_int("layers", "model.layers", c.model.layers);
+    changed |= input_config_int("heads", "model.mixer.heads", m.heads);
+    changed |= input_config_int("d_head", "model.mixer.d_head", m.d_head, 2, 16);
     if (m.type == "memory") {
-      changed |= input_int("conv width", m.conv, 0, 16);
+      changed |= input_config_int("conv width", "model.mixer.conv", m.conv);
       changed |= ImGui::Checkbox("data-dependent decay", &m.decay);
-      if (m.rule == "swla") changed |= input_int("swla window", m.window, 1, 16);
+      if (m.rule == "swla") changed |= input_config_int("swla window", "model.mixer.window", m.window);
     }
   }
   if (c.model.mixer.type == "memory" && ImGui::CollapsingHeader("Memory blocks", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -68,12 +70,16 @@ bool draw_run_settings(LabApp& app) {
     }
     int N = m.N;
     if (horizon_input("horizon N", N, c.data.seq_len)) ed.set_N(N), changed = true;
+    changed |= combo("normalize", m.normalize, memory::key_normalize_names());
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("How the mask meets the normalisation of q and k (model.mixer.normalize):\n"
+                        "normalize_then_mask (the paper's), mask_then_normalize, capped_renormalize");
     if (m.schedule.type == "custom") ImGui::TextDisabled("drag the unlock points under the activation map");
   }
   if (ImGui::CollapsingHeader("Data")) {
     auto& d = c.data;
-    changed |= input_int("seq_len", d.seq_len, 8, 1 << 16, 32, 256);
-    changed |= input_int("batch", d.batch, 1, 1024);
+    changed |= input_config_int("seq_len", "data.seq_len", d.seq_len, 32, 256);
+    changed |= input_config_int("batch", "data.batch", d.batch);
     for (const char* task : {"text", "niah", "mqar"}) {
       float w = static_cast<float>(mix_weight(d, task));
       if (ImGui::SliderFloat((std::string("weight: ") + task).c_str(), &w, 0.0f, 1.0f, "%.2f"))
@@ -95,23 +101,22 @@ bool draw_run_settings(LabApp& app) {
       }
     }
     if (mix_weight(d, "mqar") > 0) {
-      changed |= input_int("MQAR pairs", d.mqar.pairs, 1, 4096);
-      changed |= input_int("MQAR vocab", d.mqar.vocab, 16, 1 << 20, 256, 1024);
+      changed |= input_config_int("MQAR pairs", "data.mqar.pairs", d.mqar.pairs);
+      changed |= input_config_int("MQAR vocab", "data.mqar.vocab", d.mqar.vocab, 256, 1024);
     }
   }
   if (ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen)) {
     auto& t = c.train;
-    changed |= input_int("steps", t.steps, 1, 10000000, 10, 100);
+    changed |= input_config_int("steps", "train.steps", t.steps, 10, 100);
     changed |= input_double("learning rate", t.lr, 1e-6, 1.0);
     changed |= input_double("min lr", t.min_lr, 0.0, 1.0);
-    changed |= input_int("warm-up", t.warmup, 0, 1000000, 10, 100);
-    changed |= input_int("eval every", t.eval_every, 0, 1000000, 10, 100);
-    changed |= input_int("log every", t.log_every, 1, 1000000);
+    changed |= input_config_int("warm-up", "train.warmup", t.warmup, 10, 100);
+    changed |= input_config_int("eval every", "train.eval_every", t.eval_every, 10, 100);
+    changed |= input_config_int("log every", "train.log_every", t.log_every);
   }
   if (ImGui::CollapsingHeader("Device", ImGuiTreeNodeFlags_DefaultOpen)) {
-    std::vector<std::string> devices = {"cpu", "cuda"};
-    changed |= combo("device", c.device, devices);
-    changed |= input_int("CPU threads", c.threads, 0, 256);
+    changed |= combo("device", c.device, config::device_names());
+    changed |= input_config_int("CPU threads", "threads", c.threads);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 = all cores");
     ImGui::TextWrapped("%s", app.device.summary.c_str());
     if (c.device == "cuda" && !app.device.cuda) ImGui::TextDisabled("cuda requested: the run will fall back to the CPU");

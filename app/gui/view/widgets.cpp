@@ -3,6 +3,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <limits>
+
+#include "core/config/size_bounds.hpp"
 
 namespace proteus::gui {
 
@@ -27,6 +30,15 @@ bool input_int(const char* label, int& v, int lo, int hi, int step, int fast) {
   if (!ImGui::InputInt(label, &x, step, fast)) return false;
   v = std::clamp(x, lo, hi);
   return true;
+}
+
+bool input_config_int(const char* label, const char* path, int& v, int step, int fast) {
+  const auto* b = config::size_bound(path);
+  const int lo = b ? static_cast<int>(std::max<int64_t>(b->lo, std::numeric_limits<int>::min())) : std::numeric_limits<int>::min();
+  const int hi = b ? static_cast<int>(std::min<int64_t>(b->hi, std::numeric_limits<int>::max())) : std::numeric_limits<int>::max();
+  const bool changed = input_int(label, v, lo, hi, step, fast);
+  if (b && ImGui::IsItemHovered()) ImGui::SetTooltip("%s: %lld to %lld", path, static_cast<long long>(b->lo), static_cast<long long>(b->hi));
+  return changed;
 }
 
 bool horizon_input(const char* label, int& N, int auto_value) {

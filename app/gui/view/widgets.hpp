@@ -8,6 +8,9 @@ namespace proteus::gui {
 
 bool combo(const char* label, std::string& value, const std::vector<std::string>& items);
 bool input_int(const char* label, int& v, int lo, int hi, int step = 1, int fast = 10);
+// An integer config field, clamped to the range its schema bound gives (config::size_bound(path)),
+// the same range the validator checks: the window offers nothing the config would refuse by size.
+bool input_config_int(const char* label, const char* path, int& v, int step = 1, int fast = 10);
 bool input_double(const char* label, double& v, double lo, double hi, const char* fmt = "%.4g");
 // A horizon N where 0 means "the training length": an "auto" box showing what auto is
 // ("auto (256)"), and the number when it is unticked.
