@@ -130,12 +130,11 @@ train::TrainHooks hooks_for(Publisher& pub, JobContext<Snapshot>& ctx, int index
     r.history.back().val_row_nll.clear();  // the snapshot is copied at every publish: keep it small
     pub.publish();
   };
-  h.on_validation = [&pub, index](model::Model<float>& model, const std::vector<data::Batch>& val, int step) {
+  h.on_validation = [&pub, index](model::Model<float>& model, const std::vector<data::Batch>& val) {
     auto use = live_block_use(model, val);
     if (!use) return;
     std::lock_guard<std::recursive_mutex> lock(pub.mu);
     pub.state().runs[index].live_block_use = std::move(use);
-    (void)step;
   };
   h.on_run_dir = [&pub, index](const std::string& dir) {
     std::lock_guard<std::recursive_mutex> lock(pub.mu);

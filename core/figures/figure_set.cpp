@@ -109,7 +109,8 @@ RunResults merge_group(const std::string& group, const std::vector<const RunResu
   for (const auto* m : members) {
     loss.push_back(&m->curve.loss);
     val.push_back(&m->curve.val_bpb);
-    same_steps &= m->curve.step.size() >= first.curve.step.size() || m->curve.step == first.curve.step;
+    const size_t n = std::min(m->curve.step.size(), first.curve.step.size());
+    same_steps &= std::equal(first.curve.step.begin(), first.curve.step.begin() + n, m->curve.step.begin());
   }
   g.curve.loss = mean_of(loss);
   g.curve.step.assign(first.curve.step.begin(), first.curve.step.begin() + std::min(first.curve.step.size(), g.curve.loss.size()));

@@ -195,7 +195,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
     if (eval_now) {
       m.val_bpb = validation_bpb(model, s.val, &m);
       r.final_val_bpb = m.val_bpb;
-      if (hooks.on_validation) hooks.on_validation(model, s.val, step);
+      if (hooks.on_validation) hooks.on_validation(model, s.val);
     }
     if (eval_now || step == 1 || (t.log_every > 0 && step % t.log_every == 0)) {
       s.writer.append_metrics(metrics_record(m));

@@ -49,7 +49,7 @@ struct TrainHooks {
   std::function<void(const std::string&)> on_device;   // what it runs on, once the backend is made
   // At every evaluation step, after the validation rows were scored and before on_step: the model
   // and those rows, for live measurements (the engine's block use). May run forwards on the model.
-  std::function<void(model::Model<float>&, const std::vector<data::Batch>&, int step)> on_validation;
+  std::function<void(model::Model<float>&, const std::vector<data::Batch>&)> on_validation;
 };
 
 struct TrainResult {

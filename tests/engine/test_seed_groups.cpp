@@ -4,41 +4,18 @@
 
 #include <cmath>
 #include <fstream>
-#include <random>
 
 #include "core/backend/cpu_backend.hpp"
 #include "core/config/config_json.hpp"
 #include "core/engine/seed_groups.hpp"
 #include "core/eval/per_position.hpp"
 #include "core/runs/run_dir.hpp"
+#include "tests/support/seed_group_runs.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace {
 
 using namespace proteus;
-
-std::vector<std::vector<int32_t>> random_sequences(int n, int L, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<std::vector<int32_t>> out(n, std::vector<int32_t>(L + 1));
-  for (auto& s : out)
-    for (auto& t : s) t = static_cast<int32_t>(rng() % 32);
-  return out;
-}
-
-config::RunConfig tiny_config(const std::string& group, int E, uint64_t seed) {
-  config::RunConfig c;
-  c.name = group + "-s" + std::to_string(seed);
-  c.group = group;
-  c.seed = seed;
-  c.model.vocab = 256;  // byte-level data needs it; the sequences use 32 ids
-  c.model.d_model = 16;
-  c.model.layers = 1;
-  c.model.mixer.heads = 2;
-  c.model.mixer.d_head = 4;
-  c.model.mixer.E = E;
-  c.data.seq_len = 64;  // the defaults' tasks (text and NIAH) fit
-  return c;
-}
 
 // A run directory holding the per-position evaluation of a fresh model of this config's seed.
 std::string make_run(const std::filesystem::path& runs_dir, const config::RunConfig& c,
@@ -54,10 +31,10 @@ std::string make_run(const std::filesystem::path& runs_dir, const config::RunCon
 
 TEST(SeedGroups, SummariesAndPairedDifferencesAreWrittenPerGroup) {
   test_support::TempDir tmp;
-  const auto seqs = random_sequences(12, 24, 1);
+  const auto seqs = test_support::random_sequences(12, 24, 1);
   std::vector<std::string> dirs;
-  for (uint64_t s : {1, 2, 3}) dirs.push_back(make_run(tmp.path(), tiny_config("x-baseline", 1, s), seqs));
-  for (uint64_t s : {1, 2, 3}) dirs.push_back(make_run(tmp.path(), tiny_config("x-proteus", 4, s), seqs));
+  for (uint64_t s : {1, 2, 3}) dirs.push_back(make_run(tmp.path(), test_support::seed_group_member("x-baseline", 1, s), seqs));
+  for (uint64_t s : {1, 2, 3}) dirs.push_back(make_run(tmp.path(), test_support::seed_group_member("x-proteus", 4, s), seqs));
 
   const auto groups = engine::find_seed_groups(dirs);
   ASSERT_EQ(groups.size(), 2u);

@@ -3,38 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "core/backend/cpu_backend.hpp"
 #include "core/figures/figure_set.hpp"
+#include "tests/support/seed_group_runs.hpp"
 #include "core/eval/per_position.hpp"
 
 namespace {
 
 using namespace proteus;
-
-std::vector<std::vector<int32_t>> random_sequences(int n, int L, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<std::vector<int32_t>> out(n, std::vector<int32_t>(L + 1));
-  for (auto& s : out)
-    for (auto& t : s) t = static_cast<int32_t>(rng() % 32);
-  return out;
-}
-
-config::RunConfig tiny_config(const std::string& group, int E, uint64_t seed) {
-  config::RunConfig c;
-  c.name = group + "-s" + std::to_string(seed);
-  c.group = group;
-  c.seed = seed;
-  c.model.vocab = 256;  // byte-level data needs it; the sequences use 32 ids
-  c.model.d_model = 16;
-  c.model.layers = 1;
-  c.model.mixer.heads = 2;
-  c.model.mixer.d_head = 4;
-  c.model.mixer.E = E;
-  c.data.seq_len = 64;  // the defaults' tasks (text and NIAH) fit
-  return c;
-}
 
 // A seed group is one legend entry whose bands contain its means, and the bands narrow when
 // each run is evaluated on more sequences (seeds that differ only in their evaluation sample).
@@ -42,12 +19,12 @@ TEST(SeedGroups, AGroupIsOneEntryWithIntervalsThatShrinkWithMoreSequences) {
   const auto group_figure = [](int sequences) {
     std::vector<figures::RunResults> runs;
     for (uint64_t s : {1, 2, 3}) {
-      auto c = tiny_config("g", 2, 7);  // one model: the runs differ by their sequences alone
+      auto c = test_support::seed_group_member("g", 2, 7);  // one model: the runs differ by their sequences alone
       c.seed = s;
       auto be = backend::make_cpu_backend<float>(1);
       model::Model<float> m(c.model, c.data.seq_len, *be, 7);
       auto report = std::make_shared<eval::EvalReport>();
-      report->per_position = eval::per_position_loss(m, random_sequences(sequences, 16, 100 + s), 3, 8, 8);
+      report->per_position = eval::per_position_loss(m, test_support::random_sequences(sequences, 16, 100 + s), 3, 8, 8);
       figures::RunResults r;
       r.name = c.name;
       r.config = c;
