@@ -14,9 +14,7 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
                             double out_std, double norm_eps)
     : be_(be),
       cfg_(cfg),
-      normalize_(cfg.normalize == "mask_then_normalize"  ? Normalize::mask_then
-                 : cfg.normalize == "capped_renormalize" ? Normalize::capped
-                                                         : Normalize::then_mask),
+      normalize_(*memory::key_normalize_from_name(cfg.normalize)),
       rule_(*memory::rule_from_name(cfg.rule)),
       schedule_(schedule),
       C_(C),
@@ -129,7 +127,7 @@ void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
     std::vector<int32_t> rows(static_cast<size_t>(T_));
     for (int t = 0; t < T_; ++t) rows[t] = static_cast<int32_t>(schedule_.active_rows(t + 1, d_));
     be_.upload_int32(open_rows_.reserve(be_, rows.size()), rows.data(), rows.size());
-    const bool capped = normalize_ == Normalize::capped;
+    const bool capped = normalize_ == memory::KeyNormalize::capped_renormalize;
     be_.prefix_renorm_forward(qm_.reserve(be_, n), nq_.reserve(be_, NH), qn_, open_rows_, B_, T_, H_, d_, capped, l2_eps);
     be_.prefix_renorm_forward(km_.reserve(be_, n), nk_.reserve(be_, NH), kn_, open_rows_, B_, T_, H_, d_, capped, l2_eps);
   }
@@ -188,7 +186,7 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
     be_.comba_query_backward(dkn, grads_ + dcomba_, dqx_, kused, params_ + dcomba_, N_, H_, d_);
   }
   if (renormalizes()) {  // then through the re-normalisation over the open rows
-    const bool capped = normalize_ == Normalize::capped;
+    const bool capped = normalize_ == memory::KeyNormalize::capped_renormalize;
     const T l2_eps = T(1e-6);
     be_.prefix_renorm_backward(dqm_.reserve(be_, n), dqn, qm_, nq_, open_rows_, B_, T_, H_, d_, capped, l2_eps);
     be_.prefix_renorm_backward(dkm_.reserve(be_, n), dkn, km_, nk_, open_rows_, B_, T_, H_, d_, capped, l2_eps);

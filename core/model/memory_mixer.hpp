@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/config/config.hpp"
+#include "core/memory/key_normalize.hpp"
 #include "core/model/buffer.hpp"
 #include "core/model/layer.hpp"
 
@@ -39,13 +40,12 @@ class MemoryMixer final : public Layer<T> {
   void stream_forward(Stream& s, const T* in, int width);
   void stream_backward(Stream& s, T* din, bool first, int width);
 
-  // The variants of how the mask meets the normalisation (config.hpp's MixerConfig::normalize).
-  enum class Normalize { then_mask, mask_then, capped };
-  bool renormalizes() const { return normalize_ != Normalize::then_mask; }
+  // How the mask meets the normalisation (config.hpp's MixerConfig::normalize, SPEC section 3).
+  bool renormalizes() const { return memory::renormalizes(normalize_); }
 
   backend::Backend<T>& be_;
   config::MixerConfig cfg_;
-  Normalize normalize_;
+  memory::KeyNormalize normalize_;
   memory::Rule rule_;
   memory::Schedule schedule_;
   int C_, H_, d_, K_, c_;
