@@ -81,6 +81,18 @@ std::string read_file(const std::filesystem::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Two per-position curves are the same evaluation: every number and interval bit for bit.
+void expect_same_curve(const eval::PerPositionResult& a, const eval::PerPositionResult& b) {
+  EXPECT_EQ(a.nll, b.nll);
+  EXPECT_EQ(a.sequence_bucket_nll, b.sequence_bucket_nll);
+  EXPECT_EQ(a.sequences_fingerprint, b.sequences_fingerprint);
+  ASSERT_EQ(a.bucket_interval.size(), b.bucket_interval.size());
+  for (size_t k = 0; k < a.bucket_interval.size(); ++k) {
+    EXPECT_EQ(a.bucket_interval[k].lo, b.bucket_interval[k].lo);
+    EXPECT_EQ(a.bucket_interval[k].hi, b.bucket_interval[k].hi);
+  }
+}
+
 TEST_F(ExploreTest, TrainedScheduleReproducesTheRunsOwnResultsExactly) {
   const auto own = eval::read_eval_report(runs::RunReader::open(run_dir()));
   ASSERT_TRUE(own.per_position && own.occupancy);
@@ -88,15 +100,8 @@ TEST_F(ExploreTest, TrainedScheduleReproducesTheRunsOwnResultsExactly) {
   const auto s = settled(x, 1);
   ASSERT_TRUE(s->trained && s->trained->per_position) << s->error;
   const auto& p = *s->trained->per_position;
-  EXPECT_EQ(p.nll, own.per_position->nll);
+  expect_same_curve(p, *own.per_position);
   EXPECT_EQ(p.sequence_nll, own.per_position->sequence_nll);
-  EXPECT_EQ(p.sequence_bucket_nll, own.per_position->sequence_bucket_nll);
-  EXPECT_EQ(p.sequences_fingerprint, own.per_position->sequences_fingerprint);
-  ASSERT_EQ(p.bucket_interval.size(), own.per_position->bucket_interval.size());
-  for (size_t k = 0; k < p.bucket_interval.size(); ++k) {
-    EXPECT_EQ(p.bucket_interval[k].lo, own.per_position->bucket_interval[k].lo);
-    EXPECT_EQ(p.bucket_interval[k].hi, own.per_position->bucket_interval[k].hi);
-  }
   ASSERT_TRUE(s->trained->occupancy);
   EXPECT_EQ(s->trained->occupancy->norms, own.occupancy->norms);
   // The untouched request's edited curve is the trained one.
@@ -199,15 +204,8 @@ TEST_F(ExploreTest, APartialCurveComesFirstAndTheWholeOneEqualsTheNonProgressive
   parts.block_use = parts.mqar = parts.needle = parts.niah = false;
   const auto plain = engine::evaluate_trained(x.run(), cfg, parts);
   ASSERT_TRUE(plain.per_position);
-  EXPECT_EQ(whole.nll, plain.per_position->nll);
+  expect_same_curve(whole, *plain.per_position);
   EXPECT_EQ(whole.bucket_nll, plain.per_position->bucket_nll);
-  EXPECT_EQ(whole.sequence_bucket_nll, plain.per_position->sequence_bucket_nll);
-  EXPECT_EQ(whole.sequences_fingerprint, plain.per_position->sequences_fingerprint);
-  ASSERT_EQ(whole.bucket_interval.size(), plain.per_position->bucket_interval.size());
-  for (size_t k = 0; k < whole.bucket_interval.size(); ++k) {
-    EXPECT_EQ(whole.bucket_interval[k].lo, plain.per_position->bucket_interval[k].lo);
-    EXPECT_EQ(whole.bucket_interval[k].hi, plain.per_position->bucket_interval[k].hi);
-  }
   EXPECT_EQ(whole.train_interval.lo, plain.per_position->train_interval.lo);
   ASSERT_TRUE(last->edited->occupancy && plain.occupancy);
   EXPECT_EQ(last->edited->occupancy->norms, plain.occupancy->norms);

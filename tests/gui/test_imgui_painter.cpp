@@ -11,6 +11,7 @@
 #include "core/figures/painter.hpp"
 #include "core/figures/run_figures.hpp"
 #include "tests/figures/sample_figures.hpp"
+#include "tests/support/headless_imgui.hpp"
 
 namespace {
 
@@ -22,17 +23,10 @@ using gui::DrawnFigure;
 class ImGuiFrame : public ::testing::Test {
  protected:
   void SetUp() override {
-    context_ = ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1600, 1000);
-    io.DeltaTime = 1.0f / 60;
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);  // the atlas must be built before a frame
+    context_ = test_support::create_headless_imgui();
     ImGui::NewFrame();
     ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(io.DisplaySize);
+    ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
     ImGui::Begin("figures", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
   }
   void TearDown() override {

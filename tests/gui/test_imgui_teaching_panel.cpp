@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "app/gui/view/lab_app.hpp"
+#include "tests/support/headless_imgui.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace {
@@ -16,14 +17,8 @@ using namespace proteus;
 class TeachingPanel : public ::testing::Test {
  protected:
   void SetUp() override {
-    context_ = ImGui::CreateContext();
+    context_ = test_support::create_headless_imgui();
     ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1600, 1000);
-    io.DeltaTime = 1.0f / 60;
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
     for (int k : {ImGuiKey_Space, ImGuiKey_LeftArrow, ImGuiKey_RightArrow, ImGuiKey_Home, ImGuiKey_End})
       io.KeyMap[k] = 100 + k;  // what a platform backend does: its own key codes
     app_ = std::make_unique<gui::LabApp>(PROTEUS_SOURCE_DIR, dir_.path() / "runs");
