@@ -38,6 +38,8 @@ struct BenchOptions {
   std::vector<int> shape = {8, 1024, 8, 64};  // B T H d_head (fla's benchmark shape)
   std::vector<int> E = {1, 16};
   bool no_decay = false;
+  std::vector<std::string> forms = {"auto"};  // --form recurrent chunked: both, side by side
+  int chunk = 0;
   // --op explore: edit -> result latency of Explore on a trained run.
   std::string run;
   int sequences = 64;
@@ -66,36 +68,51 @@ void bench_memory_rule(const BenchOptions& o, const std::string& machine, const 
   const auto rule = memory::rule_from_name(o.rule);
   if (!rule) fail(program, "--rule: unknown rule '" + o.rule.substr(0, 32) + "'", exit_bad_input);
   if (o.shape.size() != 4) fail(program, "--shape: give four numbers, B T H d_head", exit_bad_input);
+  if (o.chunk < 0) fail(program, "--chunk: must be >= 1 (or 0 for the default), got " + std::to_string(o.chunk), exit_bad_input);
+  std::vector<memory::RuleForm> forms;
+  for (const auto& name : o.forms) {
+    const auto form = memory::rule_form_from_name(name);
+    if (!form) fail(program, "--form: unknown form '" + name.substr(0, 32) + "' (auto, recurrent, chunked)", exit_bad_input);
+    forms.push_back(*form);
+  }
   spec.rule = *rule;
   spec.B = o.shape[0], spec.T = o.shape[1], spec.H = o.shape[2], spec.d_k = spec.d_v = o.shape[3];
   spec.decay = !o.no_decay;
+  spec.chunk = o.chunk;
   spec.warmup = o.warmup;
   spec.reps = o.steps;
   const std::string device = o.device.empty() ? "cpu" : o.device;
   const int threads = o.threads.empty() ? 0 : o.threads.front();
   std::printf("%s, %s\n", day.c_str(), machine.c_str());
-  std::printf("%-8s %-6s %-22s %4s %6s %9s %9s %9s\n", "rule", "device", "B,T,H,d", "E", "decay", "fwd_ms",
-              "fwd+bwd_ms", "tape_MB");
+  std::printf("GFLOP/s counts the recurrent rule's work for both forms: 6 d_k d_v per token and head forward, 3x that with the backward\n");
+  std::printf("%-7s %-9s %5s %-6s %-18s %4s %5s %10s %10s %8s %8s %9s\n", "rule", "form", "chunk", "device",
+              "B,T,H,d", "E", "decay", "fwd_ms", "fwd+bwd_ms", "GF/s_f", "GF/s_fb", "kept_MB");
   std::string rows;
-  for (int E : o.E) {
-    spec.E = E;
-    backend::MemoryRuleBenchResult r;
-    try {
-      r = backend::benchmark_memory_rule(spec, device, threads);
-    } catch (const std::exception& e) {
-      fail(program, e.what(), exit_bad_input);
+  for (int E : o.E)
+    for (memory::RuleForm form : forms) {
+      spec.E = E;
+      spec.form = form;
+      backend::MemoryRuleBenchResult r;
+      try {
+        r = backend::benchmark_memory_rule(spec, device, threads);
+      } catch (const std::exception& e) {
+        fail(program, e.what(), exit_bad_input);
+      }
+      if (!r.message.empty()) std::fprintf(stderr, "%s: %s\n", program.c_str(), r.message.c_str());
+      char shape[64];
+      std::snprintf(shape, sizeof shape, "%d,%d,%d,%d", spec.B, spec.T, spec.H, spec.d_k);
+      std::printf("%-7s %-9s %5d %-6s %-18s %4d %5s %10.3f %10.3f %8.2f %8.2f %9.1f\n", o.rule.c_str(),
+                  r.form.c_str(), r.chunk, r.device.c_str(), shape, E, spec.decay ? "yes" : "no", r.forward_ms,
+                  r.forward_backward_ms, r.forward_gflops, r.forward_backward_gflops, r.kept_mb);
+      std::fflush(stdout);
+      char row[640];
+      std::snprintf(row, sizeof row,
+                    "| %s | %s | memory_rule %s | %s | %d | %s | %d | %s | %s | %.3f | %.3f | %.2f | %.2f | %.1f |\n",
+                    day.c_str(), machine.c_str(), o.rule.c_str(), shape, E, r.form.c_str(), r.chunk,
+                    spec.decay ? "yes" : "no", r.device.c_str(), r.forward_ms, r.forward_backward_ms, r.forward_gflops,
+                    r.forward_backward_gflops, r.kept_mb);
+      rows += row;
     }
-    if (!r.message.empty()) std::fprintf(stderr, "%s: %s\n", program.c_str(), r.message.c_str());
-    char shape[64];
-    std::snprintf(shape, sizeof shape, "%d,%d,%d,%d", spec.B, spec.T, spec.H, spec.d_k);
-    std::printf("%-8s %-6s %-22s %4d %6s %9.3f %9.3f %9.1f\n", o.rule.c_str(), r.device.c_str(), shape, E,
-                spec.decay ? "yes" : "no", r.forward_ms, r.forward_backward_ms, r.tape_mb);
-    char row[512];
-    std::snprintf(row, sizeof row, "| %s | %s | memory_rule %s | %s | %d | %s | %s | %.3f | %.3f |\n", day.c_str(),
-                  machine.c_str(), o.rule.c_str(), shape, E, spec.decay ? "yes" : "no", r.device.c_str(),
-                  r.forward_ms, r.forward_backward_ms);
-    rows += row;
-  }
   if (!o.out.empty()) {
     std::ofstream f(o.out, std::ios::app);
     if (!f) fail(program, o.out + ": cannot open for appending", exit_failure);
@@ -248,6 +265,10 @@ void add_bench_command(CLI::App& app) {
       ->option_text("B T H D");
   c->add_option("--E", o->E, "with --op: blocks to try (default 1 16)")->option_text("E...");
   c->add_flag("--no-decay", o->no_decay, "with --op memory-rule: the ungated-decay form (a = 1)");
+  c->add_option("--form", o->forms, "with --op memory-rule: forms to time side by side: auto, recurrent, chunked")
+      ->option_text("FORM...");
+  c->add_option("--chunk", o->chunk, "with --op memory-rule: chunk size (default: 16/32/64 by d_head)")
+      ->option_text("C");
   c->add_option("--run", o->run, "with --op explore: the trained run to edit")->option_text("RUN");
   c->add_option("--sequences", o->sequences, "with --op explore: held-out sequences (default 64)")->option_text("N");
   c->add_option("--positions", o->positions, "with --op explore: positions per sequence (default 1024)")

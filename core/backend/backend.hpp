@@ -20,6 +20,7 @@
 
 #include "core/backend/op.hpp"
 #include "core/memory/gated_rule.hpp"
+#include "core/memory/rule_form.hpp"
 
 namespace proteus::backend {
 
@@ -40,6 +41,8 @@ struct MemoryRuleArgs {
   const F* p = nullptr;      // (B, T, H, d_k)       comba
   const F* eta = nullptr;    // (B, T, H)            titans
   const F* gamma = nullptr;  // (B, T, H, window)    swla
+  memory::RuleForm form = memory::RuleForm::automatic;  // which form runs (a backend may have only one)
+  int chunk = 0;  // chunk size of the chunked form and checkpoint spacing of the recurrent; 0 = by d_k
 };
 
 template <class F>

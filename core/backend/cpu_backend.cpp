@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "core/common/input_error.hpp"
+#include "core/memory/checkpointed_rule.hpp"
+#include "core/memory/chunked_rule.hpp"
 #include "core/memory/key_normalize.hpp"
 
 namespace proteus::backend {
@@ -130,9 +132,11 @@ template <class T>
 struct CpuRuleState final : OpState {
   Rule rule = Rule::delta;
   int B = 0, Tn = 0, H = 0, d_k = 0, d_v = 0, window = 0;
+  memory::RuleForm form = memory::RuleForm::recurrent;  // resolved: chunked or recurrent
+  int64_t chunk = 0;
   struct Head {
     std::vector<T> q, k, v, beta, a, p, eta, gamma;  // this head's rows, contiguous: (T, width)
-    memory::RuleTape<T> tape;
+    memory::StateCheckpoints<T> checkpoints;         // chunk-start states: T / chunk of them, no tape
   };
   std::vector<Head> heads;  // (B, H)
 
@@ -714,6 +718,8 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
   state->d_k = args.d_k;
   state->d_v = args.d_v;
   state->window = memory::rule_uses_gamma(args.rule) ? args.window : 0;
+  state->form = memory::resolve_rule_form(args.form, args.rule, *args.schedule, args.d_v);
+  state->chunk = args.chunk > 0 ? args.chunk : memory::default_chunk_size(args.d_k);
   state->heads.resize(static_cast<size_t>(args.B) * args.H);
   const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
   parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
@@ -728,7 +734,12 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
     gather_head(hd.eta, memory::rule_uses_eta(args.rule) ? args.eta : nullptr, b, h, Tn, H, 1);
     gather_head(hd.gamma, memory::rule_uses_gamma(args.rule) ? args.gamma : nullptr, b, h, Tn, H, state->window);
     std::vector<T> oh(static_cast<size_t>(Tn) * d_v);  // (T, d_v)
-    memory::gated_rule_forward<T>(args.rule, *args.schedule, state->inputs(hd), oh.data(), nullptr, &hd.tape);
+    if (state->form == memory::RuleForm::chunked)
+      memory::chunked_rule_forward<T>(args.rule, *args.schedule, state->inputs(hd), state->chunk, oh.data(), nullptr,
+                                      &hd.checkpoints);
+    else
+      memory::checkpointed_rule_forward<T>(args.rule, *args.schedule, state->inputs(hd), state->chunk, oh.data(),
+                                           nullptr, &hd.checkpoints);
     scatter_head(o, oh.data(), b, h, Tn, H, d_v);
   });
   return state;
@@ -758,7 +769,10 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
     g.eta = geta.data();
     g.gamma = ggamma.data();
     const T* dOp = dOh.empty() ? nullptr : dOh.data();
-    memory::gated_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.tape, dOp, nullptr, g);
+    if (st.form == memory::RuleForm::chunked)
+      memory::chunked_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.checkpoints, dOp, nullptr, g);
+    else
+      memory::checkpointed_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.checkpoints, dOp, nullptr, g);
     scatter_head(grads.q, gq.data(), b, h, Tn, H, d_k);
     scatter_head(grads.k, gk.data(), b, h, Tn, H, d_k);
     scatter_head(grads.v, gv.data(), b, h, Tn, H, d_v);
@@ -779,17 +793,17 @@ void CpuBackend<T>::memory_block_norms(T* out, const MemoryRuleArgs<T>& args, co
   const int64_t size = D / n_blocks;
   const int Tn = args.T;
   parallel_for(static_cast<int64_t>(args.B) * args.H, *pool_, [&](int64_t bh) {
-    const auto& S = st.heads[bh].tape.S;  // (T+1, d_k, d_v), S_0 first
-    for (int t = 0; t < Tn; ++t) {
-      const T* St = S.data() + static_cast<size_t>(t + 1) * D;
-      T* dst = out + (static_cast<size_t>(bh) * Tn + t) * n_blocks;
+    // States are recomputed from the forward's checkpoints, range by range (no tape is kept).
+    const auto& hd = st.heads[bh];
+    memory::replay_rule_states<T>(st.rule, *args.schedule, st.inputs(hd), hd.checkpoints, [&](int64_t n, const T* St) {
+      T* dst = out + (static_cast<size_t>(bh) * Tn + (n - 1)) * n_blocks;
       for (int blk = 0; blk < n_blocks; ++blk) {
         const int64_t e0 = blk * size, e1 = blk + 1 == n_blocks ? D : e0 + size;  // the last absorbs the rest
         double ss = 0;
         for (int64_t e = e0; e < e1; ++e) ss += static_cast<double>(St[e]) * St[e];
         dst[blk] = static_cast<T>(std::sqrt(ss));
       }
-    }
+    });
   });
 }
 

@@ -8,6 +8,8 @@
 
 #include "core/backend/registry.hpp"
 #include "core/common/input_error.hpp"
+#include "core/memory/checkpointed_rule.hpp"
+#include "core/memory/chunked_rule.hpp"
 
 namespace proteus::backend {
 namespace {
@@ -35,6 +37,10 @@ void normalise_rows(std::vector<float>& x, int d) {
 }
 
 }  // namespace
+
+double memory_rule_forward_flops(const MemoryRuleBenchSpec& s) {
+  return 6.0 * s.B * s.T * s.H * double(s.d_k) * s.d_v;
+}
 
 MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const std::string& device, int threads) {
   for (auto [name, value] : {std::pair{"B", s.B}, {"T", s.T}, {"H", s.H}, {"d_k", s.d_k}, {"d_v", s.d_v}})
@@ -72,6 +78,8 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   args.rule = s.rule;
   args.schedule = &schedule;
   args.B = s.B, args.T = s.T, args.H = s.H, args.d_k = s.d_k, args.d_v = s.d_v, args.window = window;
+  args.form = s.form;
+  args.chunk = s.chunk;
   args.q = up(q), args.k = up(k), args.v = up(v);
   if (memory::rule_uses_beta(s.rule)) args.beta = up(beta);
   if (s.decay) args.a = up(a);
@@ -111,7 +119,15 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   result.message = choice.message;
   result.forward_ms = median(fwd);
   result.forward_backward_ms = median(fwd_bwd);
-  result.tape_mb = double(s.B) * s.H * (s.T + 1) * D * sizeof(float) * (s.rule == memory::Rule::titans ? 2 : 1) / 1e6;
+  const auto form = memory::resolve_rule_form(s.form, s.rule, schedule, s.d_v);
+  result.form = std::string(memory::rule_form_name(form));
+  result.chunk = s.chunk > 0 ? s.chunk : static_cast<int>(memory::default_chunk_size(s.d_k));
+  const bool momentum = s.rule == memory::Rule::titans && form == memory::RuleForm::recurrent;
+  result.kept_mb = double(s.B) * s.H * memory::checkpoint_ranges(s.T, result.chunk) * D * sizeof(float) *
+                   (momentum ? 2 : 1) / 1e6;
+  const double flops = memory_rule_forward_flops(s);
+  result.forward_gflops = flops / (result.forward_ms * 1e6);
+  result.forward_backward_gflops = 3 * flops / (result.forward_backward_ms * 1e6);
   return result;
 }
 

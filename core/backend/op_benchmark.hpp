@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/memory/gated_rule.hpp"
+#include "core/memory/rule_form.hpp"
 
 namespace proteus::backend {
 
@@ -13,15 +14,25 @@ struct MemoryRuleBenchSpec {
   int B = 8, T = 1024, H = 8, d_k = 64, d_v = 64;
   int E = 1;           // uniform schedule over D = d_k d_v with horizon N = T
   bool decay = true;   // the gated form (retention a_t)
+  memory::RuleForm form = memory::RuleForm::automatic;
+  int chunk = 0;       // chunk size / checkpoint spacing; 0 = the backend's default for d_k
   int warmup = 2, reps = 10;
 };
+
+// The work a GFLOP/s figure counts, the same for every form so that the figures compare as
+// throughput: the recurrent rule's 6 d_k d_v per token and head forward (predict, write, read)
+// and twice that backward.
+double memory_rule_forward_flops(const MemoryRuleBenchSpec& spec);
 
 struct MemoryRuleBenchResult {
   std::string device;
   std::string message;  // why the device asked for was not used, if it was not
   double forward_ms = 0;           // median
   double forward_backward_ms = 0;  // median of one forward then its backward
-  double tape_mb = 0;              // what the forward keeps for the backward
+  double kept_mb = 0;              // the states the forward keeps for the backward (checkpoints)
+  std::string form;                // the form that ran: chunked or recurrent
+  int chunk = 0;                   // its chunk size / checkpoint spacing
+  double forward_gflops = 0, forward_backward_gflops = 0;  // memory_rule_forward_flops per second (x3 with bwd)
 };
 
 // Throws InputError for a bad shape; the device falls back to the CPU as make_backend does.

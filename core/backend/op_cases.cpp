@@ -378,13 +378,20 @@ OpShape rule_shape(memory::Rule rule, int n_blocks) {
 
 void add_memory_cases(std::vector<OpCase>& cases) {
   const int horizon = T - 3;  // every block open before the end
+  // E = 3 cuts rows (blocks of 4 elements in rows of 3): the recurrent form. E = 4 is one row per
+  // block: the chunked form where the rule has one, under auto; "_recurrent" asks for the other.
   for (memory::Rule rule : memory::all_rules())
-    for (int E : {1, 3}) {
-      const std::string name = "memory_rule_" + std::string(memory::rule_name(rule)) + "_E" + std::to_string(E);
+    for (int E : {1, 3, 4})
+      for (memory::RuleForm form : {memory::RuleForm::automatic, memory::RuleForm::recurrent}) {
+      if (form == memory::RuleForm::recurrent && E == 3) continue;  // auto is already recurrent there
+      const std::string name = "memory_rule_" + std::string(memory::rule_name(rule)) + "_E" + std::to_string(E) +
+                               (form == memory::RuleForm::recurrent ? "_recurrent" : "");
       cases.push_back(make_case(name, Op::memory_rule, rule_shape(rule, 0), 1e-9, [=](auto& s) {
         const int n = B * T * H;
         const auto schedule = memory::Schedule::uniform(kDk * kDv, E, horizon);
-        const auto args = rule_inputs(s, rule, schedule);
+        auto args = rule_inputs(s, rule, schedule);
+        args.form = form;
+        args.chunk = 3;  // several chunks, a ragged last one
         auto* o = s.output("o", n * kDv);
         auto state = s.backend().memory_rule_forward(o, args);
         MemoryRuleGrads<Scalar<decltype(s)>> g;  // activation gradients: all overwritten

@@ -28,6 +28,10 @@ struct MixerConfig {
   //   capped_renormalize    the same, but never scaled up past what an evenly spread key gets
   //                         (sqrt(d_k / open rows)): stable, and weak keys stay weak
   std::string normalize = "normalize_then_mask";
+  // Which form of the rule runs (core/memory/rule_form.hpp): auto (chunked where it applies:
+  // every rule but titans, with E dividing d_head; recurrent with checkpoints elsewhere) |
+  // recurrent | chunked (an error where it does not apply). Same function, different cost.
+  std::string form = "auto";
 };
 
 // The paper's Hope-style extension: MLP hidden units in E blocks, unlocked over training steps.

@@ -11,9 +11,11 @@
 #include <type_traits>
 
 #include "core/common/json_fields.hpp"
+#include "core/config/memory_regime.hpp"
 #include "core/config/size_bounds.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "core/memory/key_normalize.hpp"
+#include "core/memory/rule_form.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::config {
@@ -56,6 +58,7 @@ void visit_model(V& v, ModelConfig& m) {
     v.field("N", x.N);
     v.object("schedule", [&] { visit_schedule(v, x.schedule); });
     v.field("normalize", x.normalize);
+    v.field("form", x.form);
   });
   v.object("param_schedule", [&] {
     ParamScheduleConfig& p = m.param_schedule;
@@ -322,6 +325,7 @@ class Reader {
             throw InputError("comment", "expected a string or an array of strings, got " + describe_json(value));
           continue;
         }
+        if (key == "regime" && value.is_object()) continue;  // derived from the fields (memory_regime.hpp)
         if (key == "parent" || key == "variants" || key == "sweep")
           throw InputError(key, "belongs to an experiment file: load it with the experiment loader, which "
                                 "expands it into runs");
@@ -527,6 +531,12 @@ json to_json(const RunConfig& c, JsonForm form) {
   json out = json::object();
   Writer writer(out);
   visit(writer, copy);
+  if (form == JsonForm::resolved && copy.model.mixer.type == "memory") {
+    const MemoryRegime r = memory_regime(copy);
+    out["regime"] = {{"key_rows_per_block", r.key_rows_per_block},
+                     {"tokens_per_key_dimension", r.tokens_per_key_dimension},
+                     {"row_aligned", r.row_aligned}};
+  }
   return out;
 }
 
@@ -567,6 +577,11 @@ void validate(const RunConfig& c) {
     one_of("model.mixer.rule", x.rule, rules);
   }
   one_of("model.mixer.normalize", x.normalize, memory::key_normalize_names());
+  {
+    std::vector<std::string> forms;  // the memory room's table of forms
+    for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
+    one_of("model.mixer.form", x.form, forms);
+  }
   const int64_t D = static_cast<int64_t>(x.d_head) * x.d_head;
   in_int_range("model.mixer.E", x.E, 1, D, "D = d_head^2 = " + std::to_string(D));
   const ParamScheduleConfig& p = m.param_schedule;
@@ -628,6 +643,14 @@ void validate(const RunConfig& c) {
   check_derived_sizes(c);
   // Last, once the horizons they default to (data.seq_len, train.steps) are known to be valid.
   check_schedule("model.mixer.schedule", x.schedule, D, x.E, resolved_mixer_horizon(c));
+  if (x.type == "memory" && x.form == "chunked") {  // only now is the schedule known to be valid
+    const auto schedule = memory::Schedule::make(x.schedule, D, x.E, resolved_mixer_horizon(c));
+    try {
+      memory::resolve_rule_form(memory::RuleForm::chunked, *memory::rule_from_name(x.rule), schedule, x.d_head);
+    } catch (const InputError& e) {
+      throw e.under("model.mixer");
+    }
+  }
   check_schedule("model.param_schedule.schedule", p.schedule, F, p.E, resolved_param_horizon(c));
 }
 

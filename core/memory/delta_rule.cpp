@@ -26,17 +26,17 @@ void correction(const T* S_prev, const T* e, const T* v, T sigma, int64_t end, i
 }  // namespace
 
 template <class T>
-void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, T* o, RuleTape<T>& tape) {
+void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange range, T* o, RuleTape<T>& tape) {
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> pred(d_v), r(d_v);
-  for (int64_t n = 0; n < in.T; ++n) {
+  for (int64_t n = range.n0; n < range.n1; ++n) {
     const int64_t end = s.active_elements(n + 1);
     const T a = retention(in, n);
     const T sigma = rule == Rule::delta ? a : T(1);
     const T beta = in.beta[n];
     const T* k = in.k + n * d_k;
-    const T* S_prev = &tape.S[n * D];
-    T* S = &tape.S[(n + 1) * D];
+    const T* S_prev = state_at(tape.S, tape, n, D);
+    T* S = state_at(tape.S, tape, n + 1, D);
     std::copy(S_prev, S_prev + D, S);  // locked elements keep their bits
     correction(S_prev, erase_direction(rule, in, n), in.v + n * d_v, sigma, end, d_v, pred.data(), r.data());
     const int64_t rows = rows_touched(end, d_v);
@@ -44,27 +44,27 @@ void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, T
       const int64_t cols = active_cols(end, i, d_v);
       for (int64_t j = 0; j < cols; ++j) S[i * d_v + j] = a * S[i * d_v + j] + (beta * k[i]) * r[j];
     }
-    gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
+    if (o) gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
   }
 }
 
 template <class T>
-void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, const RuleTape<T>& tape,
+void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange range, const RuleTape<T>& tape,
                          const T* dO, GradAccum<T>& g) {
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> pred(d_v), r(d_v), dr(d_v);
   T* dS = g.S.data();
-  for (int64_t n = in.T - 1; n >= 0; --n) {
+  for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
     const int64_t end = s.active_elements(n + 1);
     const T a = retention(in, n);
     const T sigma = rule == Rule::delta ? a : T(1);
     const T beta = in.beta[n];
     const T* k = in.k + n * d_k;
     const T* e = erase_direction(rule, in, n);
-    const T* S_prev = &tape.S[n * D];
+    const T* S_prev = state_at(tape.S, tape, n, D);
     T* dk = &g.k[n * d_k];
     T* de = rule == Rule::comba ? &g.p[n * d_k] : dk;
-    if (dO) gated_read_backward(&tape.S[(n + 1) * D], in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
+    if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
     correction(S_prev, e, in.v + n * d_v, sigma, end, d_v, pred.data(), r.data());
 
     // Through the write beta k r^T, with W = G ⊙ dS.
@@ -104,11 +104,11 @@ void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, 
   }
 }
 
-template void delta_rule_forward<float>(Rule, const Schedule&, const RuleInputs<float>&, float*, RuleTape<float>&);
-template void delta_rule_forward<double>(Rule, const Schedule&, const RuleInputs<double>&, double*, RuleTape<double>&);
-template void delta_rule_backward<float>(Rule, const Schedule&, const RuleInputs<float>&, const RuleTape<float>&,
+template void delta_rule_forward<float>(Rule, const Schedule&, const RuleInputs<float>&, StepRange, float*, RuleTape<float>&);
+template void delta_rule_forward<double>(Rule, const Schedule&, const RuleInputs<double>&, StepRange, double*, RuleTape<double>&);
+template void delta_rule_backward<float>(Rule, const Schedule&, const RuleInputs<float>&, StepRange, const RuleTape<float>&,
                                          const float*, GradAccum<float>&);
-template void delta_rule_backward<double>(Rule, const Schedule&, const RuleInputs<double>&, const RuleTape<double>&,
+template void delta_rule_backward<double>(Rule, const Schedule&, const RuleInputs<double>&, StepRange, const RuleTape<double>&,
                                           const double*, GradAccum<double>&);
 
 }  // namespace proteus::memory::detail

@@ -35,10 +35,10 @@ bool rule_uses_p(Rule rule) { return rule == Rule::comba; }
 bool rule_uses_eta(Rule rule) { return rule == Rule::titans; }
 bool rule_uses_gamma(Rule rule) { return rule == Rule::swla; }
 
-namespace {
+namespace detail {
 
 template <class T>
-void check_inputs(Rule rule, const Schedule& s, const RuleInputs<T>& in) {
+void check_rule_inputs(Rule rule, const Schedule& s, const RuleInputs<T>& in) {
   if (in.T < 0) throw InputError("T", "must be >= 0, got " + std::to_string(in.T));
   if (in.d_k < 1 || in.d_v < 1) throw InputError("d_k", "key and value widths must be >= 1");
   if (s.D() != in.d_k * in.d_v)
@@ -54,48 +54,9 @@ void check_inputs(Rule rule, const Schedule& s, const RuleInputs<T>& in) {
 }
 
 template <class T>
-void seed_tape(Rule rule, const RuleInputs<T>& in, RuleTape<T>& tape) {
+GradAccum<T> zero_grads(Rule rule, const RuleInputs<T>& in, const T* dS_final) {
   const int64_t D = in.d_k * in.d_v;
-  tape.S.assign((in.T + 1) * D, T(0));
-  if (in.S0) std::copy(in.S0, in.S0 + D, tape.S.begin());
-  if (rule == Rule::titans) tape.Z.assign((in.T + 1) * D, T(0));
-  else tape.Z.clear();
-}
-
-template <class T>
-void copy_out(const std::vector<T>& from, T* to) {
-  if (to) std::copy(from.begin(), from.end(), to);
-}
-
-}  // namespace
-
-template <class T>
-void gated_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, T* o, T* S_final,
-                        RuleTape<T>* tape) {
-  check_inputs(rule, schedule, in);
-  RuleTape<T> local;
-  RuleTape<T>& t = tape ? *tape : local;
-  seed_tape(rule, in, t);
-  switch (rule) {
-    case Rule::linear:
-    case Rule::swla: detail::hebbian_rule_forward(rule, schedule, in, o, t); break;
-    case Rule::delta:
-    case Rule::comba: detail::delta_rule_forward(rule, schedule, in, o, t); break;
-    case Rule::titans: detail::titans_rule_forward(schedule, in, o, t); break;
-  }
-  const int64_t D = in.d_k * in.d_v;
-  if (S_final) std::copy(t.S.end() - D, t.S.end(), S_final);
-}
-
-template <class T>
-void gated_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, const RuleTape<T>& tape,
-                         const T* dO, const T* dS_final, const RuleGrads<T>& grads) {
-  check_inputs(rule, schedule, in);
-  const int64_t D = in.d_k * in.d_v;
-  if (static_cast<int64_t>(tape.S.size()) != (in.T + 1) * D ||
-      (rule == Rule::titans && tape.Z.size() != tape.S.size()))
-    throw InputError("tape", "does not come from a forward of this rule and these shapes");
-  detail::GradAccum<T> g;
+  GradAccum<T> g;
   g.q.assign(in.T * in.d_k, T(0));
   g.k.assign(in.T * in.d_k, T(0));
   g.v.assign(in.T * in.d_v, T(0));
@@ -106,13 +67,19 @@ void gated_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T
   g.gamma.assign(rule_uses_gamma(rule) ? in.T * in.window : 0, T(0));
   g.S.assign(D, T(0));
   if (dS_final) std::copy(dS_final, dS_final + D, g.S.begin());
-  switch (rule) {
-    case Rule::linear:
-    case Rule::swla: detail::hebbian_rule_backward(rule, schedule, in, tape, dO, g); break;
-    case Rule::delta:
-    case Rule::comba: detail::delta_rule_backward(rule, schedule, in, tape, dO, g); break;
-    case Rule::titans: detail::titans_rule_backward(schedule, in, tape, dO, g); break;
-  }
+  g.Z.assign(rule == Rule::titans ? D : 0, T(0));
+  return g;
+}
+
+namespace {
+template <class T>
+void copy_out(const std::vector<T>& from, T* to) {
+  if (to) std::copy(from.begin(), from.end(), to);
+}
+}  // namespace
+
+template <class T>
+void copy_grads(Rule rule, const GradAccum<T>& g, const RuleGrads<T>& grads) {
   copy_out(g.q, grads.q);
   copy_out(g.k, grads.k);
   copy_out(g.v, grads.v);
@@ -122,6 +89,54 @@ void gated_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T
   if (rule_uses_eta(rule)) copy_out(g.eta, grads.eta);
   if (rule_uses_gamma(rule)) copy_out(g.gamma, grads.gamma);
   copy_out(g.S, grads.S0);
+}
+
+template void check_rule_inputs<float>(Rule, const Schedule&, const RuleInputs<float>&);
+template void check_rule_inputs<double>(Rule, const Schedule&, const RuleInputs<double>&);
+template GradAccum<float> zero_grads<float>(Rule, const RuleInputs<float>&, const float*);
+template GradAccum<double> zero_grads<double>(Rule, const RuleInputs<double>&, const double*);
+template void copy_grads<float>(Rule, const GradAccum<float>&, const RuleGrads<float>&);
+template void copy_grads<double>(Rule, const GradAccum<double>&, const RuleGrads<double>&);
+
+}  // namespace detail
+
+namespace {
+
+template <class T>
+void seed_tape(Rule rule, const RuleInputs<T>& in, RuleTape<T>& tape) {
+  const int64_t D = in.d_k * in.d_v;
+  tape.first = 0;
+  tape.S.assign((in.T + 1) * D, T(0));
+  if (in.S0) std::copy(in.S0, in.S0 + D, tape.S.begin());
+  if (rule == Rule::titans) tape.Z.assign((in.T + 1) * D, T(0));
+  else tape.Z.clear();
+}
+
+}  // namespace
+
+template <class T>
+void gated_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, T* o, T* S_final,
+                        RuleTape<T>* tape) {
+  detail::check_rule_inputs(rule, schedule, in);
+  RuleTape<T> local;
+  RuleTape<T>& t = tape ? *tape : local;
+  seed_tape(rule, in, t);
+  detail::family_forward(rule, schedule, in, {0, in.T}, o, t);
+  const int64_t D = in.d_k * in.d_v;
+  if (S_final) std::copy(t.S.end() - D, t.S.end(), S_final);
+}
+
+template <class T>
+void gated_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, const RuleTape<T>& tape,
+                         const T* dO, const T* dS_final, const RuleGrads<T>& grads) {
+  detail::check_rule_inputs(rule, schedule, in);
+  const int64_t D = in.d_k * in.d_v;
+  if (tape.first != 0 || static_cast<int64_t>(tape.S.size()) != (in.T + 1) * D ||
+      (rule == Rule::titans && tape.Z.size() != tape.S.size()))
+    throw InputError("tape", "does not come from a forward of this rule and these shapes");
+  detail::GradAccum<T> g = detail::zero_grads(rule, in, dS_final);
+  detail::family_backward(rule, schedule, in, {0, in.T}, tape, dO, g);
+  detail::copy_grads(rule, g, grads);
 }
 
 template void gated_rule_forward<float>(Rule, const Schedule&, const RuleInputs<float>&, float*, float*, RuleTape<float>*);

@@ -61,10 +61,12 @@ struct RuleGrads {
 };
 
 // What the forward keeps for the backward: every state S_0..S_T, and Z_0..Z_T for titans.
+// (A recomputing form keeps a short tape of one range, starting at state `first`.)
 template <class F>
 struct RuleTape {
-  std::vector<F> S;  // (T+1, d_k, d_v)
-  std::vector<F> Z;  // (T+1, d_k, d_v), titans only
+  std::vector<F> S;   // (T+1, d_k, d_v)
+  std::vector<F> Z;   // (T+1, d_k, d_v), titans only
+  int64_t first = 0;  // the step of S[0]
 };
 
 // o: (T, d_v); S_final: (d_k, d_v) or null; tape: null when no backward follows.

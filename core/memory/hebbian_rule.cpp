@@ -27,15 +27,15 @@ int64_t write_terms(Rule rule, const RuleInputs<T>& in, int64_t n, T* weight, in
 }  // namespace
 
 template <class T>
-void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, T* o, RuleTape<T>& tape) {
+void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange range, T* o, RuleTape<T>& tape) {
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> weight(std::max<int64_t>(in.window, 1));
   std::vector<int64_t> token(weight.size());
-  for (int64_t n = 0; n < in.T; ++n) {
+  for (int64_t n = range.n0; n < range.n1; ++n) {
     const int64_t end = s.active_elements(n + 1);
     const T a = retention(in, n);
-    const T* S_prev = &tape.S[n * D];
-    T* S = &tape.S[(n + 1) * D];
+    const T* S_prev = state_at(tape.S, tape, n, D);
+    T* S = state_at(tape.S, tape, n + 1, D);
     std::copy(S_prev, S_prev + D, S);  // locked elements keep their bits
     const int64_t terms = write_terms(rule, in, n, weight.data(), token.data());
     const int64_t rows = rows_touched(end, d_v);
@@ -48,22 +48,22 @@ void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in,
         S[i * d_v + j] = x;
       }
     }
-    gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
+    if (o) gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
   }
 }
 
 template <class T>
-void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, const RuleTape<T>& tape,
+void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange range, const RuleTape<T>& tape,
                            const T* dO, GradAccum<T>& g) {
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> weight(std::max<int64_t>(in.window, 1));
   std::vector<int64_t> token(weight.size());
   T* dS = g.S.data();
-  for (int64_t n = in.T - 1; n >= 0; --n) {
+  for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
     const int64_t end = s.active_elements(n + 1);
     const T a = retention(in, n);
-    const T* S_prev = &tape.S[n * D];
-    if (dO) gated_read_backward(&tape.S[(n + 1) * D], in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
+    const T* S_prev = state_at(tape.S, tape, n, D);
+    if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
     const int64_t terms = write_terms(rule, in, n, weight.data(), token.data());
     const int64_t rows = rows_touched(end, d_v);
     T da = 0;
@@ -98,11 +98,11 @@ void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in
   }
 }
 
-template void hebbian_rule_forward<float>(Rule, const Schedule&, const RuleInputs<float>&, float*, RuleTape<float>&);
-template void hebbian_rule_forward<double>(Rule, const Schedule&, const RuleInputs<double>&, double*, RuleTape<double>&);
-template void hebbian_rule_backward<float>(Rule, const Schedule&, const RuleInputs<float>&, const RuleTape<float>&,
+template void hebbian_rule_forward<float>(Rule, const Schedule&, const RuleInputs<float>&, StepRange, float*, RuleTape<float>&);
+template void hebbian_rule_forward<double>(Rule, const Schedule&, const RuleInputs<double>&, StepRange, double*, RuleTape<double>&);
+template void hebbian_rule_backward<float>(Rule, const Schedule&, const RuleInputs<float>&, StepRange, const RuleTape<float>&,
                                            const float*, GradAccum<float>&);
-template void hebbian_rule_backward<double>(Rule, const Schedule&, const RuleInputs<double>&, const RuleTape<double>&,
+template void hebbian_rule_backward<double>(Rule, const Schedule&, const RuleInputs<double>&, StepRange, const RuleTape<double>&,
                                             const double*, GradAccum<double>&);
 
 }  // namespace proteus::memory::detail

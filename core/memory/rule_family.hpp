@@ -1,6 +1,8 @@
-// The contract between the dispatcher (gated_rule.cpp) and the three families of rules:
-// Hebbian (linear, swla), delta (delta, comba) and titans. The dispatcher validates, seeds the
-// tape with S_0 and owns the gradient buffers; a family only runs time forward or backward.
+// The contract between the dispatchers (gated_rule.cpp: a tape of every state;
+// checkpointed_rule.cpp: states every C steps, recomputed) and the three families of rules:
+// Hebbian (linear, swla), delta (delta, comba) and titans. A dispatcher validates, seeds the
+// tape and owns the gradient buffers; a family only runs steps [n0, n1) forward or backward,
+// reading states from a tape that starts at step tape.first.
 // Internal to core/memory.
 #pragma once
 #include <vector>
@@ -9,30 +11,82 @@
 
 namespace proteus::memory::detail {
 
-// Gradient accumulators, zeroed by the dispatcher. S enters as dS_T and leaves as dS_0.
+// Gradient accumulators, zeroed by the dispatcher. S enters as dS_T and leaves as dS_0; Z is
+// titans' momentum adjoint, carried between the ranges of a checkpointed backward.
 template <class T>
 struct GradAccum {
-  std::vector<T> q, k, v, beta, a, p, eta, gamma, S;
+  std::vector<T> q, k, v, beta, a, p, eta, gamma, S, Z;
 };
 
-// Forward: tape.S[0] (and tape.Z[0] for titans) are set; fill tape.S[1..T] and o (T, d_v).
+// Steps [n0, n1) of one head (0-based; step n reads S_n and writes S_{n+1}).
+struct StepRange {
+  int64_t n0 = 0, n1 = 0;
+};
+
+// State n of a tape that holds S_first, S_first+1, ...
 template <class T>
-void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, T* o, RuleTape<T>& tape);
+inline T* state_at(std::vector<T>& states, const RuleTape<T>& tape, int64_t n, int64_t D) {
+  return states.data() + (n - tape.first) * D;
+}
 template <class T>
-void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, const RuleTape<T>& tape,
-                           const T* dO, GradAccum<T>& g);
+inline const T* state_at(const std::vector<T>& states, const RuleTape<T>& tape, int64_t n, int64_t D) {
+  return states.data() + (n - tape.first) * D;
+}
+
+// Forward: the tape holds S_{n0} (and Z_{n0} for titans); fill S_{n0+1..n1} and o's rows n0..n1-1
+// (o null: states only, for recomputation).
+template <class T>
+void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r, T* o,
+                          RuleTape<T>& tape);
+template <class T>
+void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r,
+                           const RuleTape<T>& tape, const T* dO, GradAccum<T>& g);
 
 template <class T>
-void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, T* o, RuleTape<T>& tape);
+void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r, T* o, RuleTape<T>& tape);
 template <class T>
-void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, const RuleTape<T>& tape,
-                         const T* dO, GradAccum<T>& g);
+void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r,
+                         const RuleTape<T>& tape, const T* dO, GradAccum<T>& g);
 
 template <class T>
-void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, T* o, RuleTape<T>& tape);
+void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, StepRange r, T* o, RuleTape<T>& tape);
 template <class T>
-void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, const RuleTape<T>& tape,
+void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, StepRange r, const RuleTape<T>& tape,
                           const T* dO, GradAccum<T>& g);
+
+// The family of `rule`, over steps r.
+template <class T>
+void family_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r, T* o, RuleTape<T>& tape) {
+  switch (rule) {
+    case Rule::linear:
+    case Rule::swla: hebbian_rule_forward(rule, s, in, r, o, tape); break;
+    case Rule::delta:
+    case Rule::comba: delta_rule_forward(rule, s, in, r, o, tape); break;
+    case Rule::titans: titans_rule_forward(s, in, r, o, tape); break;
+  }
+}
+template <class T>
+void family_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r, const RuleTape<T>& tape,
+                     const T* dO, GradAccum<T>& g) {
+  switch (rule) {
+    case Rule::linear:
+    case Rule::swla: hebbian_rule_backward(rule, s, in, r, tape, dO, g); break;
+    case Rule::delta:
+    case Rule::comba: delta_rule_backward(rule, s, in, r, tape, dO, g); break;
+    case Rule::titans: titans_rule_backward(s, in, r, tape, dO, g); break;
+  }
+}
+
+// Shapes and required inputs (InputError naming the field); shared by every form.
+template <class T>
+void check_rule_inputs(Rule rule, const Schedule& s, const RuleInputs<T>& in);
+
+// Gradient accumulators for one head, zeroed; S starts as dS_final (null = 0).
+template <class T>
+GradAccum<T> zero_grads(Rule rule, const RuleInputs<T>& in, const T* dS_final);
+// Copies the accumulators to the caller's buffers (null = not wanted).
+template <class T>
+void copy_grads(Rule rule, const GradAccum<T>& g, const RuleGrads<T>& grads);
 
 // Retention a_t, 1 when the input has none.
 template <class T>

@@ -9,20 +9,20 @@
 namespace proteus::memory::detail {
 
 template <class T>
-void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, T* o, RuleTape<T>& tape) {
+void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, StepRange range, T* o, RuleTape<T>& tape) {
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> err(d_v);
-  for (int64_t n = 0; n < in.T; ++n) {
+  for (int64_t n = range.n0; n < range.n1; ++n) {
     const int64_t end = s.active_elements(n + 1);
     const T a = retention(in, n);
     const T eta = in.eta ? in.eta[n] : T(0);
     const T beta = in.beta[n];
     const T* k = in.k + n * d_k;
     const T* v = in.v + n * d_v;
-    const T* S_prev = &tape.S[n * D];
-    const T* Z_prev = &tape.Z[n * D];
-    T* S = &tape.S[(n + 1) * D];
-    T* Z = &tape.Z[(n + 1) * D];
+    const T* S_prev = state_at(tape.S, tape, n, D);
+    const T* Z_prev = state_at(tape.Z, tape, n, D);
+    T* S = state_at(tape.S, tape, n + 1, D);
+    T* Z = state_at(tape.Z, tape, n + 1, D);
     std::copy(S_prev, S_prev + D, S);
     std::copy(Z_prev, Z_prev + D, Z);
     gated_predict(S_prev, k, end, d_v, err.data());
@@ -35,28 +35,27 @@ void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, T* o, RuleT
         S[i * d_v + j] = a * S[i * d_v + j] + Z[i * d_v + j];
       }
     }
-    gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
+    if (o) gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
   }
 }
 
 template <class T>
-void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, const RuleTape<T>& tape, const T* dO,
+void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, StepRange range, const RuleTape<T>& tape, const T* dO,
                           GradAccum<T>& g) {
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> err(d_v), derr(d_v);
-  std::vector<T> dZ_buf(D, T(0));  // adjoint of Z_t; Z_0 is a constant, so it is dropped at the end
   T* dS = g.S.data();
-  T* dZ = dZ_buf.data();
-  for (int64_t n = in.T - 1; n >= 0; --n) {
+  T* dZ = g.Z.data();  // adjoint of Z_t, carried across ranges; Z_0 is a constant, so it is dropped
+  for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
     const int64_t end = s.active_elements(n + 1);
     const T a = retention(in, n);
     const T eta = in.eta ? in.eta[n] : T(0);
     const T beta = in.beta[n];
     const T* k = in.k + n * d_k;
     const T* v = in.v + n * d_v;
-    const T* S_prev = &tape.S[n * D];
-    const T* Z_prev = &tape.Z[n * D];
-    if (dO) gated_read_backward(&tape.S[(n + 1) * D], in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
+    const T* S_prev = state_at(tape.S, tape, n, D);
+    const T* Z_prev = state_at(tape.Z, tape, n, D);
+    if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
     gated_predict(S_prev, k, end, d_v, err.data());
     for (int64_t j = 0; j < d_v; ++j) err[j] -= v[j];
 
@@ -95,11 +94,11 @@ void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, const Rule
   }
 }
 
-template void titans_rule_forward<float>(const Schedule&, const RuleInputs<float>&, float*, RuleTape<float>&);
-template void titans_rule_forward<double>(const Schedule&, const RuleInputs<double>&, double*, RuleTape<double>&);
-template void titans_rule_backward<float>(const Schedule&, const RuleInputs<float>&, const RuleTape<float>&,
+template void titans_rule_forward<float>(const Schedule&, const RuleInputs<float>&, StepRange, float*, RuleTape<float>&);
+template void titans_rule_forward<double>(const Schedule&, const RuleInputs<double>&, StepRange, double*, RuleTape<double>&);
+template void titans_rule_backward<float>(const Schedule&, const RuleInputs<float>&, StepRange, const RuleTape<float>&,
                                           const float*, GradAccum<float>&);
-template void titans_rule_backward<double>(const Schedule&, const RuleInputs<double>&, const RuleTape<double>&,
+template void titans_rule_backward<double>(const Schedule&, const RuleInputs<double>&, StepRange, const RuleTape<double>&,
                                            const double*, GradAccum<double>&);
 
 }  // namespace proteus::memory::detail

@@ -16,6 +16,7 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
       cfg_(cfg),
       normalize_(*memory::key_normalize_from_name(cfg.normalize)),
       rule_(*memory::rule_from_name(cfg.rule)),
+      form_(*memory::rule_form_from_name(cfg.form)),
       schedule_(schedule),
       C_(C),
       H_(cfg.heads),
@@ -65,6 +66,7 @@ backend::MemoryRuleArgs<T> MemoryMixer<T>::rule_args() const {
   args.p = memory::rule_uses_p(rule_) ? k : nullptr;
   args.eta = memory::rule_uses_eta(rule_) ? eta_.get() : nullptr;
   args.gamma = memory::rule_uses_gamma(rule_) ? gamma_.get() : nullptr;
+  args.form = form_;
   return args;
 }
 

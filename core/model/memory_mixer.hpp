@@ -47,6 +47,7 @@ class MemoryMixer final : public Layer<T> {
   config::MixerConfig cfg_;
   memory::KeyNormalize normalize_;
   memory::Rule rule_;
+  memory::RuleForm form_;  // auto: chunked where it applies
   memory::Schedule schedule_;
   int C_, H_, d_, K_, c_;
   T norm_eps_;

@@ -1,5 +1,6 @@
-// The CPU backend's batched memory rule: equal, bit for bit in double, to gated_rule_forward and
-// gated_rule_backward called head by head on gathered inputs (every rule, E = 4 uniform); its
+// The CPU backend's batched memory rule: its recurrent form equal, bit for bit in double, to
+// gated_rule_forward and gated_rule_backward called head by head on gathered inputs, and its chunked
+// form (every rule but titans) equal to float64 rounding (every rule, E = 4 uniform); its
 // gradients against finite differences; float against double; block norms read from the states;
 // bad inputs reported as errors; and same bits with 1 and 2 threads.
 #include <gtest/gtest.h>
@@ -7,9 +8,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 #include "core/backend/cpu_backend.hpp"
 #include "core/common/input_error.hpp"
+#include "core/memory/chunked_rule.hpp"
 #include "tests/backend/op_check.hpp"
 
 namespace {
@@ -78,13 +81,24 @@ std::string rule_param_name(const ::testing::TestParamInfo<Rule>& info) {
 
 class CpuMemoryRule : public ::testing::TestWithParam<Rule> {};
 
-TEST_P(CpuMemoryRule, EqualsTheRuleHeadByHeadBitForBit) {
-  const Rule rule = GetParam();
+// Bit for bit where `exact` (the recurrent form), else to float64 rounding (the chunked form).
+bool agrees(const std::vector<double>& got, const std::vector<double>& want, bool exact) {
+  return exact ? same_bits(got, want) : rel_max_error(got, want) < 1e-12;
+}
+
+class CpuMemoryRuleForm : public ::testing::TestWithParam<std::tuple<Rule, memory::RuleForm>> {};
+
+TEST_P(CpuMemoryRuleForm, EqualsTheRuleHeadByHead) {
+  const auto [rule, form] = GetParam();
   const int B = 2, Tn = 9, H = 3, d_k = 4, d_v = 4, E = 4;
   const Schedule s = Schedule::uniform(d_k * d_v, E, Tn);
+  if (form == memory::RuleForm::chunked && !memory::chunked_form_applies(rule, s, d_v)) GTEST_SKIP() << "no chunked form";
+  const bool exact = form == memory::RuleForm::recurrent;
   Batch<double> x(rule, B, Tn, H, d_k, d_v, 100);
   auto be = make_cpu_backend<double>(2);
-  const auto args = x.args(s);
+  auto args = x.args(s);
+  args.form = form;
+  args.chunk = 4;  // chunks of 4 over 9 tokens: a ragged last one
   std::vector<double> o(x.rows() * d_v, std::numeric_limits<double>::quiet_NaN());
   auto state = be->memory_rule_forward(o.data(), args);
 
@@ -120,7 +134,7 @@ TEST_P(CpuMemoryRule, EqualsTheRuleHeadByHeadBitForBit) {
       std::vector<double> ref_o(Tn * d_v);
       memory::RuleTape<double> tape;
       memory::gated_rule_forward<double>(rule, s, in, ref_o.data(), nullptr, &tape);
-      EXPECT_TRUE(same_bits(head_of(o, b, h, Tn, H, d_v), ref_o)) << "o of head " << b << "," << h;
+      EXPECT_TRUE(agrees(head_of(o, b, h, Tn, H, d_v), ref_o, exact)) << "o of head " << b << "," << h;
 
       const auto dOh = head_of(dO, b, h, Tn, H, d_v);
       std::vector<double> rq(Tn * d_k), rk(Tn * d_k), rv(Tn * d_v), rbeta(Tn), ra(Tn), rp(Tn * d_k), reta(Tn),
@@ -128,21 +142,21 @@ TEST_P(CpuMemoryRule, EqualsTheRuleHeadByHeadBitForBit) {
       memory::RuleGrads<double> rg{rq.data(), rk.data(), rv.data(), rbeta.data(), ra.data(),
                                    rp.data(), reta.data(), rgamma.data(), nullptr};
       memory::gated_rule_backward<double>(rule, s, in, tape, dOh.data(), nullptr, rg);
-      EXPECT_TRUE(same_bits(head_of(gq, b, h, Tn, H, d_k), rq)) << "dq";
-      EXPECT_TRUE(same_bits(head_of(gk, b, h, Tn, H, d_k), rk)) << "dk";
-      EXPECT_TRUE(same_bits(head_of(gv, b, h, Tn, H, d_v), rv)) << "dv";
-      EXPECT_TRUE(same_bits(head_of(ga, b, h, Tn, H, 1), ra)) << "da";
+      EXPECT_TRUE(agrees(head_of(gq, b, h, Tn, H, d_k), rq, exact)) << "dq";
+      EXPECT_TRUE(agrees(head_of(gk, b, h, Tn, H, d_k), rk, exact)) << "dk";
+      EXPECT_TRUE(agrees(head_of(gv, b, h, Tn, H, d_v), rv, exact)) << "dv";
+      EXPECT_TRUE(agrees(head_of(ga, b, h, Tn, H, 1), ra, exact)) << "da";
       if (memory::rule_uses_beta(rule)) {
-        EXPECT_TRUE(same_bits(head_of(gbeta, b, h, Tn, H, 1), rbeta)) << "dbeta";
+        EXPECT_TRUE(agrees(head_of(gbeta, b, h, Tn, H, 1), rbeta, exact)) << "dbeta";
       }
       if (memory::rule_uses_p(rule)) {
-        EXPECT_TRUE(same_bits(head_of(gp, b, h, Tn, H, d_k), rp)) << "dp";
+        EXPECT_TRUE(agrees(head_of(gp, b, h, Tn, H, d_k), rp, exact)) << "dp";
       }
       if (memory::rule_uses_eta(rule)) {
-        EXPECT_TRUE(same_bits(head_of(geta, b, h, Tn, H, 1), reta)) << "deta";
+        EXPECT_TRUE(agrees(head_of(geta, b, h, Tn, H, 1), reta, exact)) << "deta";
       }
       if (memory::rule_uses_gamma(rule)) {
-        EXPECT_TRUE(same_bits(head_of(ggamma, b, h, Tn, H, x.window), rgamma)) << "dgamma";
+        EXPECT_TRUE(agrees(head_of(ggamma, b, h, Tn, H, x.window), rgamma, exact)) << "dgamma";
       }
 
       // Block norms: L2 norm of elements [0,5), [5,10), [10,16) of S_t, t = 1..T.
@@ -152,7 +166,7 @@ TEST_P(CpuMemoryRule, EqualsTheRuleHeadByHeadBitForBit) {
         for (int blk = 0; blk < n_blocks; ++blk) {
           double ss = 0;
           for (int e = edges[blk]; e < edges[blk + 1]; ++e) ss += St[e] * St[e];
-          EXPECT_DOUBLE_EQ(norms[((b * H + h) * Tn + t - 1) * n_blocks + blk], std::sqrt(ss))
+          EXPECT_NEAR(norms[((b * H + h) * Tn + t - 1) * n_blocks + blk], std::sqrt(ss), exact ? 0.0 : 1e-12)
               << "head " << b << "," << h << " t " << t << " block " << blk;
         }
       }
@@ -199,6 +213,15 @@ TEST_P(CpuMemoryRule, FloatAgreesWithDouble) {
   make_cpu_backend<float>(2)->memory_rule_forward(of.data(), xf.args(s));
   EXPECT_LT(rel_max_error(of, od), 1e-5);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    AllRules, CpuMemoryRuleForm,
+    ::testing::Combine(::testing::Values(Rule::delta, Rule::comba, Rule::titans, Rule::swla, Rule::linear),
+                       ::testing::Values(memory::RuleForm::recurrent, memory::RuleForm::chunked)),
+    [](const auto& info) {
+      return std::string(memory::rule_name(std::get<0>(info.param))) + "_" +
+             std::string(memory::rule_form_name(std::get<1>(info.param)));
+    });
 
 INSTANTIATE_TEST_SUITE_P(AllRules, CpuMemoryRule,
                          ::testing::Values(Rule::delta, Rule::comba, Rule::titans, Rule::swla, Rule::linear),

@@ -120,7 +120,9 @@ TEST(config, EveryPathIsWrittenAndListed) {
     else
       ++leaves;
   };
-  count(j);
+  json fields = j;
+  EXPECT_EQ(fields.erase("regime"), 1u);  // derived ratios (memory_regime.hpp), not a field: ignored on read
+  count(fields);
   EXPECT_EQ(leaves, paths.size());
 }
 

@@ -8,9 +8,11 @@
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/widgets.hpp"
 #include "core/config/config.hpp"
+#include "core/config/memory_regime.hpp"
 #include "core/data/niah.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "core/memory/key_normalize.hpp"
+#include "core/memory/rule_form.hpp"
 
 namespace proteus::gui {
 namespace {
@@ -62,6 +64,8 @@ bool draw_run_settings(LabApp& app) {
     if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
     ImGui::SameLine();
     ImGui::TextDisabled("of D=%d", D);
+    // The ratios that place the run in the paper's regime (8-16 rows, 32-64 tokens) or outside it.
+    ImGui::TextDisabled("%s", config::describe_regime(config::memory_regime(c)).c_str());
     std::string type = m.schedule.type;
     if (combo("schedule", type, memory::schedule_types())) ed.set_schedule_type(type), changed = true;
     if (m.schedule.type == "power") {
@@ -70,6 +74,14 @@ bool draw_run_settings(LabApp& app) {
     }
     int N = m.N;
     if (horizon_input("horizon N", N, c.data.seq_len)) ed.set_N(N), changed = true;
+    {
+      std::vector<std::string> forms;  // the memory room's table of forms
+      for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
+      changed |= combo("form", m.form, forms);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Which form of the rule runs (model.mixer.form): auto (chunked where it applies: every\n"
+                          "rule but titans, with E dividing d_head), recurrent, or chunked. Same function, other cost.");
+    }
     changed |= combo("normalize", m.normalize, memory::key_normalize_names());
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("How the mask meets the normalisation of q and k (model.mixer.normalize):\n"

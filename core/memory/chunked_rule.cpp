@@ -1,0 +1,335 @@
+#include "core/memory/chunked_rule.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/memory/rule_family.hpp"
+
+namespace proteus::memory {
+namespace {
+
+template <class T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+template <class T>
+using StateMap = Eigen::Map<Mat<T>>;  // a (d_k, d_v) row-major state
+
+bool erases(Rule rule) { return rule == Rule::delta || rule == Rule::comba; }
+
+// One chunk's inputs and the products both passes need; the backward recomputes them.
+// A chunk reads at its L steps and makes Lw writes k_w u_w^T, write w at step wt[w]: one per step
+// for linear, delta and comba; swla's window makes c per step (k_{t-j} weighted by gamma_t[j]).
+template <class T>
+struct Chunk {
+  int64_t n0 = 0, L = 0, R = 0, Lw = 0;  // first token, steps, rows open anywhere in it, writes
+  std::vector<int64_t> rows;     // (L) open key rows of each step
+  std::vector<int64_t> wt, src;  // (Lw) the step a write happens at, the token whose k, v it writes (-1: none)
+  std::vector<int64_t> lag;      // (Lw) swla's window offset j of the write
+  Vec<T> la, g, gh, beta;        // (L) log retention, cumulative log-decay, the erase's, write strength
+  Mat<T> Q, K, E, V;             // (L, R) masked by selection; V (L, d_v)
+  Mat<T> Kw, Vw;                 // (Lw, R) write keys, masked by their step's m_t; (Lw, d_v) their values
+  Vec<T> ww;                     // (Lw) swla's write weights gamma_t[j]
+  Mat<T> GB, GA;                 // (L, Lw) e^{g_t - g_wt} for wt <= t; (L, L) e^{ĝ_t - g_s} for s < t; else 0
+  Mat<T> MB, MA;                 // (L, Lw) (Q Kw^T) ⊙ GB, (L, L) (E K^T) ⊙ GA
+  Mat<T> IA;                     // (L, L) I + diag(beta) MA, unit lower triangular
+  Mat<T> Ed, Res, U;             // (L, R) diag(e^ĝ) E; (L, d_v) V - Ed H; (Lw, d_v) write values
+};
+
+// Copies row t of a (T, width) input into row c of dst, zero past `open` columns (selection).
+template <class T>
+void masked_row(Mat<T>& dst, int64_t c, const T* src, int64_t open) {
+  for (int64_t i = 0; i < dst.cols(); ++i) dst(c, i) = i < open ? src[i] : T(0);
+}
+
+template <class T>
+void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, Chunk<T>& c) {
+  const int64_t d_k = in.d_k, d_v = in.d_v;
+  c.n0 = n0, c.L = L;
+  c.rows.resize(L);
+  c.R = 0;
+  for (int64_t t = 0; t < L; ++t) c.R = std::max(c.R, c.rows[t] = s.active_rows(n0 + t + 1, d_v));
+  c.la.resize(L), c.g.resize(L), c.gh.resize(L), c.beta.resize(L);
+  for (int64_t t = 0; t < L; ++t) {
+    c.la[t] = in.a ? std::log(in.a[n0 + t]) : T(0);
+    c.g[t] = (t ? c.g[t - 1] : T(0)) + c.la[t];
+    c.gh[t] = rule == Rule::comba ? (t ? c.g[t - 1] : T(0)) : c.g[t];
+    c.beta[t] = in.beta ? in.beta[n0 + t] : T(0);  // swla has window weights instead
+  }
+  c.Q.resize(L, c.R), c.K.resize(L, c.R), c.V.resize(L, d_v);
+  if (rule == Rule::comba) c.E.resize(L, c.R);
+  for (int64_t t = 0; t < L; ++t) {
+    masked_row(c.Q, t, in.q + (n0 + t) * d_k, c.rows[t]);
+    masked_row(c.K, t, in.k + (n0 + t) * d_k, c.rows[t]);
+    if (rule == Rule::comba) masked_row(c.E, t, in.p + (n0 + t) * d_k, c.rows[t]);
+    for (int64_t j = 0; j < d_v; ++j) c.V(t, j) = in.v[(n0 + t) * d_v + j];
+  }
+  if (rule == Rule::delta) c.E = c.K;  // the delta rule erases along its own key
+  // The writes: one per step along k_t, or swla's window of earlier keys under this step's mask.
+  const int64_t lags = rule == Rule::swla ? in.window : 1;
+  c.Lw = lags * L;
+  c.wt.resize(c.Lw), c.src.resize(c.Lw), c.lag.resize(c.Lw);
+  if (rule != Rule::swla) {
+    for (int64_t t = 0; t < L; ++t) c.wt[t] = t, c.src[t] = n0 + t, c.lag[t] = 0;
+    c.Kw = c.K;
+    return;
+  }
+  c.Kw.resize(c.Lw, c.R), c.Vw.resize(c.Lw, d_v), c.ww.resize(c.Lw);
+  for (int64_t j = 0; j < lags; ++j)
+    for (int64_t t = 0; t < L; ++t) {
+      const int64_t w = j * L + t, from = n0 + t - j;  // terms before the first token are left out
+      c.wt[w] = t, c.src[w] = from >= 0 ? from : -1, c.lag[w] = j;
+      c.ww[w] = from >= 0 ? in.gamma[(n0 + t) * in.window + j] : T(0);
+      if (from >= 0) {
+        masked_row(c.Kw, w, in.k + from * d_k, c.rows[t]);
+        for (int64_t x = 0; x < d_v; ++x) c.Vw(w, x) = in.v[from * d_v + x];
+      } else {
+        c.Kw.row(w).setZero();
+        c.Vw.row(w).setZero();
+      }
+    }
+}
+
+// The decay masks, the pairwise products and U from the chunk-start state's open rows HR (R, d_v).
+template <class T, class HBlock>
+void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
+  const int64_t L = c.L;
+  c.GB.setZero(L, c.Lw);
+  for (int64_t t = 0; t < L; ++t)
+    for (int64_t w = 0; w < c.Lw; ++w)
+      if (c.wt[w] <= t) c.GB(t, w) = std::exp(c.g[t] - c.g[c.wt[w]]);  // g_t <= g_s: never above 1
+  c.MB.noalias() = c.Q * c.Kw.transpose();
+  c.MB = c.MB.cwiseProduct(c.GB);
+  if (rule == Rule::swla) {
+    c.U = c.ww.asDiagonal() * c.Vw;
+    return;
+  }
+  if (rule == Rule::linear) {
+    c.U = c.beta.asDiagonal() * c.V;
+    return;
+  }
+  c.GA.setZero(L, L);
+  for (int64_t t = 1; t < L; ++t)
+    for (int64_t s = 0; s < t; ++s) c.GA(t, s) = std::exp(c.gh[t] - c.g[s]);  // ĝ_t <= g_s for s < t
+  c.MA.noalias() = c.E * c.K.transpose();
+  c.MA = c.MA.cwiseProduct(c.GA);
+  c.IA = c.beta.asDiagonal() * c.MA;
+  c.IA.diagonal().setOnes();
+  c.Ed = c.gh.array().exp().matrix().asDiagonal() * c.E;
+  c.Res = c.V;
+  c.Res.noalias() -= c.Ed * HR;
+  c.U = c.beta.asDiagonal() * c.Res;
+  c.IA.template triangularView<Eigen::UnitLower>().solveInPlace(c.U);
+}
+
+// swla's writes back to the tokens they read: a write may read a token of an earlier chunk, so
+// these accumulate (the buffers start at zero).
+template <class T>
+void scatter_window_writes(const Chunk<T>& c, const Mat<T>& dKw, const Mat<T>& dU, const RuleInputs<T>& in,
+                           detail::GradAccum<T>& g) {
+  const int64_t d_k = in.d_k, d_v = in.d_v;
+  for (int64_t w = 0; w < c.Lw; ++w) {
+    const int64_t from = c.src[w], n = c.n0 + c.wt[w];
+    if (from < 0) continue;
+    T dweight = 0;
+    for (int64_t x = 0; x < d_v; ++x) {
+      dweight += dU(w, x) * c.Vw(w, x);
+      g.v[from * d_v + x] += c.ww[w] * dU(w, x);
+    }
+    g.gamma[n * in.window + c.lag[w]] = dweight;
+    for (int64_t i = 0; i < c.rows[c.wt[w]]; ++i) g.k[from * d_k + i] += dKw(w, i);
+  }
+}
+
+// e^{g_L - g_wt} for each write: how much of it is left at the chunk's end.
+template <class T>
+Vec<T> write_decay(const Chunk<T>& c, T gl) {
+  Vec<T> d(c.Lw);
+  for (int64_t w = 0; w < c.Lw; ++w) d[w] = std::exp(gl - c.g[c.wt[w]]);
+  return d;
+}
+
+template <class T>
+void check_chunked(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, int64_t chunk_size) {
+  detail::check_rule_inputs(rule, schedule, in);
+  std::string why;
+  if (!chunked_form_applies(rule, schedule, in.d_v, &why)) throw InputError(rule == Rule::titans ? "rule" : "E", why);
+  if (in.S0) throw InputError("S0", "the chunked form starts from a zero state (SPEC section 3's lemma); use the recurrent form");
+  if (chunk_size < 1) throw InputError("chunk_size", "must be >= 1, got " + std::to_string(chunk_size));
+}
+
+}  // namespace
+
+bool chunked_form_applies(Rule rule, const Schedule& schedule, int64_t d_v, std::string* why_not) {
+  auto no = [&](const std::string& why) {
+    if (why_not) *why_not = why;
+    return false;
+  };
+  if (rule == Rule::titans)
+    return no("rule titans has no chunked form (its momentum is a second recurrence; linear, delta, comba and swla have one)");
+  if (!schedule.row_aligned(d_v))
+    return no("E = " + std::to_string(schedule.E()) + " puts a block boundary inside a key row of " +
+              std::to_string(d_v) + " elements; the chunked form needs E to divide d_k");
+  return true;
+}
+
+int64_t default_chunk_size(int64_t d_k) { return d_k <= 32 ? 16 : d_k <= 64 ? 32 : 64; }
+
+template <class T>
+void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, int64_t chunk_size, T* o,
+                          T* S_final, StateCheckpoints<T>* checkpoints) {
+  check_chunked(rule, schedule, in, chunk_size);
+  const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v, chunks = checkpoint_ranges(in.T, chunk_size);
+  std::vector<T> Hbuf(D, T(0));  // the state at the current chunk's start; rows past R stay 0
+  StateMap<T> H(Hbuf.data(), d_k, d_v);
+  if (checkpoints) {
+    checkpoints->every = chunk_size;
+    checkpoints->S.assign(chunks * D, T(0));
+    checkpoints->Z.clear();
+  }
+  Chunk<T> c;
+  Mat<T> Kt, O;
+  for (int64_t ci = 0; ci < chunks; ++ci) {
+    const int64_t n0 = ci * chunk_size, L = std::min(chunk_size, in.T - n0);
+    if (checkpoints) std::copy(Hbuf.begin(), Hbuf.end(), checkpoints->S.begin() + ci * D);
+    load_chunk(rule, schedule, in, n0, L, c);
+    auto HR = H.topRows(c.R);
+    chunk_products(rule, c, HR);
+    if (o) {
+      O.noalias() = c.g.array().exp().matrix().asDiagonal() * (c.Q * HR);
+      O.noalias() += c.MB * c.U;
+      std::copy(O.data(), O.data() + L * d_v, o + n0 * d_v);  // (L, d_v) row-major, as o's rows
+    }
+    const T gl = c.g[L - 1];
+    Kt = write_decay(c, gl).asDiagonal() * c.Kw;
+    HR *= std::exp(gl);
+    HR.noalias() += Kt.transpose() * c.U;
+  }
+  if (S_final) std::copy(Hbuf.begin(), Hbuf.end(), S_final);
+}
+
+template <class T>
+void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in,
+                           const StateCheckpoints<T>& checkpoints, const T* dO, const T* dS_final,
+                           const RuleGrads<T>& grads) {
+  check_chunked(rule, schedule, in, checkpoints.every);
+  if (grads.S0) throw InputError("S0", "the chunked form starts from a zero state and has no S0 gradient");
+  const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v, C = checkpoints.every;
+  const int64_t chunks = checkpoint_ranges(in.T, C);
+  if (static_cast<int64_t>(checkpoints.S.size()) != chunks * D)
+    throw InputError("checkpoints", "do not come from a chunked forward of these shapes");
+  detail::GradAccum<T> g = detail::zero_grads(rule, in, dS_final);
+  StateMap<T> dH(g.S.data(), d_k, d_v);  // adjoint of the state at the current chunk's end
+  Chunk<T> c;
+  Mat<T> dO_c, dU, dQ, dK, dE, dW, dA, tmp, Kt, Qd;
+  Vec<T> dg, dgh, dbeta;
+  for (int64_t ci = chunks - 1; ci >= 0; --ci) {
+    const int64_t n0 = ci * C, L = std::min(C, in.T - n0);
+    load_chunk(rule, schedule, in, n0, L, c);
+    const StateMap<T> Hfull(const_cast<T*>(checkpoints.S.data()) + ci * D, d_k, d_v);
+    const auto HR = Hfull.topRows(c.R);
+    chunk_products(rule, c, HR);
+    const int64_t R = c.R;
+    const T gl = c.g[L - 1];
+    const Mat<T> dHe = dH.topRows(R);  // rows past R pass through: locked there, never decayed
+    dg.setZero(L), dgh.setZero(L), dbeta.setZero(L);
+    T dgl = std::exp(gl) * HR.cwiseProduct(dHe).sum();
+
+    // H' = e^{g_L} H + Kt^T U
+    const Vec<T> decay = write_decay(c, gl);
+    Kt = decay.asDiagonal() * c.Kw;
+    dU.noalias() = Kt * dHe;
+    tmp.noalias() = c.U * dHe.transpose();  // dKt (Lw, R)
+    dK = decay.asDiagonal() * tmp;          // dKw (Lw, R) until the writes are scattered below
+    {
+      const Vec<T> through = Kt.cwiseProduct(tmp).rowwise().sum();
+      dgl += through.sum();
+      for (int64_t w = 0; w < c.Lw; ++w) dg[c.wt[w]] -= through[w];
+    }
+    Mat<T> dHs = std::exp(gl) * dHe;
+
+    // O = diag(e^g) Q H + MB U
+    dO_c.resize(L, d_v);
+    if (dO) std::copy(dO + n0 * d_v, dO + (n0 + L) * d_v, dO_c.data());
+    else dO_c.setZero();
+    dU.noalias() += c.MB.transpose() * dO_c;
+    Qd = c.g.array().exp().matrix().asDiagonal() * c.Q;
+    tmp.noalias() = dO_c * HR.transpose();  // dQd (L, R)
+    dHs.noalias() += Qd.transpose() * dO_c;
+    dQ = c.g.array().exp().matrix().asDiagonal() * tmp;
+    dg += Qd.cwiseProduct(tmp).rowwise().sum();
+    {
+      Mat<T> dMB = dO_c * c.U.transpose();
+      const Mat<T> ZB = dMB.cwiseProduct(c.MB);  // zero where the write comes after the read, as MB is
+      dg += ZB.rowwise().sum();
+      const Vec<T> by_write = ZB.colwise().sum().transpose();
+      for (int64_t w = 0; w < c.Lw; ++w) dg[c.wt[w]] -= by_write[w];
+      dMB = dMB.cwiseProduct(c.GB);  // dP_B, selected to wt <= t by GB's zeros
+      dQ.noalias() += dMB * c.Kw;
+      dK.noalias() += dMB.transpose() * c.Q;
+    }
+
+    Mat<T> dV;
+    if (erases(rule)) {
+      // U = IA^-1 W, W = diag(beta) Res, Res = V - Ed H, IA = I + diag(beta) MA
+      dW = c.IA.transpose().template triangularView<Eigen::UnitUpper>().solve(dU);
+      dbeta += dW.cwiseProduct(c.Res).rowwise().sum();
+      const Mat<T> dRes = c.beta.asDiagonal() * dW;
+      dV = dRes;
+      tmp.noalias() = -dRes * HR.transpose();  // dEd (L, R)
+      dHs.noalias() -= c.Ed.transpose() * dRes;
+      dE = c.gh.array().exp().matrix().asDiagonal() * tmp;
+      dgh += c.Ed.cwiseProduct(tmp).rowwise().sum();
+      dA.noalias() = -dW * c.U.transpose();  // only s < t matters: MA and GA are zero elsewhere
+      dbeta += dA.cwiseProduct(c.MA).rowwise().sum();
+      const Mat<T> dMA = c.beta.asDiagonal() * dA;
+      const Mat<T> ZA = dMA.cwiseProduct(c.MA);
+      dgh += ZA.rowwise().sum();
+      dg -= ZA.colwise().sum().transpose();
+      const Mat<T> dPA = dMA.cwiseProduct(c.GA);
+      dE.noalias() += dPA * c.K;
+      dK.noalias() += dPA.transpose() * c.E;
+    } else if (rule == Rule::linear) {
+      dV = c.beta.asDiagonal() * dU;
+      dbeta += dU.cwiseProduct(c.V).rowwise().sum();
+    }
+
+    // Back to the log retentions: ĝ is g (delta) or g shifted by one (comba); g is a cumulative sum.
+    if (rule == Rule::comba)
+      for (int64_t t = 1; t < L; ++t) dg[t - 1] += dgh[t];
+    else if (rule == Rule::delta)
+      dg += dgh;
+    dg[L - 1] += dgl;
+    T suffix = 0;
+    for (int64_t t = L - 1; t >= 0; --t) {
+      suffix += dg[t];
+      const int64_t n = n0 + t;
+      g.a[n] = in.a ? suffix / in.a[n] : suffix;  // dL/da = dL/dlog(a) / a (a = 1 when absent)
+      if (rule_uses_beta(rule)) g.beta[n] = dbeta[t];
+      for (int64_t i = 0; i < c.rows[t]; ++i) {  // open rows only: the rest stay 0 (selection)
+        g.q[n * d_k + i] = dQ(t, i);
+        if (rule == Rule::swla) continue;  // its keys are reached through the writes below
+        g.k[n * d_k + i] = dK(t, i) + (rule == Rule::delta ? dE(t, i) : T(0));
+        if (rule == Rule::comba) g.p[n * d_k + i] = dE(t, i);
+      }
+      if (rule != Rule::swla)
+        for (int64_t j = 0; j < d_v; ++j) g.v[n * d_v + j] = dV(t, j);
+    }
+    if (rule == Rule::swla) scatter_window_writes(c, dK, dU, in, g);
+    dH.topRows(R) = dHs;
+  }
+  detail::copy_grads(rule, g, grads);
+}
+
+#define PROTEUS_INSTANTIATE(T)                                                                                  \
+  template void chunked_rule_forward<T>(Rule, const Schedule&, const RuleInputs<T>&, int64_t, T*, T*,           \
+                                        StateCheckpoints<T>*);                                                  \
+  template void chunked_rule_backward<T>(Rule, const Schedule&, const RuleInputs<T>&, const StateCheckpoints<T>&, \
+                                         const T*, const T*, const RuleGrads<T>&);
+PROTEUS_INSTANTIATE(float)
+PROTEUS_INSTANTIATE(double)
+#undef PROTEUS_INSTANTIATE
+
+}  // namespace proteus::memory

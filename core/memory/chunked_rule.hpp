@@ -1,0 +1,44 @@
+// The chunked (WY / UT) form of the linear, delta, comba and swla rules, forward and backward, after
+// flash-linear-attention's chunk_gated_delta_rule. It rests on SPEC section 3's zero-state lemma:
+// with S_0 = 0 and row-aligned blocks whose open prefix never shrinks, the gated rule equals its
+// ungated form on m_t ⊙ q, m_t ⊙ k, m_t ⊙ p with the scalar decay a_t, so a chunk is a few dense
+// products over the rows open in it (early chunks of E = 16 touch d_k / 16 rows, not d_k).
+// Inside a chunk of L tokens starting from state H, with g_t the chunk-local cumulative log-decay
+// and the erase taken at ĝ_t (g_t for delta, g_{t-1} for comba, whose erase reads S_{t-1}):
+//   U  = (I + diag(beta) [(E K^T) ⊙ exp(ĝ_t - g_s)]_{s<t})^-1 diag(beta) (V - diag(e^ĝ) E H)
+//   O  = diag(e^g) Q H + [(Q K^T) ⊙ exp(g_t - g_s)]_{s<=t} U
+//   H' = e^{g_L} H + (diag(e^{g_L - g}) K)^T U
+// (linear: U = diag(beta) V; swla: c writes per step, gamma_t[j] k_{t-j} v_{t-j}^T with the key
+// masked by m_t, a linear rule over c L writes). Only non-positive numbers are exponentiated;
+// masks are applied by selection. The backward recomputes each chunk from its start state, kept in StateCheckpoints
+// (T / C states), and stores nothing per token.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/memory/checkpointed_rule.hpp"
+#include "core/memory/gated_rule.hpp"
+
+namespace proteus::memory {
+
+// Whether the chunked form computes `rule` under `schedule` for a (d_k, d_v) state: every rule but
+// titans (whose momentum is a second recurrence), with row-aligned blocks. why_not (if given) says which condition fails, in a phrase.
+bool chunked_form_applies(Rule rule, const Schedule& schedule, int64_t d_v, std::string* why_not = nullptr);
+
+// The chunk size for a key width: about d_k / 2, in [16, 64] (KERNELS.md; bench to revisit).
+int64_t default_chunk_size(int64_t d_k);
+
+// o: (T, d_v); S_final: (d_k, d_v) or null; checkpoints: the chunk-start states, null when no
+// backward follows. Throws InputError: "rule" / "E" (the form does not apply), "S0" (the form
+// starts from zero), "chunk_size" (< 1), and the shape errors of gated_rule_forward.
+template <class T>
+void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, int64_t chunk_size, T* o,
+                          T* S_final, StateCheckpoints<T>* checkpoints);
+
+// The gradients of gated_rule_backward (grads.S0 must be null: the form starts from zero).
+template <class T>
+void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in,
+                           const StateCheckpoints<T>& checkpoints, const T* dO, const T* dS_final,
+                           const RuleGrads<T>& grads);
+
+}  // namespace proteus::memory

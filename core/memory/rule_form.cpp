@@ -1,0 +1,40 @@
+#include "core/memory/rule_form.hpp"
+
+#include "core/memory/chunked_rule.hpp"
+
+namespace proteus::memory {
+
+const std::vector<RuleForm>& all_rule_forms() {
+  static const std::vector<RuleForm> forms = {RuleForm::automatic, RuleForm::recurrent, RuleForm::chunked};
+  return forms;
+}
+
+std::string_view rule_form_name(RuleForm form) {
+  switch (form) {
+    case RuleForm::automatic: return "auto";
+    case RuleForm::recurrent: return "recurrent";
+    case RuleForm::chunked: return "chunked";
+  }
+  return "unknown";
+}
+
+std::optional<RuleForm> rule_form_from_name(std::string_view name) {
+  for (RuleForm f : all_rule_forms())
+    if (rule_form_name(f) == name) return f;
+  return std::nullopt;
+}
+
+RuleForm resolve_rule_form(RuleForm requested, Rule rule, const Schedule& schedule, int64_t d_v, bool has_S0) {
+  std::string why;
+  bool applies = chunked_form_applies(rule, schedule, d_v, &why);
+  if (applies && has_S0) {
+    applies = false;
+    why = "the chunked form starts from a zero state, and this call has an initial state";
+  }
+  if (requested == RuleForm::chunked && !applies)
+    throw InputError("form", "chunked: " + why + "; use \"auto\" or \"recurrent\"");
+  if (requested == RuleForm::recurrent) return RuleForm::recurrent;
+  return applies ? RuleForm::chunked : RuleForm::recurrent;
+}
+
+}  // namespace proteus::memory
