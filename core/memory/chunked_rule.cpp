@@ -96,10 +96,13 @@ void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n
 template <class T, class HBlock>
 void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
   const int64_t L = c.L;
+  // Row t holds e^{g_t - g_s} for s <= t (g_t <= g_s: never above 1), zeros selected elsewhere;
+  // swla's c blocks of writes share step times, so they share the first block's values.
   c.GB.setZero(L, c.Lw);
-  for (int64_t t = 0; t < L; ++t)
-    for (int64_t w = 0; w < c.Lw; ++w)
-      if (c.wt[w] <= t) c.GB(t, w) = std::exp(c.g[t] - c.g[c.wt[w]]);  // g_t <= g_s: never above 1
+  for (int64_t t = 0; t < L; ++t) {
+    c.GB.row(t).head(t + 1) = (c.g[t] - c.g.head(t + 1).array()).exp().matrix().transpose();
+    for (int64_t j = 1; j * L < c.Lw; ++j) c.GB.row(t).segment(j * L, t + 1) = c.GB.row(t).head(t + 1);
+  }
   c.MB.noalias() = c.Q * c.Kw.transpose();
   c.MB = c.MB.cwiseProduct(c.GB);
   if (rule == Rule::swla) {
@@ -111,8 +114,8 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
     return;
   }
   c.GA.setZero(L, L);
-  for (int64_t t = 1; t < L; ++t)
-    for (int64_t s = 0; s < t; ++s) c.GA(t, s) = std::exp(c.gh[t] - c.g[s]);  // ĝ_t <= g_s for s < t
+  for (int64_t t = 1; t < L; ++t)  // ĝ_t <= g_s for s < t
+    c.GA.row(t).head(t) = (c.gh[t] - c.g.head(t).array()).exp().matrix().transpose();
   c.MA.noalias() = c.E * c.K.transpose();
   c.MA = c.MA.cwiseProduct(c.GA);
   c.IA = c.beta.asDiagonal() * c.MA;
@@ -146,8 +149,9 @@ void scatter_window_writes(const Chunk<T>& c, const Mat<T>& dKw, const Mat<T>& d
 // e^{g_L - g_wt} for each write: how much of it is left at the chunk's end.
 template <class T>
 Vec<T> write_decay(const Chunk<T>& c, T gl) {
+  const Vec<T> by_step = (gl - c.g.array()).exp().matrix();
   Vec<T> d(c.Lw);
-  for (int64_t w = 0; w < c.Lw; ++w) d[w] = std::exp(gl - c.g[c.wt[w]]);
+  for (int64_t w = 0; w < c.Lw; ++w) d[w] = by_step[c.wt[w]];
   return d;
 }
 
@@ -175,7 +179,9 @@ bool chunked_form_applies(Rule rule, const Schedule& schedule, int64_t d_v, std:
   return true;
 }
 
-int64_t default_chunk_size(int64_t d_k) { return d_k <= 32 ? 16 : d_k <= 64 ? 32 : 64; }
+// Measured on the 2-core development VM (experiments/results/cpu-chunked-rules.md): 16 is best
+// up to d_k 64, 32 at 128.
+int64_t default_chunk_size(int64_t d_k) { return d_k <= 64 ? 16 : 32; }
 
 template <class T>
 void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, int64_t chunk_size, T* o,
