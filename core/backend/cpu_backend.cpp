@@ -436,19 +436,21 @@ void CpuBackend<T>::conv_silu_backward(T* din, T* dw, const T* dout, const T* in
   }
   if (dw) {
     parallel_columns(Ch, *pool_, [&](int c0, int c1) {
-      std::vector<double> acc(static_cast<size_t>(c1 - c0) * K, 0.0);
+      const int w = c1 - c0;
+      std::vector<double> acc(static_cast<size_t>(K) * w, 0.0);  // (K, w): channels inner, so it vectorises
       for (int b = 0; b < B; ++b)
         for (int t = 0; t < Tn; ++t) {
           const size_t off = (static_cast<size_t>(b) * Tn + t) * Ch;
           for (int j = std::max(0, K - 1 - t); j < K; ++j) {
             const size_t src = off - static_cast<size_t>(K - 1 - j) * Ch;
-            for (int c = c0; c < c1; ++c)
-              acc[static_cast<size_t>(c - c0) * K + j] += static_cast<double>(dpre[off + c]) * in[src + c];
+            double* a = acc.data() + static_cast<size_t>(j) * w;
+            for (int c = 0; c < w; ++c)
+              a[c] += static_cast<double>(dpre[off + c0 + c]) * static_cast<double>(in[src + c0 + c]);
           }
         }
       for (int c = c0; c < c1; ++c)
         for (int j = 0; j < K; ++j)
-          dw[static_cast<size_t>(c) * K + j] += static_cast<T>(acc[static_cast<size_t>(c - c0) * K + j]);
+          dw[static_cast<size_t>(c) * K + j] += static_cast<T>(acc[static_cast<size_t>(j) * w + (c - c0)]);
     });
   }
 }
