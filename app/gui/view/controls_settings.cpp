@@ -80,7 +80,7 @@ bool draw_run_settings(LabApp& app) {
     auto& d = c.data;
     changed |= input_config_int("seq_len", "data.seq_len", d.seq_len, 32, 256);
     changed |= input_config_int("batch", "data.batch", d.batch);
-    for (const char* task : {"text", "niah", "mqar"}) {
+    for (const char* task : {"text", "niah", "mqar", "needle"}) {
       float w = static_cast<float>(mix_weight(d, task));
       if (ImGui::SliderFloat((std::string("weight: ") + task).c_str(), &w, 0.0f, 1.0f, "%.2f"))
         set_mix_weight(d, task, w), changed = true;

@@ -72,7 +72,7 @@ void draw_training_panel(LabApp& app) {
   for (const auto& m : s->messages) ImGui::TextDisabled("%s", m.c_str());
   draw_export_controls(app, tr.figures(), "train-export");
   ImGui::BeginChild("live", ImVec2(0, 0), false);
-  draw_figure_grid(tr.figures(), 2, 300);
+  draw_figure_grid(tr.figures(), 2, ui_px(300));
   ImGui::EndChild();
 }
 
