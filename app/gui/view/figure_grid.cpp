@@ -31,7 +31,7 @@ void draw_figure_grid(const std::vector<figures::NamedFigure>& figs, int columns
 
 void draw_export_controls(LabApp& app, const std::vector<figures::NamedFigure>& figs, const char* id) {
   ImGui::PushID(id);
-  ImGui::SetNextItemWidth(ui_px(220));
+  ImGui::SetNextItemWidth(field_width_for(app.export_dir, ui_px(220)));
   ImGui::InputText("##dir", &app.export_dir);
   flow_same_line(ImGui::CalcTextSize("Export figures").x + 2 * ImGui::GetStyle().FramePadding.x);
   ImGui::BeginDisabled(figs.empty() || app.export_busy());

@@ -121,9 +121,9 @@ std::vector<DrawnText> drawn_text(const ImDrawData& draw_data, const ImFontAtlas
         const float left_bearing = std::max(0.0f, -g->x0) * px_per_unit;
         const bool out_x = q.min.x < clip.x - left_bearing - 0.5f || q.max.x > clip.z + right_bearing + 0.5f;
         const bool out_y = q.min.y < clip.y - 0.5f || q.max.y > clip.w + 0.5f;
-        // A quad wholly outside its clip rectangle is scrolled or hidden, not cut.
-        const bool hidden = q.max.x <= clip.x || q.min.x >= clip.z || q.max.y <= clip.y || q.min.y >= clip.w;
-        const bool cut = !whole || (!hidden && ((out_x && !scrolls_x) || (out_y && !scrolls_y)));
+        // ImGui drops the glyphs it can tell are outside the clip; any left outside (turned text,
+        // which the figure painter adds unclipped) are cut as much as those across the edge.
+        const bool cut = !whole || (out_x && !scrolls_x) || (out_y && !scrolls_y);
         seen.push_back({g->codepoint, cut, q.min, q.max, q.min.y - g->y0 * px_per_unit});
         k += 6;
       }

@@ -72,6 +72,11 @@ void flow_same_line(float width) {
   if (next + width <= right) ImGui::SameLine();
 }
 
+float field_width_for(const std::string& text, float min_width) {
+  const float want = ImGui::CalcTextSize(text.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x + ui_px(8);
+  return std::min(std::max(want, min_width), ImGui::GetContentRegionAvail().x);
+}
+
 float label_width(const char* label) {
   const float text = ImGui::CalcTextSize(label, nullptr, true).x;
   return text > 0 ? ImGui::GetStyle().ItemInnerSpacing.x + text : 0.0f;

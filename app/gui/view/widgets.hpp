@@ -20,6 +20,9 @@ bool horizon_input(const char* label, int& N, int auto_value);
 // (the next item starts a new line): rows of controls wrap instead of running off a narrow or
 // scaled-up panel.
 void flow_same_line(float width);
+// A text field's width that shows all of `text` (a path is read whole), at least `min_width`
+// and at most what is left of the row.
+float field_width_for(const std::string& text, float min_width);
 // The width a widget's label takes beside its frame (inner spacing and text; 0 for "##id").
 float label_width(const char* label);
 
