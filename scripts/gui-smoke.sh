@@ -2,7 +2,7 @@
 # The window's scripted run under Xvfb (CI has no display): open the quickstart preset, train the
 # baseline and Proteus side by side for a few steps, export the figures, save a screenshot and the
 # frame times, quit; then check what it wrote. Then screenshots at UI scale 1 (1600 x 1000) and 2
-# (2560 x 1600, a high-density laptop) of the tabs and the presentation view, each frame checked
+# (1920 x 1200, a projector) of the tabs and the presentation view, each frame checked
 # for cut-off text (--check-text), and a restart that must come back at the remembered scale and
 # size (the settings file in $XDG_CONFIG_HOME/proteus-lab/, here a temporary folder).
 #   scripts/gui-smoke.sh [BUILD_DIR]     (default: build)
@@ -33,7 +33,7 @@ xvfb-run -a -s "-screen 0 1600x1000x24" "$lab" --runs-dir "$out/runs" \
 shot() {  # shot SCALE NAME ARGS...: one scripted screenshot
   local scale=$1 name=$2 size=1600x1000
   shift 2
-  [ "$scale" = 2 ] && size=2560x1600
+  [ "$scale" = 2 ] && size=1920x1200
   xvfb-run -a -s "-screen 0 ${size}x24" "$lab" --ui-scale "$scale" --width "${size%x*}" --height "${size#*x}" \
     --runs-dir "$out/runs" --screenshot "$out/scale$scale/$name.png" --check-text --quit --timeout 120 "$@" >/dev/null
 }
@@ -45,8 +45,8 @@ for scale in 1 2; do
   shot $scale present-per-position --overlay --tab runs --present per_position
   shot $scale help --tab teach --help-overlay
 done
-# A restart with no --ui-scale and no size comes back at the last run's (scale 2, 2560 x 1600).
-xvfb-run -a -s "-screen 0 2560x1600x24" "$lab" --runs-dir "$out/runs" --tab activation \
+# A restart with no --ui-scale and no size comes back at the last run's (scale 2, 1920 x 1200).
+xvfb-run -a -s "-screen 0 1920x1200x24" "$lab" --runs-dir "$out/runs" --tab activation \
   --screenshot "$out/restart.png" --frame-stats "$out/restart.json" --quit --timeout 120 >/dev/null
 
 python3 - "$out" <<'PY'
@@ -103,12 +103,12 @@ for scale in (1, 2):
         if not os.path.isfile(p) or os.path.getsize(p) < 20_000: fail(f"scale {scale}: {name}.png is missing or nearly empty")
         with open(p, "rb") as f:
             w, h = struct.unpack(">II", f.read(24)[16:24])
-        if (w, h) != ((1600, 1000) if scale == 1 else (2560, 1600)): fail(f"scale{scale}/{name}.png is {w}x{h}")
+        if (w, h) != ((1600, 1000) if scale == 1 else (1920, 1200)): fail(f"scale{scale}/{name}.png is {w}x{h}")
 restart = json.load(open(os.path.join(out, "restart.json")))
 if restart.get("ui_scale") != 2: fail(f"the restart came back at UI scale {restart.get('ui_scale')}, not the remembered 2")
 with open(os.path.join(out, "restart.png"), "rb") as f:
     w, h = struct.unpack(">II", f.read(24)[16:24])
-if (w, h) != (2560, 1600): fail(f"the restart's window is {w}x{h}, not the remembered 2560x1600")
+if (w, h) != (1920, 1200): fail(f"the restart's window is {w}x{h}, not the remembered 1920x1200")
 ini = open(os.path.join(out, "config", "proteus-lab", "imgui.ini")).read()
 if "[ProteusLab][Window]" not in ini or "UiScale=2" not in ini: fail("imgui.ini holds no UI scale:\n" + ini)
 

@@ -264,10 +264,10 @@ TEST_F(UiScaleTest, CutTextCheckFindsALabelThatDoesNotFit) {
   EXPECT_EQ(where, (std::set<std::string>{"probe", "narrow"}));
 }
 
-// Every tab, and the presentation views, at scale 1 in 1600 x 1000 and at scale 2 in 2560 x 1600
-// (a high-density laptop): no text is cut off.
+// Every tab, and the presentation views, at scale 1 in 1600 x 1000, and at scale 2 in 2560 x 1600
+// (a high-density laptop) and 1920 x 1200 (a projector): no text is cut off.
 TEST_F(UiScaleTest, NoTabCutsTextAtScaleOneOrTwo) {
-  for (const auto& [s, size] : {std::pair{1.0f, ImVec2(1600, 1000)}, {2.0f, ImVec2(2560, 1600)}}) {
+  for (const auto& [s, size] : {std::pair{1.0f, ImVec2(1600, 1000)}, {2.0f, ImVec2(2560, 1600)}, {2.0f, ImVec2(1920, 1200)}}) {
     scale(s);
     ImGui::GetIO().DisplaySize = size;
     for (const auto tab : {gui::Tab::activation, gui::Tab::training, gui::Tab::runs, gui::Tab::explore, gui::Tab::teach}) {
@@ -278,7 +278,7 @@ TEST_F(UiScaleTest, NoTabCutsTextAtScaleOneOrTwo) {
         // A requested tab is drawn from the second frame; its scroll range from the third.
         for (int i = 0; i < 3; ++i) frame();
         for (const auto& c : gui::find_cut_text(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts))
-          ADD_FAILURE() << "scale " << s << ", " << gui::tab_name(tab) << (present ? " presented" : "") << ": cut in "
+          ADD_FAILURE() << "scale " << s << " in " << size.x << " x " << size.y << ", " << gui::tab_name(tab) << (present ? " presented" : "") << ": cut in "
                         << c.window << " at (" << c.x << ", " << c.y << "): " << c.text;
       }
     }

@@ -43,6 +43,8 @@ void draw_controls_panel(LabApp& app) {
   auto& ed = app.editor;
   auto& c = ed.config;
   bool changed = false;
+  // Every field leaves room for the longest label beside it, whatever the column's width.
+  ImGui::PushItemWidth(-label_width("text file or folder"));
 
   ImGui::TextUnformatted("Experiment");
   {
@@ -118,6 +120,7 @@ void draw_controls_panel(LabApp& app) {
                       "with a 95%% interval over its seeds, and groups/ in the runs folder holds the numbers.");
 
   changed |= draw_run_settings(app);
+  ImGui::PopItemWidth();
   if (changed) app.editor_changed();
 
   ImGui::Separator();

@@ -52,7 +52,9 @@ void draw_explore_panel(LabApp& app) {
     ImGui::TextWrapped("Explore puts a trained model's schedule under your hands: E, the horizon N, the schedule "
                        "and its unlock points become live controls over the trained weights, and the per-position "
                        "perplexity and block occupancy are evaluated again at every edit.");
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("Open a finished run with its \"explore\" button in the Runs tab (or Training, once it is done).");
+    ImGui::PopTextWrapPos();
     return;
   }
   const auto s = x.snapshot();
@@ -64,8 +66,10 @@ void draw_explore_panel(LabApp& app) {
   }
   ImGui::SameLine();
   const std::string status = x.status_line();
+  ImGui::PushTextWrapPos(0.0f);
   if (status.starts_with("error")) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", status.c_str());
   else ImGui::TextDisabled("%s", status.c_str());
+  ImGui::PopTextWrapPos();
 
   bool changed = draw_schedule_controls(app);
   ImGui::SetNextItemWidth(ui_px(110));

@@ -144,7 +144,7 @@ void LabApp::frame() {
                      ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_MenuBar);
     draw_menu_bar();
     const float status_h = ImGui::GetFrameHeightWithSpacing() + ui_px(4);
-    const float left_w = std::min(ui_px(380), vp->WorkSize.x * 0.32f);
+    const float left_w = std::min(ui_px(380), vp->WorkSize.x * 0.4f);  // at 2x on 1920 pixels: all of it
     ImGui::BeginChild("controls", ImVec2(left_w, -status_h), true);
     draw_controls_panel(*this);
     ImGui::EndChild();

@@ -39,12 +39,13 @@ void draw_runs_panel(LabApp& app) {
   if (ImGui::BeginTable("runs", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp,
                         ImVec2(0, ui_px(160)))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    // Fixed columns fit their header and cells; the names and the model summary share the rest.
+    // Fixed columns fit their header and cells (a run's name is read whole); the model summary
+    // takes the rest, wrapped.
     ImGui::TableSetupColumn("overlay", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("run", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("run", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn("state", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("model", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    ImGui::TableSetupColumn("model", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     for (auto& e : rb.entries()) {
       ImGui::PushID(e.path.c_str());
@@ -77,12 +78,16 @@ void draw_runs_panel(LabApp& app) {
       ImGui::TableNextColumn();
       ImGui::Text("%lld", static_cast<long long>(e.step));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(e.summary.c_str());
+      ImGui::TextWrapped("%s", e.summary.c_str());
       ImGui::PopID();
     }
     ImGui::EndTable();
   }
-  if (rb.entries().empty()) ImGui::TextDisabled("No runs in %s yet: train one, or open a run folder by path.", runs_dir.c_str());
+  if (rb.entries().empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("No runs in %s yet: train one, or open a run folder by path.", runs_dir.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (selection_changed) {
     const auto err = rb.load();
     if (!err.empty()) app.notify(err, true);

@@ -101,7 +101,9 @@ std::vector<DrawnText> drawn_text(const ImDrawData& draw_data, const ImFontAtlas
     const ImDrawList& list = *draw_data.CmdLists[l];
     // Text may leave a window along an axis it scrolls on: that is scrolling, not cutting.
     const ImGuiWindow* window = list._OwnerName ? ImGui::FindWindowByName(list._OwnerName) : nullptr;
-    const bool scrolls_x = window && window->ScrollMax.x > 0, scrolls_y = window && window->ScrollMax.y > 0;
+    // Without a horizontal scrollbar a user cannot scroll sideways, however wide the content.
+    const bool scrolls_x = window && (window->Flags & ImGuiWindowFlags_HorizontalScrollbar) && window->ScrollMax.x > 0;
+    const bool scrolls_y = window && window->ScrollMax.y > 0;
     std::vector<Glyph> seen;
     for (const ImDrawCmd& cmd : list.CmdBuffer) {
       if (cmd.UserCallback) continue;
@@ -136,6 +138,13 @@ std::vector<DrawnText> drawn_text(const ImDrawData& draw_data, const ImFontAtlas
 std::vector<CutText> find_cut_text(const ImDrawData& draw_data, const ImFontAtlas& atlas) {
   auto runs = drawn_text(draw_data, atlas);
   std::erase_if(runs, [](const DrawnText& r) { return !r.cut; });
+  for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+    if (!w->Active || w->Hidden || (w->Flags & ImGuiWindowFlags_HorizontalScrollbar)) continue;
+    const float past = w->DC.CursorMaxPos.x - w->InnerClipRect.Max.x;
+    if (past > 1.0f)
+      runs.push_back({w->Name, "(an item reaches " + std::to_string(int(std::ceil(past))) + " px past the window's right edge)",
+                      w->InnerClipRect.Max.x, w->Pos.y, 0, true});
+  }
   return runs;
 }
 

@@ -26,7 +26,10 @@ using CutText = DrawnText;
 // Every run of text in `draw_data` (after ImGui::Render) drawn with `atlas`, for the current
 // context's windows (their scroll ranges).
 std::vector<DrawnText> drawn_text(const ImDrawData& draw_data, const ImFontAtlas& atlas);
-// The runs with a cut glyph.
+// The runs with a cut glyph, and (as a run naming the window) each window whose items reach
+// past its right edge without a horizontal scrollbar: ImGui drops a glyph that starts past a
+// clip edge, so text cut exactly between two glyphs leaves no glyph to find, but its item still
+// extends the window's content.
 std::vector<CutText> find_cut_text(const ImDrawData& draw_data, const ImFontAtlas& atlas);
 
 }  // namespace proteus::gui
