@@ -240,6 +240,29 @@ TEST(Layout, HeatmapRunsOfEqualCellsWithTheirColours) {
   EXPECT_GT(L.colorbar->bar.x, L.plot.x + L.plot.w) << "beside the plot";
 }
 
+TEST(Layout, AColourBarLabelLongerThanThePageIsSetSmallerAndStaysOnIt) {
+  eval::NiahTaskGrid g;
+  g.task = "single";
+  g.lengths = {128, 256};
+  g.depths = {0, 100};
+  g.score = {10, 20, 30, 40};
+  auto f = niah_heatmap_figure(g, "r");
+  f.heatmap->colorbar_label = "accuracy (greedy answer token, % of the prompts of the cell)";
+  const double H = 120;  // a short figure, as Explore's map strip
+  const auto L = lay_out(f, 480, H);
+  bool found = false;
+  for (const auto& [t, clipped] : all_of<Text>(L)) {
+    if (t.text != f.heatmap->colorbar_label) continue;
+    found = true;
+    EXPECT_TRUE(t.vertical);
+    EXPECT_LT(t.style.size, kLabelSize);
+    const double w = fixed_pitch(t.text, t.style);
+    EXPECT_GE(t.at.y - w / 2, 0.0);
+    EXPECT_LE(t.at.y + w / 2, H);
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(Layout, CellLabelsReadOnTheirCell) {
   EXPECT_EQ(label_color_on(colormap("viridis", 0)), (Rgb{1, 1, 1})) << "white on dark purple";
   EXPECT_EQ(label_color_on(colormap("viridis", 1)), (Rgb{0, 0, 0})) << "black on yellow";
