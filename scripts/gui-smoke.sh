@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The window's scripted run under Xvfb (CI has no display): open the quickstart preset, train the
 # baseline and Proteus side by side for a few steps, export the figures, save a screenshot and the
-# frame times, quit; then check what it wrote.
+# frame times, quit; then check what it wrote. Then screenshots at UI scale 1 (1600 x 1000) and 2
+# (1920 x 1200, a projector) of the tabs and the presentation view, each frame checked
+# for cut-off text (--check-text), and a restart that must come back at the remembered scale and
+# size (the settings file in $XDG_CONFIG_HOME/proteus-lab/, here a temporary folder).
 #   scripts/gui-smoke.sh [BUILD_DIR]     (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,17 +16,38 @@ command -v xvfb-run >/dev/null || { echo "gui-smoke: xvfb-run is missing (packag
 out=$(mktemp -d "${TMPDIR:-/tmp}/proteus-gui-smoke.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 echo "gui-smoke: writing to $out"
-xvfb-run -a -s "-screen 0 1600x1000x24" "$lab" \
+export XDG_CONFIG_HOME="$out/config"  # the window's remembered scale and layout: never the user's
+xvfb-run -a -s "-screen 0 1600x1000x24" "$lab" --ui-scale 1 \
   --preset experiments/quickstart-cpu.json \
   --set train.steps=20 --set train.eval_every=10 --set train.warmup=5 \
-  --set eval.per_position.sequences=2 --set eval.niah.samples=1 --set eval.niah.depths=2 \
+  --set eval.per_position.sequences=2 --set eval.needle.samples=1 --set eval.needle.depths=2 \
   --runs-dir "$out/runs" --train --export "$out/figures" \
-  --screenshot "$out/window.png" --frame-stats "$out/frames.json" --quit --timeout 600
+  --screenshot "$out/window.png" --check-text --frame-stats "$out/frames.json" --quit --timeout 600
 # Explore: the Proteus run just trained, its horizon stretched to 4x the training length.
 proteus_run=$(ls -d "$out"/runs/*proteus* | head -1)
 xvfb-run -a -s "-screen 0 1600x1000x24" "$lab" --runs-dir "$out/runs" \
   --explore "$proteus_run" --explore-set model.mixer.N=x4 --explore-positions 1024 --explore-sequences 2 \
-  --export "$out/explore" --screenshot "$out/explore.png" --quit --timeout 600
+  --export "$out/explore" --screenshot "$out/explore.png" --check-text --quit --timeout 600
+
+# Each view at scale 1 and 2, checked for cut-off text (a failed check exits 1 and names the text).
+shot() {  # shot SCALE NAME ARGS...: one scripted screenshot
+  local scale=$1 name=$2 size=1600x1000
+  shift 2
+  [ "$scale" = 2 ] && size=1920x1200
+  xvfb-run -a -s "-screen 0 ${size}x24" "$lab" --ui-scale "$scale" --width "${size%x*}" --height "${size#*x}" \
+    --runs-dir "$out/runs" --screenshot "$out/scale$scale/$name.png" --check-text --quit --timeout 120 "$@" >/dev/null
+}
+for scale in 1 2; do
+  shot $scale runs --overlay --tab runs
+  shot $scale teach --tab teach --teach-step 7
+  shot $scale activation --tab activation
+  shot $scale present-teach --present teach --teach-step 7
+  shot $scale present-per-position --overlay --tab runs --present per_position
+  shot $scale help --tab teach --help-overlay
+done
+# A restart with no --ui-scale and no size comes back at the last run's (scale 2, 1920 x 1200).
+xvfb-run -a -s "-screen 0 1920x1200x24" "$lab" --runs-dir "$out/runs" --tab activation \
+  --screenshot "$out/restart.png" --frame-stats "$out/restart.json" --quit --timeout 120 >/dev/null
 
 python3 - "$out" <<'PY'
 import json, os, struct, sys
@@ -70,6 +94,23 @@ with open(os.path.join(out, "explore", "explore_per_position.csv")) as f:
     series = {r.split(",")[0] for r in f.read().splitlines()[1:]}
 if series != {"trained schedule", "N = 1024"}: fail(f"explore_per_position.csv has {series}")
 if os.path.getsize(os.path.join(out, "explore.png")) < 30_000: fail("explore.png is nearly empty")
+
+# Every view at both scales was drawn (the text checks passed, or the run above stopped), and the
+# restart came back at the remembered scale and window size.
+for scale in (1, 2):
+    for name in ["runs", "teach", "activation", "present-teach", "present-per-position", "help"]:
+        p = os.path.join(out, f"scale{scale}", f"{name}.png")
+        if not os.path.isfile(p) or os.path.getsize(p) < 20_000: fail(f"scale {scale}: {name}.png is missing or nearly empty")
+        with open(p, "rb") as f:
+            w, h = struct.unpack(">II", f.read(24)[16:24])
+        if (w, h) != ((1600, 1000) if scale == 1 else (1920, 1200)): fail(f"scale{scale}/{name}.png is {w}x{h}")
+restart = json.load(open(os.path.join(out, "restart.json")))
+if restart.get("ui_scale") != 2: fail(f"the restart came back at UI scale {restart.get('ui_scale')}, not the remembered 2")
+with open(os.path.join(out, "restart.png"), "rb") as f:
+    w, h = struct.unpack(">II", f.read(24)[16:24])
+if (w, h) != (1920, 1200): fail(f"the restart's window is {w}x{h}, not the remembered 1920x1200")
+ini = open(os.path.join(out, "config", "proteus-lab", "imgui.ini")).read()
+if "[ProteusLab][Window]" not in ini or "UiScale=2" not in ini: fail("imgui.ini holds no UI scale:\n" + ini)
 
 # Frames were drawn while the runs trained.
 frames = json.load(open(os.path.join(out, "frames.json")))

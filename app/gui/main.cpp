@@ -1,6 +1,8 @@
 // proteus-lab: the desktop app. GLFW + OpenGL 3 + Dear ImGui around LabApp; the engine trains on
 // its own threads and the loop only reads published snapshots. With script options (see --help)
 // it runs unattended: CI drives it under Xvfb, and the README's screenshots come from it.
+// The UI scale comes from --ui-scale, else the settings file, else the monitor's content scale;
+// the scale, the window's size and the tab are saved in the user's config folder at exit.
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
@@ -11,18 +13,33 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "app/gui/state/frame_stats.hpp"
-#include "core/common/atomic_file.hpp"
+#include "app/gui/state/ui_settings.hpp"
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/scripted_run.hpp"
-#include "core/figures/layout.hpp"
+#include "app/gui/view/text_check.hpp"
+#include "app/gui/view/ui_scale.hpp"
+#include "app/gui/view/ui_settings_handler.hpp"
+#include "core/common/atomic_file.hpp"
 
 namespace {
+
+using proteus::gui::LabApp;
+
+struct Options {
+  proteus::gui::ScriptOptions script;
+  std::string runs_dir = "runs";
+  int width = 1600, height = 1000;
+  bool size_given = false;      // --width or --height: beats the remembered size
+  std::optional<float> ui_scale;  // --ui-scale
+  bool continuous = false;
+};
 
 // The folder holding experiments/ and assets/: the working directory when it has them, else the
 // source tree this binary was built from.
@@ -71,15 +88,12 @@ void install_input_marks(GLFWwindow* w) {
   glfwSetWindowFocusCallback(w, [](GLFWwindow*, int) { mark_input(); });
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line into `o`; an exit status when the program should stop here (--help, bad input).
+std::optional<int> parse_options(int argc, char** argv, Options& o) {
   CLI::App cli{"Proteus Lab: edit E and schedules, train in the background, watch live plots, export them"};
-  proteus::gui::ScriptOptions script;
-  std::string runs_dir = "runs";
-  int width = 1600, height = 1000;
+  auto& script = o.script;
   cli.add_option("--preset", script.preset, "experiment file to open (e.g. experiments/quickstart-cpu.json)");
-  cli.add_option("--runs-dir", runs_dir, "where runs are written and browsed (default: runs)");
+  cli.add_option("--runs-dir", o.runs_dir, "where runs are written and browsed (default: runs)");
   cli.add_option("--set", script.sets, "override a config field: PATH=VALUE (e.g. train.steps=20); repeatable");
   cli.add_option("--tab", script.tab, "tab to show: activation, training, runs, explore, teach")
       ->check(CLI::IsMember({"activation", "training", "runs", "explore", "teach"}));
@@ -94,122 +108,217 @@ int main(int argc, char** argv) {
   cli.add_option("--explore-sweep", script.explore_sweep, "Explore: then an inference sweep over N or E")
       ->check(CLI::IsMember({"N", "E"}));
   cli.add_option("--export", script.export_dir, "export the figures (PNG, SVG, PDF, CSV) here once training is done");
+  cli.add_option("--present", script.present,
+                 "then the presentation view (F11): \"teach\", or a figure of the tab (per_position, loss, ...)");
+  cli.add_flag("--help-overlay", script.help, "then open the keyboard shortcuts overlay (F1)");
   cli.add_option("--screenshot", script.screenshot, "save a PNG of the window once the steps above are done");
+  cli.add_flag("--check-text", script.check_text, "fail (exit 1) when the screenshot's frame has text that is cut off");
   cli.add_option("--frame-stats", script.frame_stats, "write frame times (p50, p99 while training and idle) as JSON at exit");
   cli.add_flag("--quit", script.quit, "exit when the scripted steps are done");
   cli.add_option("--timeout", script.timeout_s, "scripted run: fail (exit 1) after this many seconds");
-  bool continuous = false;
-  cli.add_flag("--continuous", continuous,
+  cli.add_flag("--continuous", o.continuous,
                "draw at full rate all the time (default: full rate while you interact, 10 frames/s otherwise)");
-  cli.add_option("--width", width, "window width in pixels")->check(CLI::Range(640, 7680));
-  cli.add_option("--height", height, "window height in pixels")->check(CLI::Range(400, 4320));
-  CLI11_PARSE(cli, argc, argv);
+  std::string ui_scale;
+  cli.add_option("--ui-scale", ui_scale,
+                 "size of text and controls: 1 = normal, 2 = twice as large, in [0.5, 4] (default: the remembered "
+                 "scale, else the monitor's); remembered for the next start");
+  auto* w = cli.add_option("--width", o.width, "window width in pixels (default: the remembered size, else 1600)")
+                ->check(CLI::Range(640, 7680));
+  auto* h = cli.add_option("--height", o.height, "window height in pixels (default: the remembered size, else 1000)")
+                ->check(CLI::Range(400, 4320));
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e);
+  }
+  o.size_given = w->count() > 0 || h->count() > 0;
+  if (!ui_scale.empty()) {
+    try {
+      o.ui_scale = proteus::gui::parse_ui_scale(ui_scale);
+    } catch (const std::exception& e) {
+      std::cerr << "proteus-lab: " << e.what() << '\n';
+      return 2;
+    }
+  }
+  return std::nullopt;
+}
 
+GLFWwindow* open_window(const Options& o, const proteus::gui::UiSettings& saved) {
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
     std::cerr << "proteus-lab: cannot open a window (no display?). Without one, use the proteus command: "
                  "proteus train experiments/quickstart-cpu.json\n";
-    return 1;
+    return nullptr;
   }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  GLFWwindow* window = glfwCreateWindow(width, height, "Proteus Lab", nullptr, nullptr);
+  const bool remembered = !o.size_given && saved.window_width > 0 && saved.window_height > 0;
+  GLFWwindow* window = glfwCreateWindow(remembered ? saved.window_width : o.width,
+                                        remembered ? saved.window_height : o.height, "Proteus Lab", nullptr, nullptr);
   if (!window) {
     std::cerr << "proteus-lab: cannot create an OpenGL 3.3 window\n";
     glfwTerminate();
-    return 1;
+    return nullptr;
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(1);  // vsync: the loop sleeps in the swap instead of spinning beside the trainer
+  return window;
+}
 
+// The fonts and style at `scale`, and the font texture uploaded again (between frames only).
+void apply_scale(LabApp& app, float scale, bool texture_exists) {
+  if (texture_exists) ImGui_ImplOpenGL3_DestroyFontsTexture();
+  app.fonts = proteus::gui::apply_ui_scale(scale);
+  app.ui_scale = scale;
+  if (texture_exists) ImGui_ImplOpenGL3_CreateFontsTexture();
+}
+
+// What is saved at exit (and on the way, when it changes): ImGui writes it with its own layout.
+void update_settings(proteus::gui::UiSettings& s, const LabApp& app, GLFWwindow* window) {
+  proteus::gui::UiSettings now = s;
+  now.ui_scale = app.ui_scale;
+  glfwGetWindowSize(window, &now.window_width, &now.window_height);
+  now.tab = proteus::gui::tab_name(app.current_tab());
+  if (now == s) return;
+  s = now;
+  proteus::gui::mark_ui_settings_changed();
+}
+
+// One frame: the script's step, the UI, the screenshot and its text check. False when the loop
+// should end (the script is done or failed).
+bool draw_frame(GLFWwindow* window, LabApp& app, proteus::gui::ScriptedRun& run, double now_s, double& ui_ms) {
+  using Clock = std::chrono::steady_clock;
+  if (!run.step(app, now_s)) return false;
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  const auto ui_start = Clock::now();
+  ImGui::NewFrame();
+  app.frame();
+  ImGui::Render();
+  ui_ms = std::chrono::duration<double, std::milli>(Clock::now() - ui_start).count();
+  int w, h;
+  glfwGetFramebufferSize(window, &w, &h);
+  glViewport(0, 0, w, h);
+  glClearColor(0.94f, 0.94f, 0.94f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (const auto shot = run.screenshot_due(); !shot.empty()) {
+    const bool ok = save_screenshot(shot, w, h);
+    if (ok) std::cout << "proteus-lab: screenshot " << shot << " (UI scale " << app.ui_scale << ")\n";
+    if (run.text_check_due()) run.text_checked(proteus::gui::find_cut_text(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts));
+    run.screenshot_taken(ok);
+  }
+  glfwSwapBuffers(window);
+  return true;
+}
+
+// The render loop until the window closes or the script ends; the script's exit status.
+int run_loop(GLFWwindow* window, LabApp& app, const Options& o, proteus::gui::UiSettings& settings) {
+  proteus::gui::ScriptedRun run(o.script);
+  // A scripted run's screenshots should not show a hover read-out where Xvfb's pointer rests.
+  if (o.script.any()) {
+    int w, h;
+    glfwGetWindowSize(window, &w, &h);
+    glfwSetCursorPos(window, w - 2, h - 2);
+  }
+  proteus::gui::FrameStats stats;
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  auto last = t0;
+  bool first = true;
+  double ui_ms = 0;
+  while (!glfwWindowShouldClose(window)) {
+    // Full rate while the user acts (or drags, or the teaching panel plays), else a sleep that
+    // any input ends at once; training snapshots still show within a tenth of a second.
+    const bool hot = o.continuous || first || glfwGetTime() - g_last_input_s < 0.5 || ImGui::IsAnyItemActive() ||
+                     app.teaching_playing;
+    if (hot) glfwPollEvents();
+    else glfwWaitEventsTimeout(0.1);
+    if (const auto s = app.take_ui_scale_request()) apply_scale(app, *s, true);  // between frames
+    const auto frame_start = Clock::now();
+    if (!draw_frame(window, app, run, std::chrono::duration<double>(frame_start - t0).count(), ui_ms)) break;
+    update_settings(settings, app, window);
+    const auto frame_end = Clock::now();
+    // Xvfb has no vsync: cap at 60 frames per second.
+    const auto min_frame = std::chrono::microseconds(16667);
+    if (frame_end - frame_start < min_frame) std::this_thread::sleep_for(min_frame - (frame_end - frame_start));
+    if (!first)
+      stats.add(std::chrono::duration<double, std::milli>(frame_start - last).count(),
+                std::chrono::duration<double, std::milli>(frame_end - frame_start).count(), ui_ms,
+                app.training.active() || (app.explore.is_open() && !app.explore.settled()));
+    first = false;
+    last = frame_start;
+  }
+  if (!o.script.frame_stats.empty()) {
+    auto summary = stats.summary();
+    summary["ui_scale"] = app.ui_scale;
+    try {
+      proteus::common::write_user_file(o.script.frame_stats, summary.dump(2) + "\n");
+    } catch (const std::exception& e) {
+      std::cerr << "proteus-lab: cannot write the frame stats: " << e.what() << '\n';
+    }
+  }
+  return run.exit_code();
+}
+
+// The settings file's path (its folder made), or "" when there is no config folder.
+std::string settings_path() {
+  const auto file = proteus::gui::ui_settings_file();
+  if (file.empty()) return "";
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec) {
+    std::cerr << "proteus-lab: cannot make " << file.parent_path().string() << " (" << ec.message()
+              << "): the scale and layout will not be remembered\n";
+    return "";
+  }
+  return file.string();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (const auto stop = parse_options(argc, argv, o)) return *stop;
+
+  // The settings are read before the window opens: they hold its size and the UI scale.
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;  // the layout is fixed; nothing to remember between sessions
-  const char* font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
-  const char* bold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
-  if (std::filesystem::exists(font)) {
-    io.Fonts->AddFontFromFileTTF(font, 15.0f);  // the first font is the UI's
-    // Figure titles, at the size the figures' scale gives them (plot_view.hpp).
-    const float title_px = 15.0f * float(proteus::figures::kTitleSize / proteus::figures::kLabelSize);
-    if (std::filesystem::exists(bold)) io.Fonts->AddFontFromFileTTF(bold, title_px);
+  proteus::gui::UiSettings settings;
+  proteus::gui::register_ui_settings_handler(&settings);
+  const std::string ini = settings_path();
+  ImGui::GetIO().IniFilename = ini.empty() ? nullptr : ini.c_str();
+  if (!ini.empty()) ImGui::LoadIniSettingsFromDisk(ini.c_str());
+
+  GLFWwindow* window = open_window(o, settings);
+  if (!window) {
+    ImGui::DestroyContext();
+    return 1;
   }
-  ImGui::StyleColorsLight();
-  ImGui::GetStyle().FrameRounding = 3;
   install_input_marks(window);  // before the backend, which chains to them
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
 
   int exit_code = 0;
   {
-    proteus::gui::LabApp app(source_root(), runs_dir);
-    if (script.preset.empty() && !script.any())
+    LabApp app(source_root(), o.runs_dir);
+    float content_scale = 1, unused = 1;
+    glfwGetWindowContentScale(window, &content_scale, &unused);
+    app.default_ui_scale = proteus::gui::ui_scale_from_content_scale(content_scale);
+    apply_scale(app, o.ui_scale.value_or(settings.ui_scale.value_or(app.default_ui_scale)), false);
+    if (const auto tab = proteus::gui::tab_from_name(settings.tab); tab && o.script.tab.empty()) app.show(*tab);
+    if (o.script.preset.empty() && !o.script.any())
       app.load_experiment(app.source_root / "experiments" / "quickstart-cpu.json");
-    proteus::gui::ScriptedRun run(script);
-    // A scripted run's screenshots should not show a hover read-out where Xvfb's pointer rests.
-    if (script.any()) glfwSetCursorPos(window, width - 2, height - 2);
-    proteus::gui::FrameStats stats;
-    using Clock = std::chrono::steady_clock;
-    const auto t0 = Clock::now();
-    auto last = t0;
-    bool first = true;
-    double ui_ms = 0;
-    while (!glfwWindowShouldClose(window)) {
-      // Full rate while the user acts (or drags, or the teaching panel plays), else a sleep that
-      // any input ends at once; training snapshots still show within a tenth of a second.
-      const bool hot = continuous || first || glfwGetTime() - g_last_input_s < 0.5 || ImGui::IsAnyItemActive() ||
-                       app.teaching_playing;
-      if (hot) glfwPollEvents();
-      else glfwWaitEventsTimeout(0.1);
-      const auto frame_start = Clock::now();
-      const double now_s = std::chrono::duration<double>(frame_start - t0).count();
-      if (!run.step(app, now_s)) {
-        exit_code = run.exit_code();
-        break;
-      }
-      ImGui_ImplOpenGL3_NewFrame();
-      ImGui_ImplGlfw_NewFrame();
-      const auto ui_start = Clock::now();
-      ImGui::NewFrame();
-      app.frame();
-      ImGui::Render();
-      ui_ms = std::chrono::duration<double, std::milli>(Clock::now() - ui_start).count();
-      int w, h;
-      glfwGetFramebufferSize(window, &w, &h);
-      glViewport(0, 0, w, h);
-      glClearColor(0.94f, 0.94f, 0.94f, 1.0f);
-      glClear(GL_COLOR_BUFFER_BIT);
-      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-      if (const auto shot = run.screenshot_due(); !shot.empty()) {
-        const bool ok = save_screenshot(shot, w, h);
-        if (ok) std::cout << "proteus-lab: screenshot " << shot << '\n';
-        run.screenshot_taken(ok);
-      }
-      glfwSwapBuffers(window);
-      const auto frame_end = Clock::now();
-      // Xvfb has no vsync: cap at 60 frames per second.
-      const auto min_frame = std::chrono::microseconds(16667);
-      if (frame_end - frame_start < min_frame) std::this_thread::sleep_for(min_frame - (frame_end - frame_start));
-      if (!first)
-        stats.add(std::chrono::duration<double, std::milli>(frame_start - last).count(),
-                  std::chrono::duration<double, std::milli>(frame_end - frame_start).count(), ui_ms,
-                  app.training.active() || (app.explore.is_open() && !app.explore.settled()));
-      first = false;
-      last = frame_start;
-    }
-    if (!script.frame_stats.empty()) {
-      try {
-        proteus::common::write_user_file(script.frame_stats, stats.summary().dump(2) + "\n");
-      } catch (const std::exception& e) {
-        std::cerr << "proteus-lab: cannot write the frame stats: " << e.what() << '\n';
-      }
-    }
+    exit_code = run_loop(window, app, o, settings);
+    update_settings(settings, app, window);
+    if (!ini.empty()) ImGui::SaveIniSettingsToDisk(ini.c_str());
     app.training.stop();  // the run is checkpointed on the way out: nothing is lost
   }
 
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
+  ImGui::GetIO().IniFilename = nullptr;  // saved above, while `settings` was alive
   ImGui::DestroyContext();
   glfwDestroyWindow(window);
   glfwTerminate();

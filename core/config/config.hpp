@@ -76,6 +76,9 @@ struct NeedleConfig {
   int vocab = 64;  // token 0 asks; keys, values (a quarter each) and filler split the rest
   std::vector<std::string> forms = {"single", "multikey"};
   int distractors = 3;  // multikey: needles besides the asked one
+  // Loss weight of the answer token, a row's only weighted token: near seq_len, a needle row
+  // weighs in the loss as much as a text row does (whose seq_len tokens weigh 1 each).
+  double answer_weight = 1.0;
 };
 
 struct MixItem {

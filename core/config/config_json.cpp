@@ -96,6 +96,7 @@ void visit_data(V& v, DataConfig& d) {
     v.field("vocab", d.needle.vocab);
     v.field("forms", d.needle.forms);
     v.field("distractors", d.needle.distractors);
+    v.field("answer_weight", d.needle.answer_weight);
   });
 }
 
@@ -625,6 +626,7 @@ void validate(const RunConfig& c) {
   positive("data.mqar.alpha", d.mqar.alpha);
   one_of("data.mqar.layout", d.mqar.layout, {"pairs-first", "spread"});
   for (size_t i = 0; i < d.needle.forms.size(); ++i) one_of(indexed("data.needle.forms", i), d.needle.forms[i], {"single", "multikey"});
+  non_negative("data.needle.answer_weight", d.needle.answer_weight);
 
   const TrainConfig& t = c.train;
   positive("train.lr", t.lr);

@@ -119,7 +119,7 @@ Batch BatchSource::draw(std::mt19937_64& rng, Split split) const {
     if (task == "needle") {
       auto s = needle::make_training_row(cfg_.needle, T, rng);
       row = std::move(s.tokens);
-      batch.weights.insert(batch.weights.end(), s.weights.begin(), s.weights.end());
+      for (float w : s.weights) batch.weights.push_back(w * static_cast<float>(cfg_.needle.answer_weight));
     } else if (task == "niah") {
       auto s = niah::make_training_sample(rng, T, cfg_.niah.tasks, cfg_.niah.question, corpus(), split);
       row = std::move(s.tokens);

@@ -9,7 +9,8 @@
 //         (the answer's bytes weigh data.niah.answer_weight).
 //   mqar: mqar::generate with data.mqar; weight 1 only on the answer positions (tokens up to
 //         data.mqar.vocab - 1, so the model's vocab must cover them).
-//   needle: needle::make_training_row with data.needle; weight 1 only on the answer token.
+//   needle: needle::make_training_row with data.needle; weight data.needle.answer_weight on the
+//         answer token only.
 // Training rows come from the corpus's train split; validation rows from its held-out split and a
 // fixed generator seed, so every run of a config validates on the same batches.
 #pragma once

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <sstream>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -117,6 +118,43 @@ class Builder {
   void text(std::string s, double x, double y, double ax, double ay, double size, Rgb color, bool bold = false) {
     add(Text{std::move(s), {x, y}, ax, ay, {size, bold}, color, false});
   }
+  // `s` broken at spaces into lines no wider than `max_w` (a word wider than that keeps a line).
+  std::vector<std::string> wrap(const std::string& s, double size, bool bold, double max_w) const {
+    std::vector<std::string> lines;
+    std::string line, word;
+    std::istringstream words(s);
+    while (words >> word) {
+      const std::string longer = line.empty() ? word : line + " " + word;
+      if (!line.empty() && width(longer, size, bold) > max_w) {
+        lines.push_back(line);
+        line = word;
+      } else {
+        line = longer;
+      }
+    }
+    if (!line.empty() || lines.empty()) lines.push_back(line);
+    return lines;
+  }
+  // The title's and the notes' lines, wrapped to the page (a narrow figure keeps them whole).
+  void wrap_heading() {
+    const double max_w = std::max(1.0, L_.width - 2 * kPad);
+    if (!f_.title.empty()) title_lines_ = wrap(f_.title, kTitleSize, true, max_w);
+    for (const auto& n : f_.notes)
+      for (auto& line : wrap(n, kNoteSize, false, max_w)) note_lines_.push_back(std::move(line));
+  }
+  // A heading line centred over the plot, moved in where it would leave the page.
+  double heading_x(const std::string& line, double size, bool bold) const {
+    const double w = width(line, size, bold), centre = L_.plot.x + L_.plot.w / 2;
+    return std::clamp(centre, kPad + w / 2, std::max(kPad + w / 2, L_.width - kPad - w / 2));
+  }
+  // A label longer than the `room` along its side of the page is set smaller (`size`); returns
+  // where to centre it: at `centre`, moved in where it would leave the page.
+  double fit_label(const std::string& label, double room, double centre, double& size) const {
+    const double w = width(label, kLabelSize);
+    size = w > room ? std::max(4.0, kLabelSize * room / w) : kLabelSize;
+    const double half = std::min(w * size / kLabelSize, room) / 2;
+    return std::clamp(centre, kPad + half, std::max(kPad + half, kPad + room - half));
+  }
   double X(double v) const { return L_.x.to_page(v); }
   double Y(double v) const { return L_.y.to_page(v); }
   bool usable(double x, double y) const { return L_.x.usable(x) && L_.y.usable(y); }
@@ -134,9 +172,10 @@ class Builder {
     L_.x_ticks = axis_ticks(f_.x, L_.x, xtarget, hm ? &hm->x_tick_labels : nullptr, hm ? &hm->x_edges : nullptr);
     L_.y_ticks = axis_ticks(f_.y, L_.y, ytarget, hm ? &hm->y_tick_labels : nullptr, hm ? &hm->y_edges : nullptr);
 
+    wrap_heading();
     double top = kPad;
-    if (!f_.title.empty()) top += kTitleSize * 1.25;
-    top += f_.notes.size() * kNoteSize * 1.35;
+    top += title_lines_.size() * kTitleSize * 1.25;
+    top += note_lines_.size() * kNoteSize * 1.35;
     top += 6;
     double ylabel_w = 0;
     for (const auto& t : L_.y_ticks) ylabel_w = std::max(ylabel_w, width(t.label, kTickLabelSize));
@@ -294,16 +333,22 @@ class Builder {
 
   void labels() {
     const Box& p = L_.plot;
-    if (!f_.x.label.empty()) text(f_.x.label, p.x + p.w / 2, L_.height - kPad, 0.5, 1, kLabelSize, kBlack);
-    if (!f_.y.label.empty())
-      add(Text{f_.y.label, {kPad + kLabelSize * kCapHeight / 2, p.y + p.h / 2}, 0.5, 0.5, {kLabelSize, false}, kBlack, true});
+    double size = kLabelSize;
+    if (!f_.x.label.empty()) {
+      const double x = fit_label(f_.x.label, L_.width - 2 * kPad, p.x + p.w / 2, size);
+      text(f_.x.label, x, L_.height - kPad, 0.5, 1, size, kBlack);
+    }
+    if (!f_.y.label.empty()) {
+      const double y = fit_label(f_.y.label, L_.height - 2 * kPad, p.y + p.h / 2, size);
+      add(Text{f_.y.label, {kPad + kLabelSize * kCapHeight / 2, y}, 0.5, 0.5, {size, false}, kBlack, true});
+    }
     double y = kPad;
-    if (!f_.title.empty()) {
-      text(f_.title, p.x + p.w / 2, y, 0.5, 0, kTitleSize, kBlack, true);
+    for (const auto& line : title_lines_) {
+      text(line, heading_x(line, kTitleSize, true), y, 0.5, 0, kTitleSize, kBlack, true);
       y += kTitleSize * 1.25;
     }
-    for (const auto& n : f_.notes) {
-      text(n, p.x + p.w / 2, y, 0.5, 0, kNoteSize, grey(0.35));
+    for (const auto& line : note_lines_) {
+      text(line, heading_x(line, kNoteSize, false), y, 0.5, 0, kNoteSize, grey(0.35));
       y += kNoteSize * 1.35;
     }
   }
@@ -326,9 +371,12 @@ class Builder {
       text(t.label, bar.x + bar.w + 5, at(t.value), 0, 0.5, kTickLabelSize, kBlack);
       w = std::max(w, width(t.label, kTickLabelSize));
     }
-    if (!h.colorbar_label.empty())
-      add(Text{h.colorbar_label, {bar.x + bar.w + 5 + w + 5 + kLabelSize * kCapHeight / 2, bar.y + bar.h / 2}, 0.5, 0.5,
-               {kLabelSize, false}, kBlack, true});
+    if (!h.colorbar_label.empty()) {
+      double size = kLabelSize;
+      const double y = fit_label(h.colorbar_label, L_.height - 2 * kPad, bar.y + bar.h / 2, size);
+      add(Text{h.colorbar_label, {bar.x + bar.w + 5 + w + 5 + kLabelSize * kCapHeight / 2, y}, 0.5, 0.5, {size, false},
+               kBlack, true});
+    }
   }
 
   // How much of the data a legend box at r would hide: points and segment midpoints inside it.
@@ -387,6 +435,7 @@ class Builder {
 
   const Figure& f_;
   const MeasureText& measure_;
+  std::vector<std::string> title_lines_, note_lines_;  // wrap_heading's
   Layout L_;
 };
 

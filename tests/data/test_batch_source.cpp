@@ -142,6 +142,26 @@ TEST_F(BatchSourceTest, NeedleRowsCountOnlyTheirAnswer) {
   }
 }
 
+TEST_F(BatchSourceTest, NeedleAnswerWeightScalesOnlyTheAnswer) {
+  DataConfig cfg = config({{"needle", 1.0}});
+  cfg.needle.vocab = 32;
+  cfg.needle.answer_weight = 96;
+  const BatchSource source(cfg);
+  std::mt19937_64 rng(11);
+  const Batch b = source.next_train_batch(rng);
+  for (int r = 0; r < b.B; ++r) {
+    int weighted = 0;
+    for (int t = 0; t < b.T; ++t) {
+      const float w = b.weights[size_t(r * b.T + t)];
+      if (w == 0.0f) continue;
+      ++weighted;
+      EXPECT_EQ(w, 96.0f);
+      EXPECT_EQ(b.tokens[size_t(r * b.T + t) - 1], proteus::data::needle::kQuestion);
+    }
+    EXPECT_EQ(weighted, 1);
+  }
+}
+
 TEST_F(BatchSourceTest, SameSeedSameBatch) {
   DataConfig cfg = config({{"text", 1.0}, {"niah", 1.0}, {"mqar", 1.0}});
   cfg.niah.tasks = {"s-niah-1"};

@@ -60,6 +60,51 @@ TEST(Layout, RangesAndTheMapFollowTheFigure) {
   EXPECT_LT(L.plot.y + L.plot.h, 320 - kLabelSize);
 }
 
+TEST(Layout, ALongTitleAndNoteWrapInsideThePageAboveThePlot) {
+  Figure f = line_figure();
+  f.title = "a title long enough to need two lines on a narrow page";
+  f.notes = {"per-position loss over 2 held-out sequences, log-spaced position buckets; bands: 95% intervals"};
+  const double W = 240;
+  const auto L = lay_out(f, W, 320);
+  int lines = 0;
+  double lowest = 0;
+  for (const auto& [t, clipped] : all_of<Text>(L)) {
+    if (t.style.size != kTitleSize && t.style.size != kNoteSize) continue;
+    ++lines;
+    const double w = fixed_pitch(t.text, t.style);
+    EXPECT_GE(t.at.x - t.ax * w, 0.0) << t.text;  // inside the page on both sides
+    EXPECT_LE(t.at.x + (1 - t.ax) * w, W) << t.text;
+    lowest = std::max(lowest, t.at.y + t.style.size);
+  }
+  EXPECT_GE(lines, 4) << "the title and the note each wrapped";
+  EXPECT_LE(lowest, L.plot.y + 1e-9) << "the plot box starts below the last heading line";
+  // On a wide page the same heading stays on one line each.
+  const auto wide = lay_out(f, 2000, 320);
+  int wide_lines = 0;
+  for (const auto& [t, clipped] : all_of<Text>(wide)) wide_lines += t.style.size == kTitleSize || t.style.size == kNoteSize;
+  EXPECT_EQ(wide_lines, 2);
+}
+
+TEST(Layout, AnAxisLabelLongerThanItsSideIsSetSmallerAndStaysOnThePage) {
+  Figure f = line_figure();
+  f.y.label = "perplexity / perplexity of a run with a very long name indeed";
+  const double H = 160;
+  const auto L = lay_out(f, 480, H);
+  bool found = false;
+  for (const auto& [t, clipped] : all_of<Text>(L)) {
+    if (!t.vertical) continue;
+    found = true;
+    const double w = fixed_pitch(t.text, t.style);  // along the page's height, turned
+    EXPECT_LT(t.style.size, kLabelSize);
+    EXPECT_GE(t.at.y - w / 2, 0.0);
+    EXPECT_LE(t.at.y + w / 2, H);
+  }
+  EXPECT_TRUE(found);
+  // A label that fits keeps the label size.
+  for (const auto& [t, clipped] : all_of<Text>(lay_out(line_figure(), 480, H)))
+    if (t.vertical) EXPECT_EQ(t.style.size, kLabelSize);
+}
+
 TEST(Layout, ALogAxisMapsDecadesEvenly) {
   Figure f = line_figure();
   f.x.scale = Scale::log;
@@ -193,6 +238,29 @@ TEST(Layout, HeatmapRunsOfEqualCellsWithTheirColours) {
   EXPECT_EQ(L.colorbar->ticks.front().value, 0);
   EXPECT_EQ(L.colorbar->ticks.back().value, 1);
   EXPECT_GT(L.colorbar->bar.x, L.plot.x + L.plot.w) << "beside the plot";
+}
+
+TEST(Layout, AColourBarLabelLongerThanThePageIsSetSmallerAndStaysOnIt) {
+  eval::NiahTaskGrid g;
+  g.task = "single";
+  g.lengths = {128, 256};
+  g.depths = {0, 100};
+  g.score = {10, 20, 30, 40};
+  auto f = niah_heatmap_figure(g, "r");
+  f.heatmap->colorbar_label = "accuracy (greedy answer token, % of the prompts of the cell)";
+  const double H = 120;  // a short figure, as Explore's map strip
+  const auto L = lay_out(f, 480, H);
+  bool found = false;
+  for (const auto& [t, clipped] : all_of<Text>(L)) {
+    if (t.text != f.heatmap->colorbar_label) continue;
+    found = true;
+    EXPECT_TRUE(t.vertical);
+    EXPECT_LT(t.style.size, kLabelSize);
+    const double w = fixed_pitch(t.text, t.style);
+    EXPECT_GE(t.at.y - w / 2, 0.0);
+    EXPECT_LE(t.at.y + w / 2, H);
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(Layout, CellLabelsReadOnTheirCell) {

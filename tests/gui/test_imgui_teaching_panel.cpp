@@ -18,9 +18,6 @@ class TeachingPanel : public ::testing::Test {
  protected:
   void SetUp() override {
     context_ = test_support::create_headless_imgui();
-    ImGuiIO& io = ImGui::GetIO();
-    for (int k : {ImGuiKey_Space, ImGuiKey_LeftArrow, ImGuiKey_RightArrow, ImGuiKey_Home, ImGuiKey_End})
-      io.KeyMap[k] = 100 + k;  // what a platform backend does: its own key codes
     app_ = std::make_unique<gui::LabApp>(PROTEUS_SOURCE_DIR, dir_.path() / "runs");
     app_->show(gui::Tab::teach);
     frame();
@@ -29,15 +26,16 @@ class TeachingPanel : public ::testing::Test {
     app_.reset();
     ImGui::DestroyContext(context_);
   }
-  // One frame with `key` (an ImGuiKey_) held down, or none; the key is released after it.
+  // One frame with `key` (a gui::key code, what the GLFW backend writes into io.KeysDown) held
+  // down, or none; the key is released after it.
   void frame(int key = -1) {
     ImGuiIO& io = ImGui::GetIO();
-    if (key >= 0) io.KeysDown[io.KeyMap[key]] = true;
+    if (key >= 0) io.KeysDown[key] = true;
     ImGui::NewFrame();
     app_->frame();
     ImGui::Render();
     if (key >= 0) {
-      io.KeysDown[io.KeyMap[key]] = false;
+      io.KeysDown[key] = false;
       ImGui::NewFrame();  // the release, so the next press is a new one
       app_->frame();
       ImGui::Render();
@@ -51,22 +49,22 @@ class TeachingPanel : public ::testing::Test {
 TEST_F(TeachingPanel, ArrowsStepSpacePlaysHomeAndEndJump) {
   auto& st = app_->teaching;
   ASSERT_EQ(st.t(), 0);
-  frame(ImGuiKey_RightArrow);
+  frame(gui::key::right);
   EXPECT_EQ(st.t(), 1);
-  frame(ImGuiKey_RightArrow);
+  frame(gui::key::right);
   EXPECT_EQ(st.t(), 2);
-  frame(ImGuiKey_LeftArrow);
+  frame(gui::key::left);
   EXPECT_EQ(st.t(), 1);
-  frame(ImGuiKey_End);
+  frame(gui::key::end);
   EXPECT_EQ(st.t(), st.T());
-  frame(ImGuiKey_Home);
+  frame(gui::key::home);
   EXPECT_EQ(st.t(), 0);
-  frame(ImGuiKey_Space);
+  frame(gui::key::space);
   EXPECT_TRUE(app_->teaching_playing);
-  frame(ImGuiKey_Space);
+  frame(gui::key::space);
   EXPECT_FALSE(app_->teaching_playing);
   // Both memories are drawn from the stepper at every step.
-  frame(ImGuiKey_End);
+  frame(gui::key::end);
   EXPECT_EQ(st.current().gated.recall.size(), static_cast<size_t>(st.T()));
   EXPECT_EQ(st.current().ungated.recall.size(), static_cast<size_t>(st.T()));
 }
@@ -74,15 +72,15 @@ TEST_F(TeachingPanel, ArrowsStepSpacePlaysHomeAndEndJump) {
 TEST_F(TeachingPanel, KeysTypedIntoATextFieldDoNotStep) {
   auto& st = app_->teaching;
   ImGuiIO& io = ImGui::GetIO();
-  io.KeysDown[io.KeyMap[ImGuiKey_RightArrow]] = true;
+  io.KeysDown[gui::key::right] = true;
   ImGui::NewFrame();
   io.WantTextInput = true;  // as when the seed field holds the keyboard (NewFrame sets it)
   app_->frame();
   ImGui::Render();
   EXPECT_EQ(st.t(), 0);
-  io.KeysDown[io.KeyMap[ImGuiKey_RightArrow]] = false;
+  io.KeysDown[gui::key::right] = false;
   frame();
-  frame(ImGuiKey_RightArrow);  // the same key once the field lets go
+  frame(gui::key::right);  // the same key once the field lets go
   EXPECT_EQ(st.t(), 1);
 }
 

@@ -5,8 +5,10 @@
 
 namespace proteus::test_support {
 
+// The new context is made current (ImGui::CreateContext does so only for the first one).
 inline ImGuiContext* create_headless_imgui() {
   ImGuiContext* context = ImGui::CreateContext();
+  ImGui::SetCurrentContext(context);
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
   io.DisplaySize = ImVec2(1600, 1000);

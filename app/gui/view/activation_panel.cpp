@@ -9,26 +9,27 @@
 
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/plot_view.hpp"
+#include "app/gui/view/widgets.hpp"
 
 namespace proteus::gui {
 
 bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigure& map, float width) {
   auto& spec = editor.config.model.mixer.schedule;
-  const float h = 46;
+  const float h = ui_px(46);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##strip", ImVec2(width, h));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float x0 = map.plot_min().x, x1 = map.plot_max().x, y = o.y + h / 2;
   auto px = [&](int64_t pos) { return map.screen_x(double(pos)); };
   auto pos_at = [&](float x) { return int64_t(std::llround(map.data_x(x))); };
-  dl->AddLine(ImVec2(x0, y), ImVec2(x1, y), ImGui::GetColorU32(ImGuiCol_Border), 2.0f);
-  dl->AddText(ImVec2(o.x + 4, y - ImGui::GetFontSize() / 2), ImGui::GetColorU32(ImGuiCol_TextDisabled), "unlock");
+  dl->AddLine(ImVec2(x0, y), ImVec2(x1, y), ImGui::GetColorU32(ImGuiCol_Border), ui_px(2));
+  dl->AddText(ImVec2(o.x + ui_px(4), y - ImGui::GetFontSize() / 2), ImGui::GetColorU32(ImGuiCol_TextDisabled), "unlock");
   bool changed = false;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   int hovered = -1;
   for (int j = 0; j < int(spec.unlock.size()); ++j) {
     const ImVec2 c(px(spec.unlock[j]), y);
-    if (j > 0 && std::abs(mouse.x - c.x) < 7 && std::abs(mouse.y - c.y) < 12) hovered = j;
+    if (j > 0 && std::abs(mouse.x - c.x) < ui_px(7) && std::abs(mouse.y - c.y) < ui_px(12)) hovered = j;
   }
   if (hovered >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) dragging = hovered;
   if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging = -1;
@@ -46,7 +47,7 @@ bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigur
     const ImU32 col = j == 0 ? ImGui::GetColorU32(ImGuiCol_TextDisabled)
                       : j == dragging || j == hovered ? ImGui::GetColorU32(ImGuiCol_SliderGrabActive)
                                                       : ImGui::GetColorU32(ImGuiCol_SliderGrab);
-    dl->AddTriangleFilled(ImVec2(c.x, c.y - 9), ImVec2(c.x - 6, c.y + 7), ImVec2(c.x + 6, c.y + 7), col);
+    dl->AddTriangleFilled(ImVec2(c.x, c.y - ui_px(9)), ImVec2(c.x - ui_px(6), c.y + ui_px(7)), ImVec2(c.x + ui_px(6), c.y + ui_px(7)), col);
   }
   return changed;
 }
@@ -61,15 +62,15 @@ void draw_activation_panel(LabApp& app) {
   bool changed = false;
   const int D = m.d_head * m.d_head;
   int E = m.E;
-  ImGui::SetNextItemWidth(260);
+  ImGui::SetNextItemWidth(ui_px(260));
   if (ImGui::SliderInt("E (drag)", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
-  ImGui::SameLine();
+  flow_same_line(ui_px(260) + label_width("horizon N"));
   int N = m.N > 0 ? m.N : ed.config.data.seq_len;
-  ImGui::SetNextItemWidth(260);
+  ImGui::SetNextItemWidth(ui_px(260));
   if (ImGui::SliderInt("horizon N", &N, 1, std::max(4 * ed.config.data.seq_len, N), "%d",
                        ImGuiSliderFlags_Logarithmic))
     ed.set_N(N), changed = true;
-  ImGui::SameLine();
+  flow_same_line(ImGui::CalcTextSize("Back to uniform").x + 2 * ImGui::GetStyle().FramePadding.x);
   if (m.schedule.type != "custom") {
     if (ImGui::Button("Edit as custom")) ed.set_schedule_type("custom"), changed = true;
   } else if (ImGui::Button("Back to uniform")) {
@@ -79,8 +80,8 @@ void draw_activation_panel(LabApp& app) {
   if (changed) app.editor_changed();
 
   const float w = ImGui::GetContentRegionAvail().x;
-  const float strip = m.schedule.type == "custom" ? 56.0f : 0.0f;
-  const float h = std::max(200.0f, ImGui::GetContentRegionAvail().y - strip - 3 * ImGui::GetTextLineHeightWithSpacing());
+  const float strip = m.schedule.type == "custom" ? ui_px(56) : 0.0f;
+  const float h = std::max(ui_px(200), ImGui::GetContentRegionAvail().y - strip - 3 * ImGui::GetTextLineHeightWithSpacing());
   if (!app.activation) {
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", app.activation_error.c_str());
     return;
@@ -90,10 +91,12 @@ void draw_activation_panel(LabApp& app) {
     app.editor_changed();
   try {
     const auto s = ed.schedule();
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("D = %lld elements per head in E = %lld blocks of %lld; a block unlocks at each marked position; "
                         "past N = %lld every block is active.",
                         static_cast<long long>(s.D()), static_cast<long long>(s.E()),
                         static_cast<long long>(s.block_size()), static_cast<long long>(s.N()));
+    ImGui::PopTextWrapPos();
   } catch (const std::exception&) {
   }
 }

@@ -43,12 +43,14 @@ void draw_controls_panel(LabApp& app) {
   auto& ed = app.editor;
   auto& c = ed.config;
   bool changed = false;
+  // Every field leaves room for the longest label beside it, whatever the column's width.
+  ImGui::PushItemWidth(-label_width("text file or folder"));
 
   ImGui::TextUnformatted("Experiment");
   {
     // The combo shows the preset the editor was loaded from, whichever way it was loaded.
     const std::string current = app.preset_label.empty() ? "(choose a preset)" : app.preset_label;
-    ImGui::SetNextItemWidth(-70);
+    ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("preset").x + ImGui::GetStyle().ItemSpacing.x));
     if (ImGui::BeginCombo("##preset", current.c_str())) {
       for (const auto& p : app.presets)
         if (ImGui::Selectable(p.label.c_str(), p.label == current)) app.load_experiment(p.path);
@@ -60,7 +62,8 @@ void draw_controls_panel(LabApp& app) {
   auto& state = app.controls_panel;
   std::string& file = state.experiment_file;
   if (!ed.source.empty() && file == ControlsPanelState().experiment_file) file = ed.source;
-  ImGui::SetNextItemWidth(-110);
+  ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("LoadSave").x + ImGui::GetStyle().FramePadding.x * 4 +
+                            ImGui::GetStyle().ItemSpacing.x * 2));
   ImGui::InputText("##file", &file);
   ImGui::SameLine();
   if (ImGui::Button("Load")) app.load_experiment(file);
@@ -93,10 +96,11 @@ void draw_controls_panel(LabApp& app) {
   }
 
   int mode = static_cast<int>(ed.mode);
+  const auto radio_width = [](const char* label) { return ImGui::GetFrameHeight() + label_width(label); };
   changed |= ImGui::RadioButton("one run", &mode, 0);
-  ImGui::SameLine();
+  flow_same_line(radio_width("compare with E = 1"));
   changed |= ImGui::RadioButton("compare with E = 1", &mode, 1);
-  ImGui::SameLine();
+  flow_same_line(radio_width("E sweep"));
   changed |= ImGui::RadioButton("E sweep", &mode, 2);
   ed.mode = static_cast<RunMode>(mode);
   if (ed.mode == RunMode::sweep_e) {
@@ -116,10 +120,15 @@ void draw_controls_panel(LabApp& app) {
                       "with a 95%% interval over its seeds, and groups/ in the runs folder holds the numbers.");
 
   changed |= draw_run_settings(app);
+  ImGui::PopItemWidth();
   if (changed) app.editor_changed();
 
   ImGui::Separator();
-  if (!app.problem.empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", app.problem.c_str());
+  if (!app.problem.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::TextWrapped("%s", app.problem.c_str());
+    ImGui::PopStyleColor();
+  }
   const bool can_start = app.problem.empty() && !app.training.active();
   ImGui::BeginDisabled(!can_start);
   const char* label = ed.mode == RunMode::compare ? "Train baseline and Proteus" : ed.mode == RunMode::sweep_e ? "Train the E sweep" : "Train";

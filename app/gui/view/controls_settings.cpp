@@ -61,11 +61,14 @@ bool draw_run_settings(LabApp& app) {
     auto& m = c.model.mixer;
     const int D = m.d_head * m.d_head;
     int E = m.E;
+    const std::string of_D = "of D=" + std::to_string(D);
+    // The slider takes what the row leaves beside its label and "of D=...".
+    ImGui::SetNextItemWidth(-(label_width("E") + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(of_D.c_str()).x));
     if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
     ImGui::SameLine();
-    ImGui::TextDisabled("of D=%d", D);
+    ImGui::TextDisabled("%s", of_D.c_str());
     // The ratios that place the run in the paper's regime (8-16 rows, 32-64 tokens) or outside it.
-    ImGui::TextDisabled("%s", config::describe_regime(config::memory_regime(c)).c_str());
+    ImGui::TextWrapped("%s", config::describe_regime(config::memory_regime(c)).c_str());
     std::string type = m.schedule.type;
     if (combo("schedule", type, memory::schedule_types())) ed.set_schedule_type(type), changed = true;
     if (m.schedule.type == "power") {
@@ -92,7 +95,7 @@ bool draw_run_settings(LabApp& app) {
     auto& d = c.data;
     changed |= input_config_int("seq_len", "data.seq_len", d.seq_len, 32, 256);
     changed |= input_config_int("batch", "data.batch", d.batch);
-    for (const char* task : {"text", "niah", "mqar"}) {
+    for (const char* task : {"text", "niah", "mqar", "needle"}) {
       float w = static_cast<float>(mix_weight(d, task));
       if (ImGui::SliderFloat((std::string("weight: ") + task).c_str(), &w, 0.0f, 1.0f, "%.2f"))
         set_mix_weight(d, task, w), changed = true;
@@ -104,7 +107,7 @@ bool draw_run_settings(LabApp& app) {
       int col = 0;
       for (const auto& t : data::niah::task_names()) {
         bool on = std::find(d.niah.tasks.begin(), d.niah.tasks.end(), t) != d.niah.tasks.end();
-        if (col++ % 3) ImGui::SameLine();
+        if (col++) flow_same_line(ImGui::GetFrameHeight() + label_width(t.c_str()));
         if (ImGui::Checkbox(t.c_str(), &on)) {
           if (on) d.niah.tasks.push_back(t);
           else d.niah.tasks.erase(std::find(d.niah.tasks.begin(), d.niah.tasks.end(), t));

@@ -19,29 +19,27 @@ bool draw_schedule_controls(LabApp& app) {
   bool changed = false;
   const int D = m.d_head * m.d_head;
   int E = m.E;
-  ImGui::SetNextItemWidth(220);
+  ImGui::SetNextItemWidth(ui_px(220));
   if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
-  ImGui::SameLine();
+  flow_same_line(ui_px(120) + label_width("schedule"));
   std::string type = m.schedule.type;
-  ImGui::SetNextItemWidth(120);
+  ImGui::SetNextItemWidth(ui_px(120));
   if (combo("schedule", type, memory::schedule_types())) ed.set_schedule_type(type), changed = true;
   if (m.schedule.type == "power") {
-    ImGui::SameLine();
+    flow_same_line(ui_px(140) + label_width("p"));
     float p = static_cast<float>(m.schedule.power);
-    ImGui::SetNextItemWidth(140);
+    ImGui::SetNextItemWidth(ui_px(140));
     if (ImGui::SliderFloat("p", &p, 0.25f, 4.0f, "%.2f")) m.schedule.power = p, changed = true;
   }
-  ImGui::SameLine();
+  flow_same_line(ui_px(200));
   int N = m.N;
   if (horizon_input("horizon N", N, ed.config.data.seq_len)) ed.set_N(N), changed = true;
   if (N > 0) {
-    ImGui::SameLine();
     const int L = ed.config.data.seq_len;
     for (const auto& [label, n] : {std::pair{"x0.5", std::max(1, L / 2)}, {"x1", L}, {"x2", 2 * L}, {"x4", 4 * L}}) {
+      flow_same_line(ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x);
       if (ImGui::SmallButton(label)) ed.set_N(n), changed = true;
-      ImGui::SameLine();
     }
-    ImGui::NewLine();
   }
   return changed;
 }
@@ -54,7 +52,9 @@ void draw_explore_panel(LabApp& app) {
     ImGui::TextWrapped("Explore puts a trained model's schedule under your hands: E, the horizon N, the schedule "
                        "and its unlock points become live controls over the trained weights, and the per-position "
                        "perplexity and block occupancy are evaluated again at every edit.");
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("Open a finished run with its \"explore\" button in the Runs tab (or Training, once it is done).");
+    ImGui::PopTextWrapPos();
     return;
   }
   const auto s = x.snapshot();
@@ -66,41 +66,44 @@ void draw_explore_panel(LabApp& app) {
   }
   ImGui::SameLine();
   const std::string status = x.status_line();
+  ImGui::PushTextWrapPos(0.0f);
   if (status.starts_with("error")) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", status.c_str());
   else ImGui::TextDisabled("%s", status.c_str());
+  ImGui::PopTextWrapPos();
 
   bool changed = draw_schedule_controls(app);
-  ImGui::SetNextItemWidth(110);
+  ImGui::SetNextItemWidth(ui_px(110));
   int seqs = x.sequences;
   bool settings = false;
   if (input_int("sequences (0 = run's)", seqs, 0, 4096, 8, 64)) x.sequences = seqs, settings = true;
-  ImGui::SameLine();
+  flow_same_line(ui_px(110) + label_width("positions (0 = run's)"));
   int pos = x.positions;
-  ImGui::SetNextItemWidth(110);
+  ImGui::SetNextItemWidth(ui_px(110));
   if (input_int("positions (0 = run's)", pos, 0, 1 << 16, 128, 1024)) x.positions = pos, settings = true;
-  ImGui::SameLine();
+  const auto button_width = [](const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; };
+  flow_same_line(button_width("Evaluate NIAH"));
   if (ImGui::Button("Evaluate NIAH")) {
     if (const auto err = x.submit(true); !err.empty()) app.notify(err, true);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the NIAH grid of the run's eval section, for both schedules (slow)");
-  ImGui::SameLine();
+  flow_same_line(button_width("Sweep N"));
   if (ImGui::Button("Sweep N")) {
     if (const auto err = x.sweep("N"); !err.empty()) app.notify(err, true);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("N in 0.5, 1, 2, 4 x the training length, one figure");
-  ImGui::SameLine();
+  flow_same_line(button_width("Sweep E"));
   if (ImGui::Button("Sweep E")) {
     if (const auto err = x.sweep("E"); !err.empty()) app.notify(err, true);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("E in 1, 2, 4, 8, 16, 32, one figure");
-  ImGui::SameLine();
+  flow_same_line(button_width("Trained schedule"));
   if (ImGui::Button("Trained schedule")) x.reset();
 
   // The edited schedule's map with its unlock handles, before any evaluation: instant.
   try {
     const auto map_fig = x.edit.activation_figure();
     const float w = ImGui::GetContentRegionAvail().x;
-    const DrawnFigure map = draw_figure("explore-map", map_fig, ImVec2(w, 150));
+    const DrawnFigure map = draw_figure("explore-map", map_fig, ImVec2(w, ui_px(150)));
     if (x.edit.config.model.mixer.schedule.type == "custom")
       changed |= draw_unlock_strip(x.edit, app.explore_panel.dragging_unlock, map, w);
   } catch (const std::exception& e) {
@@ -112,7 +115,7 @@ void draw_explore_panel(LabApp& app) {
   draw_export_controls(app, x.figures(), "explore-export");
   ImGui::BeginChild("explore-figures", ImVec2(0, 0), false);
   if (x.figures().empty()) ImGui::TextDisabled("evaluating the trained schedule...");
-  draw_figure_grid(x.figures(), 2, 280);
+  draw_figure_grid(x.figures(), 2, ui_px(280));
   ImGui::EndChild();
 }
 

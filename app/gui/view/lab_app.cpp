@@ -3,8 +3,30 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
+
+#include "app/gui/state/ui_settings.hpp"
 
 namespace proteus::gui {
+
+namespace {
+constexpr std::pair<Tab, const char*> kTabNames[] = {
+    {Tab::activation, "activation"}, {Tab::training, "training"}, {Tab::runs, "runs"},
+    {Tab::explore, "explore"},       {Tab::teach, "teach"},
+};
+}  // namespace
+
+const char* tab_name(Tab t) {
+  for (const auto& [tab, name] : kTabNames)
+    if (tab == t) return name;
+  return "activation";
+}
+
+std::optional<Tab> tab_from_name(const std::string& name) {
+  for (const auto& [tab, n] : kTabNames)
+    if (name == n) return tab;
+  return std::nullopt;
+}
 
 LabApp::LabApp(std::filesystem::path root, std::filesystem::path runs)
     : source_root(std::move(root)), runs_dir(std::move(runs)) {
@@ -28,9 +50,11 @@ void LabApp::editor_changed() {
   problem = editor.problem();
   try {
     activation = editor.activation_figure();
+    activation_figures_ = {{"activation_map", *activation}};
     activation_error.clear();
   } catch (const std::exception& e) {
     activation.reset();
+    activation_figures_.clear();
     activation_error = e.what();
   }
 }
@@ -106,47 +130,167 @@ void LabApp::frame() {
     else notify("exported " + std::to_string(r->files.size()) + " files to " + export_dir);
     export_job_ = ExportHandle();
   }
+  for (const auto action : pressed_shortcuts(shortcut_context())) perform(action);
+  advance_teaching_playback();
 
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(vp->WorkPos);
-  ImGui::SetNextWindowSize(vp->WorkSize);
-  ImGui::Begin("Proteus Lab", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                   ImGuiWindowFlags_NoBringToFrontOnFocus);
-  const float status_h = ImGui::GetFrameHeightWithSpacing() + 4;
-  const float left_w = std::min(380.0f, vp->WorkSize.x * 0.32f);
-  ImGui::BeginChild("controls", ImVec2(left_w, -status_h), true);
-  draw_controls_panel(*this);
-  ImGui::EndChild();
-  ImGui::SameLine();
-  ImGui::BeginChild("views", ImVec2(0, -status_h), false);
-  if (ImGui::BeginTabBar("tabs")) {
-    auto tab = [&](const char* name, Tab t, void (*draw)(LabApp&)) {
-      ImGuiTabItemFlags flags = 0;
-      if (requested_tab_ && *requested_tab_ == t) flags |= ImGuiTabItemFlags_SetSelected;
-      if (ImGui::BeginTabItem(name, nullptr, flags)) {
-        draw(*this);
-        ImGui::EndTabItem();
-      }
-    };
-    tab("Activation map", Tab::activation, draw_activation_panel);
-    tab("Training", Tab::training, draw_training_panel);
-    tab("Runs", Tab::runs, draw_runs_panel);
-    tab("Explore", Tab::explore, draw_explore_panel);
-    tab("Teach: the gated rule", Tab::teach, draw_teaching_panel);
-    requested_tab_.reset();
-    ImGui::EndTabBar();
+  if (presenting) {
+    draw_presentation_view(*this);
+  } else {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(vp->WorkSize);
+    ImGui::Begin("Proteus Lab", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_MenuBar);
+    draw_menu_bar();
+    const float status_h = ImGui::GetFrameHeightWithSpacing() + ui_px(4);
+    const float left_w = std::min(ui_px(380), vp->WorkSize.x * 0.4f);  // at 2x on 1920 pixels: all of it
+    ImGui::BeginChild("controls", ImVec2(left_w, -status_h), true);
+    draw_controls_panel(*this);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("views", ImVec2(0, -status_h), false);
+    draw_tabs();
+    ImGui::EndChild();
+    draw_status_bar();
+    ImGui::End();
   }
-  ImGui::EndChild();
-  draw_status_bar();
-  ImGui::End();
+  if (help_open) draw_help_overlay(*this);
+}
+
+void LabApp::draw_menu_bar() {
+  if (!ImGui::BeginMenuBar()) return;
+  if (ImGui::BeginMenu("View")) {
+    // Each item shows the key the shortcut table gives its action, and does what that key does.
+    const auto item = [&](const char* label, ShortcutAction action, bool enabled = true) {
+      if (ImGui::MenuItem(label, shortcut_keys(action), false, enabled)) perform(action);
+    };
+    char scale[48];
+    std::snprintf(scale, sizeof scale, "UI scale: %g", double(ui_scale));
+    ImGui::TextDisabled("%s", scale);
+    item("Larger", ShortcutAction::scale_up, ui_scale < kMaxUiScale);
+    item("Smaller", ShortcutAction::scale_down, ui_scale > kMinUiScale);
+    item("The monitor's scale", ShortcutAction::scale_reset);
+    ImGui::Separator();
+    item("Presentation view", ShortcutAction::toggle_presentation);
+    item("Keyboard shortcuts", ShortcutAction::toggle_help);
+    ImGui::EndMenu();
+  }
+  ImGui::EndMenuBar();
+}
+
+void LabApp::draw_tabs() {
+  if (!ImGui::BeginTabBar("tabs")) return;
+  auto tab = [&](const char* name, Tab t, void (*draw)(LabApp&)) {
+    ImGuiTabItemFlags flags = 0;
+    if (requested_tab_ && *requested_tab_ == t) flags |= ImGuiTabItemFlags_SetSelected;
+    if (ImGui::BeginTabItem(name, nullptr, flags)) {
+      // A requested tab is selected from the next frame on: until then it is the current one.
+      if (!requested_tab_ || *requested_tab_ == t) current_tab_ = t;
+      draw(*this);
+      ImGui::EndTabItem();
+    }
+  };
+  tab("Activation map", Tab::activation, draw_activation_panel);
+  tab("Training", Tab::training, draw_training_panel);
+  tab("Runs", Tab::runs, draw_runs_panel);
+  tab("Explore", Tab::explore, draw_explore_panel);
+  tab("Teach: the gated rule", Tab::teach, draw_teaching_panel);
+  requested_tab_.reset();
+  if (ImGui::TabItemButton("?", ImGuiTabItemFlags_Trailing)) help_open = !help_open;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("keyboard shortcuts (F1)");
+  if (ImGui::TabItemButton("Present", ImGuiTabItemFlags_Trailing)) toggle_presentation();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("this tab full-window in large type, for a room (F11)");
+  ImGui::EndTabBar();
+}
+
+void LabApp::teaching_toggle_play() {
+  teaching_playing = !teaching_playing;
+  if (teaching_playing && teaching.t() >= teaching.T()) teaching.go_to(0);
+  teaching_next_step_s = ImGui::GetTime() + 1.0 / teaching_steps_per_s;
+}
+
+void LabApp::teaching_go_to(int t) {
+  teaching_playing = false;
+  teaching.go_to(t);
+}
+
+void LabApp::advance_teaching_playback() {
+  if (!teaching_playing || ImGui::GetTime() < teaching_next_step_s) return;
+  teaching.step();
+  teaching_next_step_s = ImGui::GetTime() + 1.0 / teaching_steps_per_s;
+  if (teaching.t() >= teaching.T()) teaching_playing = false;
+}
+
+void LabApp::request_ui_scale(float scale) {
+  const float s = std::clamp(scale, kMinUiScale, kMaxUiScale);
+  if (s == ui_scale && !ui_scale_request_) return;
+  ui_scale_request_ = s;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "UI scale %g (Ctrl + / Ctrl - / Ctrl 0)", double(s));
+  notify(buf);
+}
+
+std::optional<float> LabApp::take_ui_scale_request() {
+  auto r = ui_scale_request_;
+  ui_scale_request_.reset();
+  return r;
+}
+
+void LabApp::toggle_presentation() {
+  presenting = !presenting;
+  if (!presenting) return;
+  // Enter on the figure most lessons are about, when the tab has it.
+  const auto& figs = presentation_figures();
+  presented_figure = 0;
+  for (size_t i = 0; i < figs.size(); ++i)
+    if (figs[i].name == "per_position") presented_figure = static_cast<int>(i);
+}
+
+const std::vector<figures::NamedFigure>& LabApp::presentation_figures() const {
+  static const std::vector<figures::NamedFigure> none;  // an immutable empty list, not UI state
+  switch (current_tab_) {
+    case Tab::training: return training.figures();
+    case Tab::runs: return runs.figures();
+    case Tab::explore: return explore.figures();
+    case Tab::activation: return activation_figures_;
+    case Tab::teach: return none;
+  }
+  return none;
+}
+
+void LabApp::perform(ShortcutAction action) {
+  using A = ShortcutAction;
+  const int figure_count = static_cast<int>(presentation_figures().size());
+  switch (action) {
+    case A::toggle_help: help_open = !help_open; break;
+    case A::close_overlay:
+      if (help_open) help_open = false;
+      else presenting = false;
+      break;
+    case A::toggle_presentation: toggle_presentation(); break;
+    case A::scale_up: request_ui_scale(step_ui_scale(ui_scale_request_.value_or(ui_scale), +1)); break;
+    case A::scale_down: request_ui_scale(step_ui_scale(ui_scale_request_.value_or(ui_scale), -1)); break;
+    case A::scale_reset: request_ui_scale(default_ui_scale); break;
+    case A::teach_play_pause: teaching_toggle_play(); break;
+    case A::teach_step_forward: teaching_go_to(teaching.t() + 1); break;
+    case A::teach_step_back: teaching_go_to(teaching.t() - 1); break;
+    case A::teach_first: teaching_go_to(0); break;
+    case A::teach_last: teaching_go_to(teaching.T()); break;
+    case A::figure_next:
+      if (figure_count > 0) presented_figure = (presented_figure + 1) % figure_count;
+      break;
+    case A::figure_previous:
+      if (figure_count > 0) presented_figure = (presented_figure + figure_count - 1) % figure_count;
+      break;
+  }
 }
 
 void LabApp::draw_status_bar() {
   ImGui::Separator();
   if (export_busy()) {
     const auto p = export_job_.progress();
-    ImGui::ProgressBar(static_cast<float>(p.fraction), ImVec2(160, 0), "exporting");
+    ImGui::ProgressBar(static_cast<float>(p.fraction), ImVec2(ui_px(160), 0), "exporting");
     ImGui::SameLine();
     if (ImGui::SmallButton("cancel export")) export_job_.cancel();
     ImGui::SameLine();

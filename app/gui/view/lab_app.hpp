@@ -1,10 +1,12 @@
 // The window's whole state and its frame: the controls on the left, the views in tabs on the
-// right (activation map, training, runs, teaching), a status line at the bottom. Each panel is its
-// own file (draw_*_panel) and keeps what its widgets hold here (panel_state.hpp); the logic they
-// call lives in app/gui/state and is tested headlessly.
+// right (activation map, training, runs, teaching), a status line at the bottom; or, in the
+// presentation view, one tab's figures or the Teach stream filling the window in large type; the
+// help overlay over either. Each panel is its own file (draw_*_panel) and keeps what its widgets
+// hold here (panel_state.hpp); the logic they call lives in app/gui/state and is tested headlessly.
 #pragma once
 #include <filesystem>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -17,10 +19,15 @@
 #include "app/gui/state/training_session.hpp"
 #include "app/gui/view/panel_state.hpp"
 #include "app/gui/view/plot_view.hpp"
+#include "app/gui/view/shortcuts.hpp"
+#include "app/gui/view/ui_scale.hpp"
 
 namespace proteus::gui {
 
 enum class Tab { activation, training, runs, explore, teach };
+// "activation", "training", "runs", "explore", "teach": the names --tab and the settings file use.
+const char* tab_name(Tab t);
+std::optional<Tab> tab_from_name(const std::string& name);
 
 class LabApp {
  public:
@@ -36,7 +43,8 @@ class LabApp {
   void notify(const std::string& message, bool error = false);
   // The editor changed: revalidate and redraw the activation map.
   void editor_changed();
-  void show(Tab t) { requested_tab_ = t; }
+  void show(Tab t) { requested_tab_ = t, current_tab_ = t; }
+  Tab current_tab() const { return current_tab_; }
   // Puts a finished run in Explore (errors go to the status line); false when it cannot.
   bool open_explore(const std::string& run_dir);
 
@@ -64,10 +72,31 @@ class LabApp {
   ExplorePanelState explore_panel;
   ExportChoice export_choice;
 
-  // Teaching playback.
+  // Teaching playback: buttons and keys both call these (each stops playback but the toggle).
   bool teaching_playing = false;
   double teaching_next_step_s = 0;
   float teaching_steps_per_s = 2.0f;
+  void teaching_toggle_play();
+  void teaching_go_to(int t);
+
+  // UI scale: the window rebuilds its fonts between frames when a scale is requested (main.cpp:
+  // take_ui_scale_request, then apply_ui_scale and the new font texture).
+  float ui_scale = 1.0f;          // the scale the fonts were built at
+  float default_ui_scale = 1.0f;  // the monitor's (Ctrl 0)
+  UiFonts fonts;                  // the atlas's fonts at ui_scale (the presentation view's large type)
+  void request_ui_scale(float scale);  // clamped to the range; the status line says the new scale
+  std::optional<float> take_ui_scale_request();
+
+  // The presentation view (F11): the tab shown when it was entered, full-window in large type.
+  bool presenting = false;
+  int presented_figure = 0;  // which of presentation_figures() (arrows step)
+  void toggle_presentation();
+  // The figures the presentation view steps through: the current tab's (training, runs, explore,
+  // the activation map); empty for the Teach tab, which is presented whole.
+  const std::vector<figures::NamedFigure>& presentation_figures() const;
+  bool help_open = false;  // the shortcuts overlay (F1)
+  ShortcutContext shortcut_context() const { return {current_tab_ == Tab::teach, presenting}; }
+  void perform(ShortcutAction action);
 
   std::string status;         // the last notice
   bool status_is_error = false;
@@ -75,8 +104,14 @@ class LabApp {
 
  private:
   void draw_status_bar();
+  void draw_tabs();
+  void draw_menu_bar();  // View: the UI scale, the presentation view, the shortcuts
+  void advance_teaching_playback();
   ExportHandle export_job_;
   std::optional<Tab> requested_tab_;
+  std::vector<figures::NamedFigure> activation_figures_;  // the activation map, presented as a figure
+  Tab current_tab_ = Tab::activation;
+  std::optional<float> ui_scale_request_;
 };
 
 // Panels (one file each; the controls' settings sections in controls_settings.cpp).
@@ -88,6 +123,14 @@ void draw_training_panel(LabApp& app);
 void draw_runs_panel(LabApp& app);
 void draw_teaching_panel(LabApp& app);
 void draw_explore_panel(LabApp& app);
+// The presentation view: the whole window (presentation_view.cpp).
+void draw_presentation_view(LabApp& app);
+// The Teach tab's parts the presentation view shares: the lesson's controls on one row
+// (transport, E, N) and the stream itself (caption, blocks, both memories).
+void draw_teaching_lesson_row(LabApp& app);
+void draw_teaching_lesson(LabApp& app);
+// The shortcuts of where the window is, over everything, while app.help_open (help_overlay.cpp).
+void draw_help_overlay(LabApp& app);
 // Handles for a custom schedule's unlock points u_2..u_E on a strip under an activation map drawn
 // at `map`; `dragging` is the panel's held handle. True when a point moved.
 bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigure& map, float width);

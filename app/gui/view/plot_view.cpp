@@ -3,6 +3,8 @@
 // glyphs' vertices; then the hover read-out of the drawn figure.
 #include "app/gui/view/plot_view.hpp"
 
+#include "app/gui/view/ui_scale.hpp"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -19,13 +21,19 @@ ImU32 to_u32(const figures::Rgb& c, double alpha = 1) {
   return ImGui::ColorConvertFloat4ToU32(ImVec4(c[0], c[1], c[2], static_cast<float>(alpha)));
 }
 
-// The atlas's bold face for bold text where one is loaded (main.cpp loads DejaVu Sans Bold), else
-// the UI font.
-const ImFont* figure_font(bool bold) {
-  if (bold)
-    for (const ImFont* f : ImGui::GetIO().Fonts->Fonts)
-      if (f->ConfigData && std::strstr(f->ConfigData->Name, "Bold")) return f;
-  return ImGui::GetFont();
+// The atlas's bold face nearest above `px` for bold text (ui_scale.cpp loads one for the UI and
+// one for the presentation view), else the current font: glyphs drawn near the size they were
+// rasterised at stay sharp.
+const ImFont* figure_font(bool bold, float px) {
+  if (!bold) return ImGui::GetFont();
+  const ImFont* best = nullptr;
+  for (const ImFont* f : ImGui::GetIO().Fonts->Fonts) {
+    if (!f->ConfigData || !std::strstr(f->ConfigData->Name, "Bold")) continue;
+    const bool fits = f->FontSize >= px * 0.95f, best_fits = best && best->FontSize >= px * 0.95f;
+    if (!best || (fits && (!best_fits || f->FontSize < best->FontSize)) || (!fits && !best_fits && f->FontSize > best->FontSize))
+      best = f;
+  }
+  return best ? best : ImGui::GetFont();
 }
 
 class ImGuiPainter {
@@ -125,8 +133,8 @@ class ImGuiPainter {
   }
 
   void draw(const figures::Text& t) {
-    const ImFont* font = figure_font(t.style.bold);
     const float px = float(t.style.size) * s_;
+    const ImFont* font = figure_font(t.style.bold, px);
     const float w = font->CalcTextSizeA(px, FLT_MAX, 0, t.text.c_str()).x;
     const float ascent = font->Ascent * px / font->FontSize;
     const ImVec2 pivot = at(t.at);
@@ -232,7 +240,8 @@ float figure_scale() { return ImGui::GetFontSize() / float(figures::kLabelSize);
 
 figures::MeasureText window_text_measure(float scale) {
   return [scale](const std::string& text, const figures::TextStyle& style) {
-    return double(figure_font(style.bold)->CalcTextSizeA(float(style.size) * scale, FLT_MAX, 0, text.c_str()).x) / scale;
+    const float px = float(style.size) * scale;
+    return double(figure_font(style.bold, px)->CalcTextSizeA(px, FLT_MAX, 0, text.c_str()).x) / scale;
   };
 }
 
@@ -242,8 +251,8 @@ void paint_layout(ImDrawList* dl, const figures::Layout& layout, ImVec2 origin, 
 
 DrawnFigure draw_figure(const char* id, const figures::Figure& f, ImVec2 size) {
   ImGui::PushID(id);
-  size.x = std::max(size.x, 120.0f);
-  size.y = std::max(size.y, 100.0f);
+  size.x = std::max(size.x, ui_px(120));
+  size.y = std::max(size.y, ui_px(100));
   DrawnFigure d;
   d.origin = ImGui::GetCursorScreenPos();
   d.scale = figure_scale();

@@ -3,6 +3,7 @@
 #include <imgui_stdlib.h>
 
 #include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/widgets.hpp"
 
 namespace proteus::gui {
 
@@ -10,15 +11,17 @@ void draw_runs_panel(LabApp& app) {
   auto& rb = app.runs;
   auto& runs_dir = app.runs_panel.folder;
   auto& open_path = app.runs_panel.open_path;
-  ImGui::SetNextItemWidth(260);
+  // The fields take the row's width: a path is read whole where the panel allows.
+  const auto button_width = [](const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; };
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  ImGui::SetNextItemWidth(-(label_width("runs folder") + spacing + button_width("Rescan")));
   ImGui::InputText("runs folder", &runs_dir);
   ImGui::SameLine();
   if (ImGui::Button("Rescan")) {
     app.runs_dir = runs_dir;
     rb.rescan(app.runs_dir);
   }
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(260);
+  ImGui::SetNextItemWidth(-(spacing + button_width("Open run")));
   ImGui::InputTextWithHint("##open", "path/to/a/run", &open_path);
   ImGui::SameLine();
   if (ImGui::Button("Open run")) {
@@ -34,9 +37,15 @@ void draw_runs_panel(LabApp& app) {
 
   bool selection_changed = false;
   if (ImGui::BeginTable("runs", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp,
-                        ImVec2(0, 160))) {
+                        ImVec2(0, ui_px(160)))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    for (const char* h : {"overlay", "run", "state", "step", "model"}) ImGui::TableSetupColumn(h);
+    // Fixed columns fit their header and cells (a run's name is read whole); the model summary
+    // takes the rest, wrapped.
+    ImGui::TableSetupColumn("overlay", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("run", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("state", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("model", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     for (auto& e : rb.entries()) {
       ImGui::PushID(e.path.c_str());
@@ -69,18 +78,22 @@ void draw_runs_panel(LabApp& app) {
       ImGui::TableNextColumn();
       ImGui::Text("%lld", static_cast<long long>(e.step));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(e.summary.c_str());
+      ImGui::TextWrapped("%s", e.summary.c_str());
       ImGui::PopID();
     }
     ImGui::EndTable();
   }
-  if (rb.entries().empty()) ImGui::TextDisabled("No runs in %s yet: train one, or open a run folder by path.", runs_dir.c_str());
+  if (rb.entries().empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("No runs in %s yet: train one, or open a run folder by path.", runs_dir.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (selection_changed) {
     const auto err = rb.load();
     if (!err.empty()) app.notify(err, true);
   }
   draw_export_controls(app, rb.figures(), "runs-export");
-  ImGui::SameLine();
+  flow_same_line(button_width("Export run folders"));
   ImGui::BeginDisabled(rb.selected().empty());
   if (ImGui::Button("Export run folders")) {
     try {
@@ -92,7 +105,7 @@ void draw_runs_panel(LabApp& app) {
   }
   ImGui::EndDisabled();
   ImGui::BeginChild("overlay", ImVec2(0, 0), false);
-  draw_figure_grid(rb.figures(), 2, 300);
+  draw_figure_grid(rb.figures(), 2, ui_px(300));
   ImGui::EndChild();
 }
 

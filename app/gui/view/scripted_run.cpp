@@ -50,6 +50,69 @@ bool ScriptedRun::start_explore(LabApp& app) {
   return true;
 }
 
+bool ScriptedRun::apply_start_options(LabApp& app) {
+  if (!o_.preset.empty()) {
+    app.load_experiment(o_.preset);
+    if (app.status_is_error) {
+      fail(app.status, 2);
+      return false;
+    }
+  }
+  try {
+    auto j = config::to_json(app.editor.config, config::JsonForm::as_given);
+    for (const auto& s : o_.sets) {
+      auto [path, value] = config::parse_override(s);  // a bare word is a string
+      j = config::apply_override(j, path, value);
+    }
+    if (!o_.sets.empty()) app.editor.config = config::parse_run_config(j);
+    app.editor.config.runs_dir = app.runs_dir.string();
+    app.editor_changed();
+  } catch (const std::exception& e) {
+    fail(e.what(), 2);
+    return false;
+  }
+  if (const auto t = tab_from_name(o_.tab)) app.show(*t);
+  if (o_.teach_step >= 0) app.teaching.go_to(o_.teach_step);
+  if (o_.overlay) {
+    app.runs.rescan(app.runs_dir);
+    std::vector<std::string> all;
+    for (const auto& e : app.runs.entries()) all.push_back(e.path);
+    app.runs.select_only(all);
+    if (const auto err = app.runs.load(); !err.empty()) {
+      fail(err, 2);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ScriptedRun::start_presentation(LabApp& app) {
+  if (o_.present.empty()) return true;
+  if (o_.present == "teach") app.show(Tab::teach);
+  if (!app.presenting) app.toggle_presentation();
+  if (o_.present == "teach") return true;
+  const auto& figs = app.presentation_figures();
+  std::string names;
+  for (size_t i = 0; i < figs.size(); ++i) {
+    if (figs[i].name == o_.present) {
+      app.presented_figure = static_cast<int>(i);
+      return true;
+    }
+    names += (names.empty() ? "" : ", ") + figs[i].name;
+  }
+  fail("--present " + o_.present + ": the " + tab_name(app.current_tab()) + " tab has no such figure (it has: " +
+           (names.empty() ? "none" : names) + ")",
+       2);
+  return false;
+}
+
+void ScriptedRun::text_checked(const std::vector<CutText>& cut) {
+  if (cut.empty()) return;
+  for (const auto& c : cut)
+    std::cerr << "proteus-lab: cut-off text in " << c.window << " at (" << c.x << ", " << c.y << "): \"" << c.text << "\"\n";
+  fail(std::to_string(cut.size()) + " pieces of text are cut off in " + o_.screenshot, 1);
+}
+
 bool ScriptedRun::step(LabApp& app, double now_s) {
   if (o_.timeout_s > 0 && now_s > o_.timeout_s && phase_ != Phase::done) {
     fail("scripted run timed out after " + std::to_string(o_.timeout_s) + " s", 1);
@@ -57,50 +120,13 @@ bool ScriptedRun::step(LabApp& app, double now_s) {
   }
   switch (phase_) {
     case Phase::start: {
-      if (!o_.preset.empty()) {
-        app.load_experiment(o_.preset);
-        if (app.status_is_error) {
-          fail(app.status, 2);
-          return false;
-        }
-      }
-      try {
-        auto j = config::to_json(app.editor.config, config::JsonForm::as_given);
-        for (const auto& s : o_.sets) {
-          auto [path, value] = config::parse_override(s);  // a bare word is a string
-          j = config::apply_override(j, path, value);
-        }
-        if (!o_.sets.empty()) app.editor.config = config::parse_run_config(j);
-        app.editor.config.runs_dir = app.runs_dir.string();
-        app.editor_changed();
-      } catch (const std::exception& e) {
-        fail(e.what(), 2);
-        return false;
-      }
-      if (o_.tab == "activation") app.show(Tab::activation);
-      else if (o_.tab == "training") app.show(Tab::training);
-      else if (o_.tab == "runs") app.show(Tab::runs);
-      else if (o_.tab == "explore") app.show(Tab::explore);
-      else if (o_.tab == "teach") app.show(Tab::teach);
-      if (o_.teach_step >= 0) app.teaching.go_to(o_.teach_step);
-      if (o_.overlay) {
-        app.runs.rescan(app.runs_dir);
-        std::vector<std::string> all;
-        for (const auto& e : app.runs.entries()) all.push_back(e.path);
-        app.runs.select_only(all);
-        if (const auto err = app.runs.load(); !err.empty()) {
-          fail(err, 2);
-          return false;
-        }
-      }
+      if (!apply_start_options(app)) return false;
       if (o_.train && !app.start_training()) {
         fail("cannot start training: " + app.status, 2);
         return false;
       }
       if (!o_.tab.empty() && o_.train) {  // start_training switches to the training tab; the script's wins
-        if (o_.tab == "activation") app.show(Tab::activation);
-        else if (o_.tab == "runs") app.show(Tab::runs);
-        else if (o_.tab == "teach") app.show(Tab::teach);
+        if (const auto t = tab_from_name(o_.tab)) app.show(*t);
       }
       if (o_.train) phase_ = Phase::training;
       else if (!o_.explore.empty()) return start_explore(app);
@@ -168,6 +194,8 @@ bool ScriptedRun::step(LabApp& app, double now_s) {
         fail(app.status, 1);
         return false;
       }
+      if (!start_presentation(app)) return false;
+      if (o_.help) app.help_open = true;
       phase_ = o_.screenshot.empty() ? Phase::done : Phase::screenshot;
       return true;
     }
@@ -185,7 +213,7 @@ void ScriptedRun::screenshot_taken(bool ok) {
     fail("could not write the screenshot " + o_.screenshot, 1);
     return;
   }
-  phase_ = Phase::done;
+  if (phase_ == Phase::screenshot) phase_ = Phase::done;  // a failed text check stays failed
 }
 
 }  // namespace proteus::gui

@@ -1,5 +1,6 @@
 // A scripted session, for CI under Xvfb and for making the README's screenshots: load a preset,
-// apply overrides, train, export the figures, save a screenshot, write the frame times, quit.
+// apply overrides, train, export the figures, present a view, save a screenshot (checked for cut
+// text), write the frame times, quit.
 // Each frame the script looks at the app and takes its next step; it never blocks the loop.
 #pragma once
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "app/gui/state/frame_stats.hpp"
 #include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/text_check.hpp"
 
 namespace proteus::gui {
 
@@ -23,13 +25,16 @@ struct ScriptOptions {
   int explore_positions = 0;
   std::string explore_sweep;          // then an inference sweep over "N" or "E"
   std::string export_dir;             // export the training (or runs, or Explore) figures here once done
+  std::string present;                // then the presentation view: "teach", or a figure of the tab ("per_position")
+  bool help = false;                  // then the shortcuts overlay
   std::string screenshot;             // PNG of the window once everything above is done
+  bool check_text = false;            // fail (exit 1) when the screenshot's frame has cut-off text
   std::string frame_stats;            // JSON of frame times, written at exit
   bool quit = false;                  // exit when done
   double timeout_s = 0;               // give up (exit status 1) after this long; 0 = never
   bool any() const {
     return !preset.empty() || !sets.empty() || train || overlay || !explore.empty() || !export_dir.empty() ||
-           !screenshot.empty() || quit;
+           !screenshot.empty() || !present.empty() || help || quit;
   }
 };
 
@@ -42,12 +47,18 @@ class ScriptedRun {
   // After the frame is rendered: the screenshot path to capture now, or "".
   std::string screenshot_due() const { return phase_ == Phase::screenshot && settle_frames_ <= 0 ? o_.screenshot : ""; }
   void screenshot_taken(bool ok);
+  // The screenshot's frame, checked when --check-text asked: cut text fails the run (after the
+  // screenshot is written, so it shows what was cut).
+  bool text_check_due() const { return o_.check_text && !screenshot_due().empty(); }
+  void text_checked(const std::vector<CutText>& cut);
   int exit_code() const { return exit_code_; }
   const std::string& failure() const { return failure_; }
 
  private:
   enum class Phase { start, training, explore_edit, explore_sweep, exporting, screenshot, done };
   bool start_explore(LabApp& app);  // false when it failed (fail() called)
+  bool start_presentation(LabApp& app);  // false when it failed
+  bool apply_start_options(LabApp& app);  // preset, overrides, tab, overlay; false when it failed
   void fail(const std::string& why, int code);
   ScriptOptions o_;
   Phase phase_ = Phase::start;

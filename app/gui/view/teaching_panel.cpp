@@ -2,7 +2,8 @@
 // a gated one, side by side, stepped token by token (the memory-op engine computes every number).
 // Each side shows its state S_t (locked elements hatched, this step's writes outlined), the
 // recall error of every association at this step, and how each association's error evolved.
-// Keys: space plays or pauses, the arrows step, Home and End jump to the ends.
+// Keys (shortcuts.cpp's table, handled by LabApp): space plays or pauses, the arrows step, Home
+// and End jump to the ends. The presentation view shows the lesson row and the stream from here.
 #include <imgui.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/teaching_views.hpp"
+#include "app/gui/view/widgets.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "core/memory/key_normalize.hpp"
 #include "core/memory/schedule.hpp"
@@ -35,88 +37,71 @@ bool draw_example_controls(TeachingExample& ex) {
   bool changed = false;
   std::vector<std::string> rules;
   for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
-  changed |= choose("rule", ex.rule, rules, 90);
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(110);
+  changed |= choose("rule", ex.rule, rules, ui_px(90));
+  flow_same_line(ui_px(110) + label_width("E"));
+  ImGui::SetNextItemWidth(ui_px(110));
   changed |= ImGui::SliderInt("E", &ex.E, 1, std::min(64, ex.d_k * ex.d_v));
-  ImGui::SameLine();
   std::vector<std::string> schedules;
   for (const auto& s : memory::schedule_types())
     if (s != "custom") schedules.push_back(s);
-  changed |= choose("schedule", ex.schedule, schedules, 100);
-  ImGui::SameLine();
-  changed |= choose("normalize", ex.normalize, memory::key_normalize_names(), 170);
+  flow_same_line(ui_px(100) + label_width("schedule"));
+  changed |= choose("schedule", ex.schedule, schedules, ui_px(100));
+  flow_same_line(ui_px(170) + label_width("normalize"));
+  changed |= choose("normalize", ex.normalize, memory::key_normalize_names(), ui_px(170));
 
-  ImGui::SetNextItemWidth(90);
+  ImGui::SetNextItemWidth(ui_px(90));
   if (ImGui::SliderInt("d_k", &ex.d_k, 1, 16)) changed = true;
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(90);
+  flow_same_line(ui_px(90) + label_width("d_v"));
+  ImGui::SetNextItemWidth(ui_px(90));
   if (ImGui::SliderInt("d_v", &ex.d_v, 1, 16)) changed = true;
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(110);
+  flow_same_line(ui_px(110) + label_width("associations"));
+  ImGui::SetNextItemWidth(ui_px(110));
   if (ImGui::SliderInt("associations", &ex.T, 1, 32)) changed = true;
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(80);
+  flow_same_line(ui_px(80) + label_width("beta"));
+  ImGui::SetNextItemWidth(ui_px(80));
   float beta = static_cast<float>(ex.beta);
   if (ImGui::SliderFloat("beta", &beta, 0.0f, 2.0f, "%.2f")) ex.beta = beta, changed = true;
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(80);
+  flow_same_line(ui_px(80) + label_width("decay a"));
+  ImGui::SetNextItemWidth(ui_px(80));
   float a = static_cast<float>(ex.decay);
   if (ImGui::SliderFloat("decay a", &a, 0.5f, 1.0f, "%.2f")) ex.decay = a, changed = true;
-  ImGui::SameLine();
+  flow_same_line(ui_px(90) + label_width("seed"));
   int seed = static_cast<int>(ex.seed);
-  ImGui::SetNextItemWidth(90);
+  ImGui::SetNextItemWidth(ui_px(90));
   if (ImGui::InputInt("seed", &seed)) ex.seed = static_cast<uint64_t>(std::max(0, seed)), changed = true;
   ex.E = std::clamp(ex.E, 1, ex.d_k * ex.d_v);  // d_k or d_v shrank under E
   return changed;
 }
 
-// The transport: buttons and keys do the same. Keys act while no text field has the keyboard.
-void draw_transport(LabApp& app) {
+// The transport buttons (the keys do the same through LabApp::perform).
+void draw_transport_buttons(LabApp& app) {
   auto& st = app.teaching;
-  const auto toggle = [&] {
-    app.teaching_playing = !app.teaching_playing;
-    if (app.teaching_playing && st.t() >= st.T()) st.go_to(0);
-    app.teaching_next_step_s = ImGui::GetTime() + 1.0 / app.teaching_steps_per_s;
-  };
-  const auto stop_and = [&](auto&& action) {
-    app.teaching_playing = false;
-    action();
-  };
-  if (ImGui::Button("|<")) stop_and([&] { st.go_to(0); });
+  if (ImGui::Button("|<")) app.teaching_go_to(0);
   ImGui::SameLine();
-  if (ImGui::Button("< step")) stop_and([&] { st.back(); });
+  if (ImGui::Button("< step")) app.teaching_go_to(st.t() - 1);
   ImGui::SameLine();
-  if (ImGui::Button(app.teaching_playing ? "Pause" : "Play", ImVec2(60, 0))) toggle();
+  if (ImGui::Button(app.teaching_playing ? "Pause" : "Play", ImVec2(ImGui::CalcTextSize("Pause").x + ui_px(24), 0)))
+    app.teaching_toggle_play();
   ImGui::SameLine();
-  if (ImGui::Button("step >")) stop_and([&] { st.step(); });
+  if (ImGui::Button("step >")) app.teaching_go_to(st.t() + 1);
   ImGui::SameLine();
-  if (ImGui::Button(">|")) stop_and([&] { st.go_to(st.T()); });
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(110);
-  ImGui::SliderFloat("steps/s", &app.teaching_steps_per_s, 0.5f, 8.0f, "%.1f");
-  ImGui::SameLine();
-  if (ImGui::Button("Reset to the example")) {
-    stop_and([&] {
-      st.set_example(TeachingExample{});
-      st.go_to(0);
-    });
-  }
-  ImGui::SameLine();
-  ImGui::TextDisabled("space: play/pause   left/right: step   Home/End");
+  if (ImGui::Button(">|")) app.teaching_go_to(st.T());
+}
 
-  if (!ImGui::GetIO().WantTextInput) {
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) toggle();
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) stop_and([&] { st.step(); });
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) stop_and([&] { st.back(); });
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home), false)) stop_and([&] { st.go_to(0); });
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_End), false)) stop_and([&] { st.go_to(st.T()); });
+void draw_transport(LabApp& app) {
+  draw_transport_buttons(app);
+  flow_same_line(ui_px(110) + label_width("steps/s"));
+  ImGui::SetNextItemWidth(ui_px(110));
+  ImGui::SliderFloat("steps/s", &app.teaching_steps_per_s, 0.5f, 8.0f, "%.1f");
+  flow_same_line(ImGui::CalcTextSize("Reset to the example").x + ImGui::GetStyle().FramePadding.x * 2);
+  if (ImGui::Button("Reset to the example")) {
+    app.teaching_go_to(0);
+    app.teaching.set_example(TeachingExample{});
+    app.teaching.go_to(0);
   }
-  if (app.teaching_playing && ImGui::GetTime() >= app.teaching_next_step_s) {
-    st.step();
-    app.teaching_next_step_s = ImGui::GetTime() + 1.0 / app.teaching_steps_per_s;
-    if (st.t() >= st.T()) app.teaching_playing = false;
-  }
+  const char* keys = "space: play/pause   left/right: step   Home/End   F1: all keys";
+  flow_same_line(ImGui::CalcTextSize(keys).x);
+  ImGui::TextDisabled("%s", keys);
 }
 
 // One memory's column: its state, the recall bars at this step and the recall history.
@@ -124,23 +109,67 @@ void draw_memory_column(const char* id, const char* title, const MemoryStep& m, 
                         const TeachingExample& e, int t, float width) {
   ImGui::PushID(id);
   ImGui::BeginGroup();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + width);  // the column's text wraps within it
   ImGui::TextUnformatted(title);
   ImGui::TextDisabled("k(t) = %d blocks, %d of %d elements, %d of %d key rows open", m.active_blocks, m.active_elements,
                       e.d_k * e.d_v, m.open_rows, e.d_k);
   double scale = 1e-9;
   for (double v : m.state) scale = std::max(scale, std::abs(v));
-  const float cell = std::clamp(std::min(width * 0.55f / e.d_v, 190.0f / e.d_k), 6.0f, 40.0f);
+  const float cell = std::clamp(std::min(width * 0.55f / e.d_v, ui_px(190) / e.d_k), ui_px(6), ui_px(40));
   ImGui::Text("state S_t (%d x %d): hatched = locked, outlined = written at t", e.d_k, e.d_v);
   draw_cell_grid("state", e.d_k, e.d_v, cell, m.state, &m.mask, &m.written, scale);
   ImGui::Text("recall error of each association at t = %d (dashed: %.2f)", t, kRecalledBelow);
-  draw_recall_bars("bars", m.recall, e.T, width - 10, 90);
+  draw_recall_bars("bars", m.recall, e.T, width - ui_px(10), ui_px(90));
   ImGui::TextUnformatted("recall error of each association over the steps (faded: still to come)");
-  draw_recall_history("history", whole["recall_error"], e.T, t, std::clamp((width - 40) / e.T, 5.0f, 16.0f));
+  draw_recall_history("history", whole["recall_error"], e.T, t, std::clamp((width - ui_px(40)) / e.T, ui_px(5), ui_px(16)));
+  ImGui::PopTextWrapPos();
   ImGui::EndGroup();
   ImGui::PopID();
 }
 
 }  // namespace
+
+void draw_teaching_lesson_row(LabApp& app) {
+  draw_transport_buttons(app);
+  auto ex = app.teaching.example();
+  bool changed = false;
+  flow_same_line(ui_px(140) + label_width("E"));
+  ImGui::SetNextItemWidth(ui_px(140));
+  changed |= ImGui::SliderInt("E", &ex.E, 1, std::min(64, ex.d_k * ex.d_v));
+  flow_same_line(ui_px(140) + label_width("N"));
+  ImGui::SetNextItemWidth(ui_px(140));
+  int N = ex.horizon();
+  if (ImGui::SliderInt("N", &N, 1, 4 * ex.T)) ex.N = N, changed = true;
+  if (changed) {
+    try {
+      app.teaching.set_example(ex);
+    } catch (const std::exception& e) {
+      app.notify(e.what(), true);
+    }
+  }
+  const std::string where = "token " + std::to_string(app.teaching.t()) + " of " + std::to_string(app.teaching.T());
+  flow_same_line(ImGui::CalcTextSize(where.c_str()).x);
+  ImGui::TextUnformatted(where.c_str());
+}
+
+void draw_teaching_lesson(LabApp& app) {
+  auto& st = app.teaching;
+  const auto& s = st.current();
+  const auto& e = st.example();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x);
+  ImGui::TextUnformatted(st.caption().c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::Separator();
+  draw_block_strip(st.gated_output()["active_blocks"], e.E, s.t);
+
+  const float gap = ui_px(30);
+  const float half = (ImGui::GetContentRegionAvail().x - gap) / 2;
+  draw_memory_column("ungated", "Ungated memory (E = 1)", s.ungated, st.ungated_output(), e, s.t, half);
+  ImGui::SameLine(0, gap);
+  const std::string gated_title = "Gated memory (E = " + std::to_string(e.E) + ", " + e.schedule + " over N = " +
+                                  std::to_string(e.horizon()) + ", " + e.normalize + ")";
+  draw_memory_column("gated", gated_title.c_str(), s.gated, st.gated_output(), e, s.t, half);
+}
 
 void draw_teaching_panel(LabApp& app) {
   auto& st = app.teaching;
@@ -153,35 +182,27 @@ void draw_teaching_panel(LabApp& app) {
     }
   }
   draw_transport(app);
+  ImGui::Separator();
+  draw_teaching_lesson(app);
 
   const auto& s = st.current();
   const auto& e = st.example();
-  ImGui::Separator();
-  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x);
-  ImGui::TextUnformatted(st.caption().c_str());
-  ImGui::PopTextWrapPos();
-  ImGui::Separator();
-  draw_block_strip(st.gated_output()["active_blocks"], e.E, s.t);
-
-  const float half = (ImGui::GetContentRegionAvail().x - 30) / 2;
-  draw_memory_column("ungated", "Ungated memory (E = 1)", s.ungated, st.ungated_output(), e, s.t, half);
-  ImGui::SameLine(0, 30);
-  const std::string gated_title = "Gated memory (E = " + std::to_string(e.E) + ", " + e.schedule + " over N = " +
-                                  std::to_string(e.horizon()) + ", " + e.normalize + ")";
-  draw_memory_column("gated", gated_title.c_str(), s.gated, st.gated_output(), e, s.t, half);
-
   ImGui::Spacing();
   if (ImGui::CollapsingHeader("The gated update (SPEC 3) and this token's inputs")) {
     ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x * 0.5f);
     for (const auto& line : rule_equations(e.rule)) ImGui::BulletText("%s", line.c_str());
     ImGui::BulletText("recall error e_i(t) = ||(G_t * S_t)^T k_i - v_i|| / ||v_i||, k_i as the memory sees a key at t");
+    ImGui::PopTextWrapPos();
     ImGui::EndGroup();
-    ImGui::SameLine(0, 30);
+    ImGui::SameLine(0, ui_px(30));
     ImGui::BeginGroup();
     if (s.t >= 1) draw_token_inputs(st.input(), s.t);
     ImGui::EndGroup();
   }
+  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x);
   ImGui::TextDisabled("Same engine as: proteus memory-op --in IN.json --out OUT.json (with \"recall\": true)");
+  ImGui::PopTextWrapPos();
 }
 
 }  // namespace proteus::gui

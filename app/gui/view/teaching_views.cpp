@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/gui/view/ui_scale.hpp"
 
 namespace proteus::gui {
 namespace {
@@ -34,11 +35,11 @@ void draw_cell_grid(const char* id, int rows, int cols, float cell, const std::v
       dl->AddRectFilled(a, b, diverging(values[i], scale));
       const bool locked = mask && !(*mask)[i];
       if (locked) {  // hatched: locked elements keep their value
-        for (float d = 0; d < 2 * cell; d += 6)
+        for (float d = 0; d < 2 * cell; d += ui_px(6))
           dl->AddLine(ImVec2(a.x + std::max(0.0f, d - cell), a.y + std::min(d, cell - 2)),
                       ImVec2(a.x + std::min(d, cell - 2), a.y + std::max(0.0f, d - cell)), IM_COL32(90, 90, 90, 160));
       }
-      if (written && (*written)[i]) dl->AddRect(a, b, IM_COL32(255, 200, 0, 255), 0, 0, 2.5f);
+      if (written && (*written)[i]) dl->AddRect(a, b, IM_COL32(255, 200, 0, 255), 0, 0, ui_px(2.5f));
       char buf[16];
       std::snprintf(buf, sizeof buf, "%+.2f", values[i]);
       const ImVec2 ts = ImGui::CalcTextSize(buf);
@@ -52,22 +53,25 @@ void draw_cell_grid(const char* id, int rows, int cols, float cell, const std::v
 void draw_block_strip(const nlohmann::json& active_blocks, int E, int current) {
   const int T = static_cast<int>(active_blocks.size());
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  const float cw = std::min(28.0f, (ImGui::GetContentRegionAvail().x - 80) / std::max(T, 1));
-  const float ch = std::clamp(60.0f / E, 2.0f, 10.0f);
-  ImGui::Dummy(ImVec2(T * cw + 80, E * ch + 18));
+  // The strip starts right of its label; its caption sits under it.
+  const float label_w = ImGui::CalcTextSize("gated blocks").x + ui_px(8);
+  const float cw = std::min(ui_px(28), (ImGui::GetContentRegionAvail().x - label_w) / std::max(T, 1));
+  const float ch = std::clamp(ui_px(60) / E, ui_px(2), ui_px(10));
+  const float caption_h = ImGui::GetTextLineHeightWithSpacing();
+  ImGui::Dummy(ImVec2(T * cw + label_w, std::max(E * ch, ImGui::GetFontSize()) + caption_h));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (int t = 1; t <= T; ++t)
     for (int b = 0; b < E; ++b) {
       const bool on = b < active_blocks[t - 1].get<int>();
-      const ImVec2 a(o.x + 80 + (t - 1) * cw, o.y + (E - 1 - b) * ch);
+      const ImVec2 a(o.x + label_w + (t - 1) * cw, o.y + (E - 1 - b) * ch);
       dl->AddRectFilled(a, ImVec2(a.x + cw - 1, a.y + std::max(ch - 1, 1.0f)),
                         on ? IM_COL32(60, 60, 60, 255) : IM_COL32(225, 225, 225, 255));
     }
   if (current >= 1)
-    dl->AddRect(ImVec2(o.x + 80 + (current - 1) * cw - 1, o.y - 1), ImVec2(o.x + 80 + current * cw, o.y + E * ch + 1),
-                IM_COL32(255, 160, 0, 255), 0, 0, 2);
+    dl->AddRect(ImVec2(o.x + label_w + (current - 1) * cw - 1, o.y - 1),
+                ImVec2(o.x + label_w + current * cw, o.y + E * ch + 1), IM_COL32(255, 160, 0, 255), 0, 0, ui_px(2));
   dl->AddText(ImVec2(o.x, o.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), "gated blocks");
-  dl->AddText(ImVec2(o.x + 80, o.y + E * ch + 2), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+  dl->AddText(ImVec2(o.x + label_w, o.y + std::max(E * ch, ImGui::GetFontSize()) + ui_px(2)), ImGui::GetColorU32(ImGuiCol_TextDisabled),
               "tokens 1..T (dark = active block)");
 }
 
@@ -82,9 +86,11 @@ unsigned recall_colour(double error) {
 
 void draw_recall_bars(const char* id, const std::vector<double>& recall, int T, float width, float height) {
   ImGui::PushID(id);
-  const float axis_w = 34, top = 1.5f;  // the bars' scale: 0 .. 1.5, larger errors clipped
-  const ImVec2 o = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##bars", ImVec2(width, height + 16));
+  const float axis_w = ImGui::CalcTextSize("0.0").x + ui_px(10), top = 1.5f;  // the bars' scale: 0 .. 1.5, larger errors clipped
+  const float tick_h = ImGui::GetFontSize();
+  ImGui::InvisibleButton("##bars", ImVec2(width, height + tick_h / 2 + tick_h + ui_px(2)));
+  ImVec2 o = ImGui::GetItemRectMin();
+  o.y += tick_h / 2;  // room for the top tick's label
   const bool hovered = ImGui::IsItemHovered();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float x0 = o.x + axis_w, bw = (width - axis_w) / std::max(T, 1);
@@ -93,26 +99,28 @@ void draw_recall_bars(const char* id, const std::vector<double>& recall, int T, 
   for (double tick : {0.0, 0.5, 1.0, 1.5}) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "%.1f", tick);
-    dl->AddText(ImVec2(o.x, y_of(tick) - 7), faint, buf);
+    dl->AddText(ImVec2(o.x, y_of(tick) - tick_h / 2), faint, buf);
     dl->AddLine(ImVec2(x0, y_of(tick)), ImVec2(o.x + width, y_of(tick)), IM_COL32(128, 128, 128, 60));
   }
-  for (float x = x0; x < o.x + width; x += 8)  // dashed: the caption's "recalled" threshold
-    dl->AddLine(ImVec2(x, y_of(kRecalledBelow)), ImVec2(std::min(x + 4, o.x + width), y_of(kRecalledBelow)),
-                IM_COL32(40, 160, 70, 200), 1.5f);
+  for (float x = x0; x < o.x + width; x += ui_px(8))  // dashed: the caption's "recalled" threshold
+    dl->AddLine(ImVec2(x, y_of(kRecalledBelow)), ImVec2(std::min(x + ui_px(4), o.x + width), y_of(kRecalledBelow)),
+                IM_COL32(40, 160, 70, 200), ui_px(1.5f));
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   for (int i = 0; i < T; ++i) {
     const float a = x0 + i * bw + 1, b = x0 + (i + 1) * bw - 1;
     if (i < static_cast<int>(recall.size())) {
       dl->AddRectFilled(ImVec2(a, y_of(recall[i])), ImVec2(b, y_of(0)), recall_colour(recall[i]));
-      if (recall[i] > top) dl->AddTriangleFilled(ImVec2(a, o.y + 6), ImVec2(b, o.y + 6), ImVec2((a + b) / 2, o.y), IM_COL32(120, 20, 30, 255));
+      if (recall[i] > top)
+        dl->AddTriangleFilled(ImVec2(a, o.y + ui_px(6)), ImVec2(b, o.y + ui_px(6)), ImVec2((a + b) / 2, o.y), IM_COL32(120, 20, 30, 255));
     } else {
-      dl->AddRect(ImVec2(a, o.y + height - 3), ImVec2(b, y_of(0)), faint);  // not written yet
+      dl->AddRect(ImVec2(a, o.y + height - ui_px(3)), ImVec2(b, y_of(0)), faint);  // not written yet
     }
-    if (T <= 24 || (i + 1) % 4 == 0 || i == 0) {
+    // Every label where they fit (two digits per bar), else every fourth.
+    if (bw >= ImGui::CalcTextSize("00").x + ui_px(2) || (i + 1) % 4 == 0 || i == 0) {
       char buf[16];
       std::snprintf(buf, sizeof buf, "%d", i + 1);
       const float tw = ImGui::CalcTextSize(buf).x;
-      dl->AddText(ImVec2((a + b - tw) / 2, o.y + height + 2), faint, buf);
+      dl->AddText(ImVec2((a + b - tw) / 2, o.y + height + ui_px(2)), faint, buf);
     }
     if (hovered && mouse.x >= a && mouse.x < b) {
       if (i < static_cast<int>(recall.size())) ImGui::SetTooltip("association %d: recall error %.4f", i + 1, recall[i]);
@@ -124,9 +132,9 @@ void draw_recall_bars(const char* id, const std::vector<double>& recall, int T, 
 
 void draw_recall_history(const char* id, const nlohmann::json& recall_error, int T, int current, float cell) {
   ImGui::PushID(id);
-  const float label_w = 24;
+  const float label_w = ImGui::CalcTextSize("00").x + ui_px(8);
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##history", ImVec2(label_w + T * cell, T * cell + 16));
+  ImGui::InvisibleButton("##history", ImVec2(label_w + T * cell, T * cell + ImGui::GetTextLineHeightWithSpacing()));
   const bool hovered = ImGui::IsItemHovered();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
@@ -145,12 +153,12 @@ void draw_recall_history(const char* id, const nlohmann::json& recall_error, int
   for (int i = 1; i <= T; i += (T > 16 ? 4 : 1)) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "%d", i);
-    dl->AddText(ImVec2(o.x, o.y + (i - 1) * cell + (cell - 13) / 2), faint, buf);
+    dl->AddText(ImVec2(o.x, o.y + (i - 1) * cell + (cell - ImGui::GetFontSize()) / 2), faint, buf);
   }
   if (current >= 1)
     dl->AddRect(ImVec2(o.x + label_w + (current - 1) * cell - 1, o.y - 1),
-                ImVec2(o.x + label_w + current * cell, o.y + T * cell), IM_COL32(255, 160, 0, 255), 0, 0, 2);
-  dl->AddText(ImVec2(o.x + label_w, o.y + T * cell + 2), faint, "step t ->  (row i: association i)");
+                ImVec2(o.x + label_w + current * cell, o.y + T * cell), IM_COL32(255, 160, 0, 255), 0, 0, ui_px(2));
+  dl->AddText(ImVec2(o.x + label_w, o.y + T * cell + ui_px(2)), faint, "step t ->  (row i: association i)");
   ImGui::PopID();
 }
 

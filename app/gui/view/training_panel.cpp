@@ -39,7 +39,10 @@ void draw_training_panel(LabApp& app) {
     return;
   }
   if (ImGui::BeginTable("runs", 7, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-    for (const char* h : {"run", "state", "step", "tokens/s", "val bpb", "elapsed", "device"}) ImGui::TableSetupColumn(h);
+    // The run's name and its state (with the explore button) are read whole; the numbers share the rest.
+    ImGui::TableSetupColumn("run", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("state", ImGuiTableColumnFlags_WidthFixed);
+    for (const char* h : {"step", "tokens/s", "val bpb", "elapsed", "device"}) ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < s->runs.size(); ++i) {
       const auto& r = s->runs[i];
@@ -69,10 +72,12 @@ void draw_training_panel(LabApp& app) {
     }
     ImGui::EndTable();
   }
+  ImGui::PushTextWrapPos(0.0f);
   for (const auto& m : s->messages) ImGui::TextDisabled("%s", m.c_str());
+  ImGui::PopTextWrapPos();
   draw_export_controls(app, tr.figures(), "train-export");
   ImGui::BeginChild("live", ImVec2(0, 0), false);
-  draw_figure_grid(tr.figures(), 2, 300);
+  draw_figure_grid(tr.figures(), 2, ui_px(300));
   ImGui::EndChild();
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "app/gui/view/ui_scale.hpp"
 #include "core/config/size_bounds.hpp"
 
 namespace proteus::gui {
@@ -51,7 +52,7 @@ bool horizon_input(const char* label, int& N, int auto_value) {
   if (is_auto) {
     ImGui::TextDisabled("%s", label);
   } else {
-    ImGui::SetNextItemWidth(std::min(160.0f, std::max(80.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label).x - 8)));
+    ImGui::SetNextItemWidth(std::min(ui_px(160), std::max(ui_px(80), ImGui::GetContentRegionAvail().x - label_width(label))));
     changed |= input_int(label, N, 1, 1 << 20, 16, 256);
   }
   ImGui::PopID();
@@ -63,6 +64,22 @@ bool input_double(const char* label, double& v, double lo, double hi, const char
   if (!ImGui::InputDouble(label, &x, 0, 0, fmt)) return false;
   v = std::clamp(x, lo, hi);
   return true;
+}
+
+void flow_same_line(float width) {
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  const float next = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+  if (next + width <= right) ImGui::SameLine();
+}
+
+float field_width_for(const std::string& text, float min_width) {
+  const float want = ImGui::CalcTextSize(text.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x + ui_px(8);
+  return std::min(std::max(want, min_width), ImGui::GetContentRegionAvail().x);
+}
+
+float label_width(const char* label) {
+  const float text = ImGui::CalcTextSize(label, nullptr, true).x;
+  return text > 0 ? ImGui::GetStyle().ItemInnerSpacing.x + text : 0.0f;
 }
 
 }  // namespace proteus::gui

@@ -16,4 +16,14 @@ bool input_double(const char* label, double& v, double lo, double hi, const char
 // ("auto (256)"), and the number when it is unticked.
 bool horizon_input(const char* label, int& N, int auto_value);
 
+// ImGui::SameLine when an item `width` pixels wide still fits on the current line, else nothing
+// (the next item starts a new line): rows of controls wrap instead of running off a narrow or
+// scaled-up panel.
+void flow_same_line(float width);
+// A text field's width that shows all of `text` (a path is read whole), at least `min_width`
+// and at most what is left of the row.
+float field_width_for(const std::string& text, float min_width);
+// The width a widget's label takes beside its frame (inner spacing and text; 0 for "##id").
+float label_width(const char* label);
+
 }  // namespace proteus::gui

@@ -1,0 +1,72 @@
+// The presentation view (F11 or the Present button): for a room, the tab that was shown fills the
+// window in the presentation font (1.6 x the UI's). The Teach tab shows its stream with the
+// lesson's controls on one row (transport, E, N); another tab shows one of its figures at a time,
+// the arrow keys (or the buttons) stepping through them. No controls column, no status line.
+#include <imgui.h>
+
+#include <algorithm>
+#include <string>
+
+#include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/plot_view.hpp"
+#include "app/gui/view/widgets.hpp"
+
+namespace proteus::gui {
+namespace {
+
+// The row every presentation starts with: leave, help; the lesson's controls follow it.
+void draw_presentation_row_start(LabApp& app) {
+  if (ImGui::Button("Leave (F11)")) app.toggle_presentation();
+  ImGui::SameLine();
+  if (ImGui::Button("?")) app.help_open = !app.help_open;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("keyboard shortcuts (F1)");
+}
+
+void draw_presented_figures(LabApp& app) {
+  const auto& figs = app.presentation_figures();
+  draw_presentation_row_start(app);
+  if (figs.empty()) {
+    ImGui::TextWrapped("No figures in the %s tab yet: train a run, or tick runs in the Runs tab, then present again.",
+                       tab_name(app.current_tab()));
+    return;
+  }
+  app.presented_figure = std::clamp(app.presented_figure, 0, static_cast<int>(figs.size()) - 1);
+  const int n = static_cast<int>(figs.size());
+  flow_same_line(ImGui::CalcTextSize("< previous").x + ImGui::GetStyle().FramePadding.x * 2);
+  if (ImGui::Button("< previous")) app.perform(ShortcutAction::figure_previous);
+  flow_same_line(ImGui::CalcTextSize("next >").x + ImGui::GetStyle().FramePadding.x * 2);
+  if (ImGui::Button("next >")) app.perform(ShortcutAction::figure_next);
+  const auto& shown = figs[size_t(app.presented_figure)];
+  const std::string where = "figure " + std::to_string(app.presented_figure + 1) + " of " + std::to_string(n) + ": " +
+                            shown.name + "   (left/right arrows)";
+  flow_same_line(ImGui::CalcTextSize(where.c_str()).x);
+  ImGui::TextDisabled("%s", where.c_str());
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  draw_figure(shown.name.c_str(), shown.figure, avail);
+}
+
+void draw_presented_teaching(LabApp& app) {
+  draw_presentation_row_start(app);
+  flow_same_line(ui_px(300));
+  draw_teaching_lesson_row(app);
+  ImGui::Separator();
+  draw_teaching_lesson(app);
+}
+
+}  // namespace
+
+void draw_presentation_view(LabApp& app) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->WorkPos);
+  ImGui::SetNextWindowSize(vp->WorkSize);
+  if (app.fonts.presentation) ImGui::PushFont(app.fonts.presentation);
+  ImGui::Begin("Proteus Lab: presentation", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_NoBringToFrontOnFocus);
+  if (app.current_tab() == Tab::teach) draw_presented_teaching(app);
+  else draw_presented_figures(app);
+  ImGui::End();
+  if (app.fonts.presentation) ImGui::PopFont();
+}
+
+}  // namespace proteus::gui
