@@ -97,11 +97,10 @@ std::string find_on_path(const std::string& program) {
   std::stringstream dirs(path);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) dir = ".";
-    const std::string candidate = dir + "/" + program;
+    const std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : dir) / program;
     struct stat st {};
     if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
-      return candidate;
+      return candidate.string();
   }
   return "";
 }
