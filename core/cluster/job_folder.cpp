@@ -208,7 +208,9 @@ void write_job_folder(const JobPlan& plan) {
       throw InputError("--job-name", dir.string() + " exists and its runs.json cannot be read (" + e.reason() +
                                          "): give another --job-name or remove that folder");
     }
-    if (existing != runs)
+    bool same = existing.is_array() && existing.size() == runs.size();
+    for (size_t i = 0; same && i < runs.size(); ++i) same = same_run(existing[i], runs[i]);
+    if (!same)
       throw InputError("--job-name", dir.string() + " holds another job's runs (another config, seeds or --set): "
                                      "give another --job-name, or remove that folder");
   } else {
@@ -228,11 +230,20 @@ void write_job_folder(const JobPlan& plan) {
       throw;
     }
   }
+  common::write_file_atomically(dir / kRunsFile, pretty(runs));  // this submission's threads
   common::write_file_atomically(dir / kJobFile, pretty(job));
   common::write_file_atomically(dir / kArrayScript, array_script(plan));
   common::write_file_atomically(dir / kMergeScript, merge_script(plan));
   fs::create_directories(dir / "logs");
   fs::create_directories(dir / "tasks");
+}
+
+bool same_run(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  json x = a, y = b;
+  x.erase("threads");
+  y.erase("threads");
+  return x == y;
 }
 
 fs::path JobRecord::run_dir(size_t index) const { return fs::path(runs.at(index).runs_dir) / runs.at(index).name; }

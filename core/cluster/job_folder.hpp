@@ -61,10 +61,14 @@ JobPlan plan_job(std::vector<config::RunConfig> runs, nlohmann::json experiment,
 std::string array_script(const JobPlan& plan);
 std::string merge_script(const JobPlan& plan);
 
-// Writes the job folder. An existing folder of the same name is reused (scripts rewritten) when it
-// holds the same runs, so resubmitting a command is safe; one holding other runs is refused
-// (InputError("--job-name", ...)) and left untouched.
+// Writes the job folder. An existing folder of the same name is reused (scripts and runs.json
+// rewritten) when it holds the same runs, so resubmitting a command is safe; one holding other runs
+// is refused (InputError("--job-name", ...)) and left untouched.
 void write_job_folder(const JobPlan& plan);
+
+// Two run configs are the same run when they differ at most in "threads" (how many cores it used,
+// which a resubmission with another --cpus-per-task changes, not what it computes).
+bool same_run(const nlohmann::json& a, const nlohmann::json& b);
 
 // A job folder as the tasks, the merge and `proteus jobs` read it.
 struct Submission {

@@ -50,8 +50,9 @@ TaskDecision decide_task(const JobRecord& job, size_t index) {
     throw InputError(dir.string(), "exists but is not a run (no config.json): move it away and resubmit");
   if (runs::RunLock::held(dir)) return {TaskAction::leave, "another writer holds it"};
   const auto reader = runs::RunReader::open(dir);
-  // A run of the same name from elsewhere (a local `proteus train`) is never taken over.
-  if (config::to_json(reader.run_config()) != config::to_json(job.runs[index]))
+  // A run of the same name and another config (a local `proteus train` of something else) is never
+  // taken over; one of the same config (another preset's identical baseline) is this task's run.
+  if (!same_run(config::to_json(reader.run_config()), config::to_json(job.runs[index])))
     throw InputError(dir.string(), "holds a run of another config than task " + std::to_string(index) +
                                        "'s (runs.json): move it away and resubmit");
   const auto status = reader.status();

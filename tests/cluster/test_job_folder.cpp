@@ -169,6 +169,11 @@ TEST(JobFolder, TheSameRunsReuseItAndOtherRunsAreRefused) {
   EXPECT_NO_THROW(cluster::write_job_folder(plan));
   EXPECT_EQ(cluster::read_job(plan.job_dir()).submissions.size(), 1u) << "a resubmission keeps the job's history";
 
+  auto more_cores = tiny_plan(tmp);
+  more_cores.runs[0].threads = 8;
+  EXPECT_NO_THROW(cluster::write_job_folder(more_cores)) << "the same runs on more cores";
+  EXPECT_EQ(cluster::read_job(plan.job_dir()).runs[0].threads, 8);
+
   auto other = tiny_plan(tmp);
   other.runs[0].train.steps = 99;
   const std::string before = read(plan.job_dir() / "runs.json");
@@ -331,7 +336,10 @@ TEST(TaskDecision, FollowsTheRunFolder) {
     auto held = runs::RunWriter::reopen(job.run_dir(3));
     EXPECT_EQ(cluster::decide_task(job, 3).action, TaskAction::leave);
   }
-  // A folder of that name holding another config is never taken over.
+  // The same run on more cores is still this task's run; another config is never taken over.
+  auto more_cores = job;
+  more_cores.runs[0].threads = 8;
+  EXPECT_EQ(cluster::decide_task(more_cores, 0).action, TaskAction::skip);
   auto other = job;
   other.runs[3].train.steps = 77;
   EXPECT_EQ(field_of([&] { cluster::decide_task(other, 3); }), job.run_dir(3).string());
