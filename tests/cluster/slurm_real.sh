@@ -50,6 +50,11 @@ stop_daemons() {
 }
 on_exit() {
   local status=$?
+  # Jobs still in this cluster (a failure mid-way) are cancelled first, so no task outlives the test.
+  if [ ${#daemons[@]} -gt 1 ] && [ -n "$(squeue -h -o %i 2>/dev/null)" ]; then
+    scancel --full $(squeue -h -o %A 2>/dev/null | sort -u) 2>/dev/null || true
+    for _ in $(seq 1 100); do [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.1; done
+  fi
   stop_daemons
   if [ $status -ne 0 ] && [ $status -ne 77 ]; then
     for log in "$work"/slurmctld.log "$work"/slurmd.log; do
@@ -128,7 +133,7 @@ cat >"$work/tiny.json" <<EOF
   "name": "tiny", "threads": 1,
   "model": {"d_model": 16, "layers": 1, "mixer": {"heads": 1, "d_head": 4, "E": 2}},
   "data": {"seq_len": 16, "batch": 2, "text": {"path": "$source_dir/assets/corpus/brown"}},
-  "train": {"steps": 120, "warmup": 2, "eval_every": 40, "log_every": 10, "checkpoint_every": 5, "val_batches": 1},
+  "train": {"steps": 1500, "warmup": 2, "eval_every": 500, "log_every": 10, "checkpoint_every": 20, "val_batches": 1},
   "eval": {"per_position": {"seq_len": 32, "sequences": 4}, "niah": {"enabled": false}, "occupancy": {"blocks": 2}},
   "variants": [{"name": "baseline", "set": {"model.mixer.E": 1}}, {"name": "proteus", "set": {"model.mixer.E": 2}}],
   "seeds": [1, 2]
@@ -161,21 +166,26 @@ expect $job/array.sbatch "--array=0-3"
 expect $job/array.sbatch "job-task $work/$job\\|job-task '$work/$job'"
 
 # Kill task 1 (tiny-baseline-s2) mid-run: SIGKILL, as an out-of-memory killer or a dead node would.
+# It is stopped (SIGSTOP) the moment it has a checkpoint, so the checks below see it mid-run.
 run=runs/tiny-baseline-s2
 killed=0
-for _ in $(seq 1 600); do
+for _ in $(seq 1 1500); do
   pid=$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' $job/tasks/1/task.json 2>/dev/null || true)
   step=$(sed -n 's/.*"step": *\([0-9]*\).*/\1/p' $run/status.json 2>/dev/null || true)
-  if [ -n "$pid" ] && [ -n "$step" ] && [ "$step" -ge 10 ] && [ -f $run/checkpoint.safetensors ]; then
-    grep -q '"running"' $run/status.json || die "$run finished before it could be killed: raise train.steps"
+  if [ -n "$pid" ] && [ -n "$step" ] && [ "$step" -ge 20 ] && [ -f $run/checkpoint.safetensors ]; then
+    kill -STOP "$pid"
+    grep -q '"running"' $run/status.json || die "$run finished before it could be stopped: raise train.steps"
+    # Slurm's own state beside the run folder's, while the task is in the middle of its run.
+    "$proteus" jobs runs >"$work/jobs.out" 2>&1 || { cat "$work/jobs.out"; die "proteus jobs failed"; }
+    expect "$work/jobs.out" "tiny-baseline-s2 *running .*\\[slurm RUNNING\\]"
     kill -KILL "$pid"
     killed=1
     say "killed task 1 (pid $pid) at step $step"
     break
   fi
-  sleep 0.05
+  sleep 0.02
 done
-[ $killed -eq 1 ] || die "task 1 never reached step 10 with a checkpoint"
+[ $killed -eq 1 ] || die "task 1 never reached step 20 with a checkpoint"
 wait_for_job
 say "first submission done"
 
