@@ -5,6 +5,35 @@
 #include "app/gui/view/lab_app.hpp"
 
 namespace proteus::gui {
+namespace {
+
+// The Slurm jobs of the runs folder (`proteus jobs` without squeue): each run's state and why.
+void draw_jobs(const RunsBrowser& rb) {
+  if (rb.jobs().empty() || !ImGui::CollapsingHeader("Slurm jobs")) return;
+  for (const auto& j : rb.jobs()) {
+    ImGui::PushID(j.path.c_str());
+    ImGui::Text("job %s", j.name.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", j.path.c_str());
+    if (!j.error.empty()) ImGui::TextDisabled("%s", j.error.c_str());
+    if (!j.runs.empty() && ImGui::BeginTable("job", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+      for (const char* h : {"run", "state", "why"}) ImGui::TableSetupColumn(h);
+      ImGui::TableHeadersRow();
+      for (const auto& r : j.runs) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.name.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.state.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.reason.c_str());
+      }
+      ImGui::EndTable();
+    }
+    ImGui::PopID();
+  }
+}
+
+}  // namespace
 
 void draw_runs_panel(LabApp& app) {
   auto& rb = app.runs;
@@ -75,6 +104,7 @@ void draw_runs_panel(LabApp& app) {
     ImGui::EndTable();
   }
   if (rb.entries().empty()) ImGui::TextDisabled("No runs in %s yet: train one, or open a run folder by path.", runs_dir.c_str());
+  draw_jobs(rb);
   if (selection_changed) {
     const auto err = rb.load();
     if (!err.empty()) app.notify(err, true);
