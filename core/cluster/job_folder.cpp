@@ -43,10 +43,13 @@ std::string shell_quoted(const std::string& s) {
 }
 
 std::string header(const JobPlan& plan, const std::string& what) {
+  std::string command = plan.command;  // one comment line, whatever the arguments held
+  for (char& c : command)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
   std::ostringstream s;
   s << "#!/bin/bash\n"
     << "# Proteus Lab job " << plan.name << ": " << what << "\n"
-    << "# Written by: " << plan.command << "\n";
+    << "# Written by: " << command << "\n";
   return s.str();
 }
 

@@ -178,6 +178,7 @@ for _ in $(seq 1 1500); do
     # Slurm's own state beside the run folder's, while the task is in the middle of its run.
     "$proteus" jobs runs >"$work/jobs.out" 2>&1 || { cat "$work/jobs.out"; die "proteus jobs failed"; }
     expect "$work/jobs.out" "tiny-baseline-s2 *running .*\\[slurm RUNNING\\]"
+    cat "$work/jobs.out"
     kill -KILL "$pid"
     killed=1
     say "killed task 1 (pid $pid) at step $step"
@@ -203,6 +204,7 @@ wait_for_job
 say "second submission done"
 for i in 0 2 3; do expect $job/tasks/$i/task.json '"skipped"'; done
 expect $job/tasks/1/task.json '"finished"'
+expect $run/status.json '"step": 1500'
 log1=$(ls $job/logs/task-"${array}"_1.out)
 expect "$log1" "resume: stopped at step"
 for r in tiny-baseline-s1 tiny-baseline-s2 tiny-proteus-s1 tiny-proteus-s2; do

@@ -92,6 +92,9 @@ TEST(JobPlan, ArrayScriptHasOneTaskPerRunAndEveryOption) {
   // Every #SBATCH line comes before the first command, or sbatch ignores it.
   EXPECT_LT(s.rfind("#SBATCH"), s.find("exec "));
   EXPECT_EQ(cluster::array_script(tiny_plan(tmp)).find("%2"), std::string::npos) << "no %N without --max-running";
+  auto odd = plan;
+  odd.command = "proteus train x.json --set 'data.text.path=a\nexec rm -rf /'";
+  EXPECT_EQ(cluster::array_script(odd).find("\nexec rm"), std::string::npos) << "the command stays in its comment line";
 }
 
 TEST(JobPlan, MergeScriptRunsTheMergeWithoutTheArrayOrTheGpus) {
