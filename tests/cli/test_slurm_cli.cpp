@@ -50,6 +50,13 @@ std::string write_config(const TempDir& tmp) {
   })");
 }
 
+// The tiny model's sweep over E in 1, 2, times seeds 1, 2.
+std::string write_sweep(const TempDir& tmp) {
+  write_config(tmp);
+  return tmp.write("sweep.json", R"({"parent": "tiny.json", "name": "grid", "variants": null,
+    "sweep": {"model.mixer.E": [1, 2]}})");
+}
+
 // A stand-in sbatch in tmp/bin (shell built-ins only): logs its arguments, prints ids 101, 102, ...
 std::string fake_sbatch_path(const TempDir& tmp) {
   const fs::path bin = tmp / "bin";
@@ -75,8 +82,9 @@ TEST(SlurmCommand, WithoutSlurmSaysSoInOneLineAndWritesNothing) {
   EXPECT_NE(r.out.find("--slurm: no Slurm on this machine"), std::string::npos) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   EXPECT_FALSE(fs::exists(tmp / "runs")) << "nothing is written";
-  const auto s = run_in(tmp, no_slurm_path(tmp), "sweep " + config + " --slurm --set 'sweep={\"model.mixer.E\": [1, 2]}'");
+  const auto s = run_in(tmp, no_slurm_path(tmp), "sweep " + write_sweep(tmp) + " --slurm");
   EXPECT_EQ(s.status, 2) << s.out;
+  EXPECT_NE(s.out.find("--slurm: no Slurm on this machine"), std::string::npos) << s.out;
   EXPECT_FALSE(fs::exists(tmp / "runs"));
 }
 
@@ -119,6 +127,16 @@ TEST(SlurmCommand, PrintWritesTheJobWithoutSubmitting) {
   EXPECT_EQ(jobs.status, 0) << jobs.out;
   EXPECT_NE(jobs.out.find("not submitted"), std::string::npos) << jobs.out;
   EXPECT_EQ(std::count(jobs.out.begin(), jobs.out.end(), '\n'), 6) << "a header, a submission line, 4 runs\n" << jobs.out;
+}
+
+TEST(SlurmCommand, ASweepIsOneTaskPerGridPointAndSeed) {
+  TempDir tmp;
+  const auto r = run_in(tmp, no_slurm_path(tmp), "sweep " + write_sweep(tmp) + " --slurm --print");
+  EXPECT_EQ(r.status, 0) << r.out;
+  const auto runs = TempDir::read(tmp / "runs/jobs/grid/runs.json");
+  for (const char* name : {"grid-E1-s1", "grid-E1-s2", "grid-E2-s1", "grid-E2-s2"})
+    EXPECT_NE(runs.find(std::string("\"name\": \"") + name + "\""), std::string::npos) << name << "\n" << r.out;
+  EXPECT_NE(TempDir::read(tmp / "runs/jobs/grid/array.sbatch").find("#SBATCH --array=0-3\n"), std::string::npos);
 }
 
 TEST(SlurmCommand, SubmitsTheArrayAndItsMergeAndResubmitsSafely) {
