@@ -225,6 +225,7 @@ void add_train_command(CLI::App& app) {
       refuse_with_resume(program, *o);
       if (o->slurm.slurm) fail(program, "--slurm: cannot be combined with --resume (run the --slurm command again: it "
                                          "resumes the job's interrupted runs)", exit_bad_input);
+      check_slurm_request(program, o->slurm);  // the other --slurm options need --slurm
       if (!std::filesystem::exists(std::filesystem::path(o->resume) / runs::kConfigFile))
         fail(program, o->resume + ": not a run directory (no config.json)", exit_bad_input);
       finish(watch(program, [&] { return engine::start_resume(o->resume, !o->no_eval); }));

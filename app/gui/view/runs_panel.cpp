@@ -9,7 +9,7 @@ namespace {
 
 // The Slurm jobs of the runs folder (`proteus jobs` without squeue): each run's state and why.
 void draw_jobs(const RunsBrowser& rb) {
-  if (rb.jobs().empty() || !ImGui::CollapsingHeader("Slurm jobs")) return;
+  if (rb.jobs().empty() || !ImGui::CollapsingHeader("Slurm jobs", ImGuiTreeNodeFlags_DefaultOpen)) return;
   for (const auto& j : rb.jobs()) {
     ImGui::PushID(j.path.c_str());
     ImGui::Text("job %s", j.name.c_str());
