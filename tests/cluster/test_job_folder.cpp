@@ -209,7 +209,7 @@ class FakeSbatch {
   std::string old_path_;
 };
 
-TEST(Submission, SubmitsTheArrayThenTheMergeAfterIt) {
+TEST(JobSubmission, SubmitsTheArrayThenTheMergeAfterIt) {
   TempDir tmp;
   const auto plan = tiny_plan(tmp);
   cluster::write_job_folder(plan);
@@ -230,7 +230,7 @@ TEST(Submission, SubmitsTheArrayThenTheMergeAfterIt) {
   EXPECT_EQ(job.submissions[0].merge_job, "102");
 }
 
-TEST(Submission, ARefusalIsRecordedWithSbatchsReason) {
+TEST(JobSubmission, ARefusalIsRecordedWithSbatchsReason) {
   TempDir tmp;
   const auto plan = tiny_plan(tmp);
   cluster::write_job_folder(plan);
@@ -266,7 +266,7 @@ cluster::RunFacts facts(bool exists, const std::string& run_state, bool evaluate
   return f;
 }
 
-TEST(RunStates, AreToldFromTheRunFolderTheTaskAndTheQueue) {
+TEST(JobRunStates, AreToldFromTheRunFolderTheTaskAndTheQueue) {
   using cluster::classify;
   EXPECT_EQ(classify(facts(true, "finished", true)).state, "finished");
   const auto failed = classify(facts(true, "failed"));
@@ -348,7 +348,7 @@ TEST(TaskDecision, FollowsTheRunFolder) {
   EXPECT_EQ(field_of([&] { cluster::decide_task(other, 3); }), job.run_dir(3).string());
 }
 
-TEST(Task, IsLeftAloneWhenAnotherTaskHoldsItAndRefusesABadIndex) {
+TEST(JobTask, IsLeftAloneWhenAnotherTaskHoldsItAndRefusesABadIndex) {
   TempDir tmp;
   const auto plan = tiny_plan(tmp);
   cluster::write_job_folder(plan);
@@ -365,7 +365,7 @@ TEST(Task, IsLeftAloneWhenAnotherTaskHoldsItAndRefusesABadIndex) {
   EXPECT_FALSE(fs::exists(plan.runs_dir / plan.runs[1].name)) << "nothing was trained";
 }
 
-TEST(Task, SkipsAFinishedRunAndSaysSo) {
+TEST(JobTask, SkipsAFinishedRunAndSaysSo) {
   TempDir tmp;
   const auto plan = tiny_plan(tmp);
   cluster::write_job_folder(plan);
@@ -385,7 +385,7 @@ TEST(Task, SkipsAFinishedRunAndSaysSo) {
   EXPECT_NE(log.str().find("task 2 (tiny-proteus-s1): skip: finished and evaluated"), std::string::npos) << log.str();
 }
 
-TEST(Merge, NamesEveryRunThatDidNotFinishWithItsReason) {
+TEST(JobMerge, NamesEveryRunThatDidNotFinishWithItsReason) {
   TempDir tmp;
   const auto plan = tiny_plan(tmp);
   cluster::write_job_folder(plan);
