@@ -19,4 +19,18 @@ void fail(std::string_view program, std::string_view message, int status) {
   throw CLI::RuntimeError(status);
 }
 
+namespace {
+std::string recorded_command_line = "proteus";
+}
+
+void set_command_line(int argc, const char* const* argv) {
+  recorded_command_line.clear();
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) recorded_command_line += ' ';
+    recorded_command_line += argv[i];
+  }
+}
+
+const std::string& command_line() { return recorded_command_line; }
+
 }  // namespace proteus::cli

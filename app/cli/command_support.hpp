@@ -18,4 +18,8 @@ void print_error(std::string_view program, std::string_view message);
 // Prints the error line for `program` ("proteus memory-op") and ends the subcommand with `status`.
 [[noreturn]] void fail(std::string_view program, std::string_view message, int status);
 
+// The command line as the user typed it (main records it), for files that say what wrote them.
+void set_command_line(int argc, const char* const* argv);
+const std::string& command_line();
+
 }  // namespace proteus::cli

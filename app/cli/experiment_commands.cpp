@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/cli/command_support.hpp"
+#include "app/cli/job_commands.hpp"
 #include "app/cli/progress_line.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
@@ -36,6 +37,7 @@ struct ExperimentOptions {
   bool no_eval = false;
   bool side_by_side = false;
   bool dry_run = false;
+  SlurmCliOptions slurm;  // --slurm: a Slurm job array instead of training here
 };
 
 constexpr const char* config_help = R"(CONFIG is a JSON run config (experiments/*.json): fields not given take their defaults, unknown
@@ -107,6 +109,8 @@ void add_common_options(CLI::App* c, ExperimentOptions& o) {
   c->add_flag("--no-eval", o.no_eval, "skip the evaluations after training");
   c->add_flag("--side-by-side", o.side_by_side, "train the runs at once, sharing the cores (the compare view)");
   c->add_flag("--dry-run", o.dry_run, "validate and list the runs without training");
+  add_slurm_options(c, o.slurm);
+  c->footer(std::string(config_help) + "\n\n" + slurm_help());
 }
 
 // Starts a job (in `start`) and watches it: refusals before it starts exit 2, failures after 1.
@@ -159,9 +163,13 @@ void refuse_with_resume(const std::string& program, const ExperimentOptions& o) 
   if (o.dry_run) refuse("--dry-run");
 }
 
-std::vector<config::RunConfig> load_runs(const std::string& program, const ExperimentOptions& o, bool sweep) {
+// The runs of the config (only the --variant ones when given); `experiment` gets the resolved
+// experiment they were expanded from.
+std::vector<config::RunConfig> load_runs(const std::string& program, const ExperimentOptions& o, bool sweep,
+                                         nlohmann::json* experiment = nullptr) {
   try {
     auto j = with_overrides(config::load_experiment_json(o.config), o);
+    if (experiment) *experiment = j;
     auto runs = sweep ? config::expand_sweep(j) : config::expand_variants(j);
     for (const auto& r : runs) engine::validate_run(r);
     if (o.variants.empty()) return runs;
@@ -185,6 +193,24 @@ void finish(int status) {
   if (status != exit_ok) throw CLI::RuntimeError(status);
 }
 
+// `train` / `sweep`: here, or as a Slurm job array with --slurm.
+void train_or_submit(const std::string& program, const ExperimentOptions& o, bool sweep) {
+  check_slurm_request(program, o.slurm);
+  if (!o.slurm.slurm) {
+    finish(run_job(program, load_runs(program, o, sweep), o));
+    return;
+  }
+  const auto refuse = [&](bool given, const char* option, const char* why) {
+    if (given) fail(program, std::string(option) + ": cannot be combined with --slurm (" + why + ")", exit_bad_input);
+  };
+  refuse(o.side_by_side, "--side-by-side", "each run is its own array task");
+  refuse(o.dry_run, "--dry-run", "--slurm --print writes the job without submitting it");
+  refuse(o.no_eval, "--no-eval", "the merge job summarises the evaluations");
+  nlohmann::json experiment;
+  const auto runs = load_runs(program, o, sweep, &experiment);
+  finish(submit_to_slurm(program, runs, experiment, o.slurm));
+}
+
 }  // namespace
 
 void add_train_command(CLI::App& app) {
@@ -193,18 +219,20 @@ void add_train_command(CLI::App& app) {
   c->add_option("config", o->config, "run config (JSON)")->option_text("CONFIG");
   c->add_option("--resume", o->resume, "continue a cancelled or crashed run from its checkpoint")->option_text("RUN");
   add_common_options(c, *o);
-  c->footer(config_help);
   c->callback([o] {
     const std::string program = "proteus train";
     if (!o->resume.empty()) {
       refuse_with_resume(program, *o);
+      if (o->slurm.slurm) fail(program, "--slurm: cannot be combined with --resume (run the --slurm command again: it "
+                                         "resumes the job's interrupted runs)", exit_bad_input);
+      check_slurm_request(program, o->slurm);  // the other --slurm options need --slurm
       if (!std::filesystem::exists(std::filesystem::path(o->resume) / runs::kConfigFile))
         fail(program, o->resume + ": not a run directory (no config.json)", exit_bad_input);
       finish(watch(program, [&] { return engine::start_resume(o->resume, !o->no_eval); }));
       return;
     }
     if (o->config.empty()) fail(program, "CONFIG: required (or --resume RUN)", exit_bad_input);
-    finish(run_job(program, load_runs(program, *o, false), *o));
+    train_or_submit(program, *o, false);
   });
 }
 
@@ -213,8 +241,7 @@ void add_sweep_command(CLI::App& app) {
   auto* c = app.add_subcommand("sweep", "Train a grid of runs: the config's \"sweep\" fields crossed with its variants");
   c->add_option("config", o->config, "run config with a \"sweep\" grid (JSON)")->required()->option_text("CONFIG");
   add_common_options(c, *o);
-  c->footer(config_help);
-  c->callback([o] { finish(run_job("proteus sweep", load_runs("proteus sweep", *o, true), *o)); });
+  c->callback([o] { train_or_submit("proteus sweep", *o, true); });
 }
 
 struct EvalOptions {

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/command_support.hpp"
+#include "core/cluster/job_state.hpp"
 #include "core/engine/seed_groups.hpp"
 #include "core/runs/run_dir.hpp"
 
@@ -21,20 +22,23 @@ void add_groups_command(CLI::App& app) {
   c->footer("A seed group is the runs of one variant trained with an experiment's \"seeds\" (their config.json\n"
             "records the group). Each group's folder gets group.json and per_position.csv (mean over seeds,\n"
             "t interval) and, against the E = 1 group trained beside it, paired_vs_baseline.csv (per seed,\n"
-            "t over seeds) and paired_vs_baseline_s<seed>.csv (bootstrap over the evaluation sequences).");
+            "t over seeds) and paired_vs_baseline_s<seed>.csv (bootstrap over the evaluation sequences).\n"
+            "Given a runs folder, the failed runs of its Slurm jobs (RUNS_DIR/jobs/) are named with their reasons.");
   c->callback([paths] {
     const std::string program = "proteus groups";
     std::vector<std::string> dirs;
+    std::vector<std::string> notes;
     for (const auto& p : *paths) {
       if (std::filesystem::exists(std::filesystem::path(p) / runs::kConfigFile)) {
         dirs.push_back(p);
       } else if (std::filesystem::is_directory(p)) {
         for (const auto& name : runs::list_runs(p)) dirs.push_back((std::filesystem::path(p) / name).string());
+        // A Slurm job's failed tasks are named here too: their runs are missing from the groups.
+        for (auto& n : cluster::failed_run_notes(p)) notes.push_back(std::move(n));
       } else {
         fail(program, p + ": neither a run directory (no config.json) nor a folder of runs", exit_bad_input);
       }
     }
-    std::vector<std::string> notes;
     std::vector<std::filesystem::path> written;
     try {
       written = engine::write_seed_group_results(dirs, &notes);

@@ -7,10 +7,11 @@
 #include "app/cli/bench_command.hpp"
 #include "app/cli/command_support.hpp"
 #include "app/cli/experiment_commands.hpp"
+#include "app/cli/job_commands.hpp"
 #if PROTEUS_HAVE_FIGURES
 #include "app/cli/export_command.hpp"
-#include "app/cli/groups_command.hpp"
 #endif
+#include "app/cli/groups_command.hpp"
 #include "app/cli/memory_op_command.hpp"
 
 namespace {
@@ -43,11 +44,15 @@ int main(int argc, char** argv) {
   proteus::cli::add_eval_command(app);
   proteus::cli::add_sweep_command(app);
   proteus::cli::add_groups_command(app);
+  proteus::cli::add_jobs_command(app);
+  proteus::cli::add_job_task_command(app);
+  proteus::cli::add_job_merge_command(app);
   proteus::cli::add_memory_op_command(app);
   proteus::cli::add_bench_command(app);
 #if PROTEUS_HAVE_FIGURES
   proteus::cli::add_export_command(app);
 #endif
+  proteus::cli::set_command_line(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

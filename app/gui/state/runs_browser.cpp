@@ -39,6 +39,18 @@ void RunsBrowser::rescan(const std::filesystem::path& runs_dir) {
     e.selected = std::find(was.begin(), was.end(), e.path) != was.end();
     entries_.push_back(std::move(e));
   }
+  jobs_.clear();
+  for (const auto& dir : cluster::list_jobs(runs_dir)) {
+    JobEntry j;
+    j.name = dir.filename().string();
+    j.path = dir.string();
+    try {
+      j.runs = cluster::job_states(cluster::read_job(dir), nullptr);
+    } catch (const std::exception& e) {
+      j.error = e.what();
+    }
+    jobs_.push_back(std::move(j));
+  }
 }
 
 void RunsBrowser::add(const std::filesystem::path& run_dir) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cluster/job_state.hpp"
 #include "core/figures/figure_set.hpp"
 #include "core/runs/run_dir.hpp"
 
@@ -28,14 +29,24 @@ struct RunEntry {
   }
 };
 
+// A Slurm job under the runs folder (RUNS_DIR/jobs/NAME, from `--slurm`), each run's state read
+// from its folder and its task's record; squeue is not asked (the window never waits on a process).
+struct JobEntry {
+  std::string name;
+  std::string path;
+  std::vector<cluster::RunJobView> runs;
+  std::string error;  // the job folder could not be read
+};
+
 class RunsBrowser {
  public:
-  // Lists runs_dir's run directories, keeping the selection of those still there.
+  // Lists runs_dir's run directories, keeping the selection of those still there, and its jobs.
   void rescan(const std::filesystem::path& runs_dir);
   // Adds one run directory from anywhere (the "Open" field); throws InputError when it is not one.
   void add(const std::filesystem::path& run_dir);
   std::vector<RunEntry>& entries() { return entries_; }
   const std::vector<RunEntry>& entries() const { return entries_; }
+  const std::vector<JobEntry>& jobs() const { return jobs_; }
   void select_only(const std::vector<std::string>& paths);
   std::vector<std::string> selected() const;
 
@@ -47,6 +58,7 @@ class RunsBrowser {
  private:
   static RunEntry describe(const std::filesystem::path& dir);
   std::vector<RunEntry> entries_;
+  std::vector<JobEntry> jobs_;
   std::vector<std::string> extra_;  // directories opened by hand, kept across rescans
   std::vector<figures::NamedFigure> figures_;
 };

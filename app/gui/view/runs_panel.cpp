@@ -6,6 +6,35 @@
 #include "app/gui/view/widgets.hpp"
 
 namespace proteus::gui {
+namespace {
+
+// The Slurm jobs of the runs folder (`proteus jobs` without squeue): each run's state and why.
+void draw_jobs(const RunsBrowser& rb) {
+  if (rb.jobs().empty() || !ImGui::CollapsingHeader("Slurm jobs", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  for (const auto& j : rb.jobs()) {
+    ImGui::PushID(j.path.c_str());
+    ImGui::Text("job %s", j.name.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", j.path.c_str());
+    if (!j.error.empty()) ImGui::TextDisabled("%s", j.error.c_str());
+    if (!j.runs.empty() && ImGui::BeginTable("job", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+      for (const char* h : {"run", "state", "why"}) ImGui::TableSetupColumn(h);
+      ImGui::TableHeadersRow();
+      for (const auto& r : j.runs) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.name.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.state.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.reason.c_str());
+      }
+      ImGui::EndTable();
+    }
+    ImGui::PopID();
+  }
+}
+
+}  // namespace
 
 void draw_runs_panel(LabApp& app) {
   auto& rb = app.runs;
@@ -88,6 +117,7 @@ void draw_runs_panel(LabApp& app) {
     ImGui::TextDisabled("No runs in %s yet: train one, or open a run folder by path.", runs_dir.c_str());
     ImGui::PopTextWrapPos();
   }
+  draw_jobs(rb);
   if (selection_changed) {
     const auto err = rb.load();
     if (!err.empty()) app.notify(err, true);

@@ -1,0 +1,48 @@
+// The runs browser lists the Slurm jobs of its runs folder (issue 26): each job's runs with the
+// states `proteus jobs` tells from the run folders and the tasks' records.
+#include <gtest/gtest.h>
+
+#include "app/gui/state/runs_browser.hpp"
+#include "core/cluster/job_folder.hpp"
+#include "core/cluster/job_state.hpp"
+#include "core/config/config_json.hpp"
+#include "core/config/experiment.hpp"
+#include "core/runs/run_dir.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace {
+
+using namespace proteus;
+
+TEST(RunsBrowserJobs, ShowsEachJobsRunsWithTheirStates) {
+  test_support::TempDir tmp;
+  const auto experiment = nlohmann::json::parse(R"({
+    "name": "tiny", "runs_dir": "runs",
+    "model": {"d_model": 16, "layers": 1, "mixer": {"heads": 1, "d_head": 4, "E": 2}},
+    "data": {"seq_len": 16, "batch": 2}, "train": {"steps": 4}, "seeds": [1, 2]
+  })");
+  const auto plan = cluster::plan_job(config::expand_variants(experiment), experiment, "", {}, "/bin/proteus",
+                                      tmp.path(), "proteus train tiny.json --slurm");
+  cluster::write_job_folder(plan);
+  {
+    auto w = runs::RunWriter::create(plan.runs_dir, plan.runs[0].name, config::to_json(plan.runs[0]));
+    w.set_status(runs::RunState::failed, "non-finite loss at step 3", 3);
+  }
+  gui::RunsBrowser browser;
+  browser.rescan(plan.runs_dir);
+  ASSERT_EQ(browser.jobs().size(), 1u);
+  const auto& job = browser.jobs().front();
+  EXPECT_EQ(job.name, "tiny");
+  EXPECT_TRUE(job.error.empty()) << job.error;
+  ASSERT_EQ(job.runs.size(), 2u);
+  EXPECT_EQ(job.runs[0].name, "tiny-s1");
+  EXPECT_EQ(job.runs[0].state, "failed");
+  EXPECT_EQ(job.runs[0].reason, "non-finite loss at step 3");
+  EXPECT_EQ(job.runs[1].state, "queued");
+  EXPECT_EQ(browser.entries().size(), 1u) << "the job folder is not a run";
+
+  browser.rescan(tmp / "elsewhere");
+  EXPECT_TRUE(browser.jobs().empty());
+}
+
+}  // namespace
