@@ -60,11 +60,12 @@ std::filesystem::path evaluate_into_folder(const std::string& run_dir, const std
   const auto cfg = edited_config(run, delta);
   validate_run(cfg);
   if (std::filesystem::exists(dir)) throw taken(dir);
-  const int64_t step = train::checkpoint_step(run.checkpoint);
-  const nlohmann::json delta_record = {{"run", std::filesystem::absolute(run_dir).lexically_normal().generic_string()},
-                             {"run_name", run.name},
-                             {"checkpoint_step", step},
-                             {"set", delta_json(delta)}};
+  const int64_t step = train::checkpoint_step(run.checkpoint);  // reads the whole file: a corrupt one makes no folder
+  const nlohmann::json delta_record = {
+      {"run", std::filesystem::absolute(run_dir).lexically_normal().generic_string()},
+      {"run_name", run.name},
+      {"checkpoint_step", step},
+      {"set", delta_json(delta)}};
   // The folder appears with its config, delta and "running" status, or not at all; of two
   // evaluations racing for one name, the second is refused here.
   auto made = runs::RunWriter::create_exactly(
@@ -83,7 +84,8 @@ std::filesystem::path evaluate_into_folder(const std::string& run_dir, const std
     });
     eval::write_eval_report(writer, report);
   } catch (const std::exception& e) {
-    // Found late (a corrupt checkpoint, a full disk): the folder says failed and why, and so does the error.
+    // Found late (held-out text without a held-out split, a full disk): the folder says failed and
+    // why, and the error says how to retry.
     writer.set_status(runs::RunState::failed, e.what(), step);
     throw std::runtime_error(std::string(e.what()) + " (" + dir.generic_string() +
                              " says failed: remove it to evaluate again under this name)");
