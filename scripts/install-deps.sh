@@ -3,6 +3,8 @@
 # engine's, the window's (Dear ImGui, GLFW, OpenGL, a font), Xvfb for the window's test, and clang
 # with its compiler runtime (libFuzzer) for the fuzzers (scripts/fuzz.sh).
 # CUDA is not installed here: when a toolkit is present (nvcc), the build finds it.
+#   scripts/install-deps.sh --tests   also what the checks against Python need (scripts/test.sh):
+#                                     PyTorch and numpy, with OpenBLAS so torch's CPU maths is not slow
 set -euo pipefail
 
 packages=(
@@ -14,6 +16,10 @@ packages=(
   xvfb xauth libgl1-mesa-dri
   clang
 )
+if [ "${1:-}" = --tests ]; then
+  # tests/reference (the PyTorch reference model) and the safetensors interop check run /usr/bin/python3.
+  packages+=(python3 python3-torch python3-numpy libopenblas0)
+fi
 # libFuzzer is in the compiler-rt package of clang's major version (libclang-rt-14-dev on Debian 12,
 # -18- on Ubuntu 24.04); apt only recommends it, and recommendations are not installed below.
 clang_major() {

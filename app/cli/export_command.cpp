@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "core/figures/figure_export.hpp"
 #include "core/figures/figure_set.hpp"
 #include "core/runs/run_dir.hpp"
+#include "core/runs/staged_folder.hpp"
 
 namespace proteus::cli {
 namespace {
@@ -84,22 +86,38 @@ void run(const ExportOptions& o) {
     fail(program, std::string("cannot read the runs: ") + e.what(), exit_bad_input);
   }
   const std::filesystem::path out = o.out.empty() ? readers.front().dir() / "figures" : std::filesystem::path(o.out);
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec || !std::filesystem::is_directory(out))
-    fail(program, "--out: cannot make the folder " + out.string() + (ec ? ": " + ec.message() : ""), exit_failure);
   if (figs.empty()) {
     std::cout << program << ": the runs have nothing to draw yet\n";
     return;
   }
+  // A folder this command makes appears whole or not at all: the files are drawn into a hidden
+  // staging folder beside it and renamed into place at the end. Into a folder that exists already,
+  // each file is replaced on its own (atomically).
+  std::error_code ec;
+  const bool make_folder = !std::filesystem::exists(out, ec);
+  std::unique_ptr<runs::StagedFolder> staged;
+  try {
+    if (make_folder) staged = std::make_unique<runs::StagedFolder>(out.parent_path().empty() ? "." : out.parent_path(),
+                                                                   out.filename().string());
+  } catch (const std::exception& e) {
+    fail(program, "--out: cannot make the folder " + out.string() + ": " + e.what(), exit_failure);
+  }
+  if (!make_folder && !std::filesystem::is_directory(out))
+    fail(program, "--out: " + out.string() + " exists and is not a folder", exit_failure);
+  const std::filesystem::path target = staged ? staged->path() : out;
   size_t written = 0;
   try {
-    written = figures::export_figures(figs, out, settings, [](const std::string& file) {
-                std::cout << file << '\n';
+    written = figures::export_figures(figs, target, settings, [&](const std::string& file) {
+                std::cout << (staged ? (out / std::filesystem::path(file).filename()).string() : file) << '\n';
                 return true;
               }).size();
+    if (staged && !staged->commit_as(out.filename().string()))
+      throw std::runtime_error(out.string() + " appeared while drawing: run again to draw into it");
   } catch (const std::exception& e) {
-    fail(program, e.what(), exit_failure);
+    fail(program,
+         std::string(e.what()) + (staged ? " (nothing was written: " + out.string() + " was not made; run again once fixed)"
+                                         : " (the files listed above were written; run again once fixed)"),
+         exit_failure);
   }
   std::cout << program << ": " << figs.size() << " figures, " << written << " files in " << out.string() << '\n';
 }

@@ -1,5 +1,7 @@
 #include "core/engine/edited_evaluation.hpp"
 
+#include <stdexcept>
+
 #include "core/common/atomic_file.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
@@ -22,9 +24,24 @@ std::filesystem::path evaluation_folder(const std::string& run_dir, const std::s
 
 namespace {
 
+// The name is taken: says by what (a finished evaluation, or one that failed, was cancelled or was
+// interrupted, and why) and how to retry, so a failed attempt never blocks its name silently.
 InputError taken(const std::filesystem::path& dir) {
-  return InputError("name", dir.generic_string() +
-                                " already exists: choose another name (an evaluation never writes over another)");
+  const std::string where = dir.generic_string();
+  std::string what;
+  try {
+    const auto reader = runs::RunReader::open(dir);
+    const auto status = reader.status();
+    const std::string state = reader.observed_state();
+    if (state == "running")
+      return InputError("name", where + " already exists: another evaluation is writing it now; choose another name");
+    what = " already exists: an evaluation that " + (state == "finished" ? std::string("finished") : "ended " + state) +
+           (status.message.empty() ? "" : " (" + status.message + ")");
+  } catch (const std::exception&) {
+    what = " already exists, and is not an evaluation this command wrote (no readable config.json and status.json)";
+  }
+  return InputError("name", where + what + ": choose another name, or remove that folder (rm -r " + where +
+                                ") to evaluate again under this one");
 }
 
 }  // namespace
@@ -42,17 +59,23 @@ std::filesystem::path evaluate_into_folder(const std::string& run_dir, const std
   const auto run = TrainedRun::open(run_dir);
   const auto cfg = edited_config(run, delta);
   validate_run(cfg);
-  std::filesystem::create_directories(dir.parent_path());
-  // mkdir is the arbiter: of two evaluations racing for one name, the second is refused here.
-  if (!std::filesystem::create_directory(dir)) throw taken(dir);
-  common::write_file_atomically(dir / runs::kConfigFile, config::to_json(cfg).dump(2) + "\n");
-  auto writer = runs::RunWriter::reopen(dir);
-  const int64_t step = train::checkpoint_step(run.checkpoint);
-  writer.set_status(runs::RunState::running, "evaluating " + run.name + " under " + delta_json(delta).dump(), step);
-  writer.write_json(kDeltaFile, {{"run", std::filesystem::absolute(run_dir).lexically_normal().generic_string()},
-                                 {"run_name", run.name},
-                                 {"checkpoint_step", step},
-                                 {"set", delta_json(delta)}});
+  if (std::filesystem::exists(dir)) throw taken(dir);
+  const int64_t step = train::checkpoint_step(run.checkpoint);  // reads the whole file: a corrupt one makes no folder
+  const nlohmann::json delta_record = {
+      {"run", std::filesystem::absolute(run_dir).lexically_normal().generic_string()},
+      {"run_name", run.name},
+      {"checkpoint_step", step},
+      {"set", delta_json(delta)}};
+  // The folder appears with its config, delta and "running" status, or not at all; of two
+  // evaluations racing for one name, the second is refused here.
+  auto made = runs::RunWriter::create_exactly(
+      dir.parent_path(), name, config::to_json(cfg),
+      "evaluating " + run.name + " under " + delta_json(delta).dump(), step,
+      [&](const std::filesystem::path& staging) {
+        common::write_file_atomically(staging / kDeltaFile, delta_record.dump(2) + "\n");
+      });
+  if (!made) throw taken(dir);
+  runs::RunWriter& writer = *made;
   bool stopped = false;
   try {
     const auto report = evaluate_trained(run, cfg, eval::EvalParts::all(), [&](const std::string& phase, double f) {
@@ -61,8 +84,11 @@ std::filesystem::path evaluate_into_folder(const std::string& run_dir, const std
     });
     eval::write_eval_report(writer, report);
   } catch (const std::exception& e) {
+    // Found late (held-out text without a held-out split, a full disk): the folder says failed and
+    // why, and the error says how to retry.
     writer.set_status(runs::RunState::failed, e.what(), step);
-    throw;
+    throw std::runtime_error(std::string(e.what()) + " (" + dir.generic_string() +
+                             " says failed: remove it to evaluate again under this name)");
   }
   writer.set_status(stopped ? runs::RunState::cancelled : runs::RunState::finished,
                     stopped ? "cancelled during evaluation" : "", step);

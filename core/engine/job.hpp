@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -54,11 +55,68 @@ class JobContext {
   bool paused_ = false;
 };
 
+// Owns what is being given up whose destruction waits (a Handle: cancel, then join; an explorer),
+// and destroys it on a thread of its own, so the thread that gives it up (the window's render loop)
+// never waits for a cancelled job to checkpoint. Its destructor waits for all of them.
+class JobReaper {
+ public:
+  JobReaper() = default;
+  JobReaper(const JobReaper&) = delete;
+  JobReaper& operator=(const JobReaper&) = delete;
+  ~JobReaper() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
+
+  // Takes `owner` (moved) and destroys it on the reaper's thread; returns at once.
+  template <class T>
+  void retire(T&& owner) {
+    std::shared_ptr<void> held = std::make_shared<std::decay_t<T>>(std::move(owner));
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(held));
+    if (!worker_.joinable()) worker_ = std::thread([this] { loop(); });
+    cv_.notify_all();
+  }
+  // How many retired things are not yet destroyed (a cancelled job still stopping counts).
+  size_t pending() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return queue_.size() + destroying_;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and everything is destroyed
+      std::shared_ptr<void> next = std::move(queue_.front());
+      queue_.pop_front();
+      destroying_ = 1;
+      lock.unlock();
+      next.reset();  // the wait happens here, off the retiring thread
+      lock.lock();
+      destroying_ = 0;
+    }
+  }
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<void>> queue_;
+  size_t destroying_ = 0;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
 template <class S>
 class Handle {
  public:
   Handle() = default;
   Handle(Handle&&) = default;
+  // Joins the job this handle held (cancel it first, or give it to a JobReaper to not wait).
   Handle& operator=(Handle&& other) {
     join();
     ctx_ = std::move(other.ctx_);

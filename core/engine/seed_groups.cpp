@@ -7,6 +7,7 @@
 #include "core/common/atomic_file.hpp"
 #include "core/eval/comparison.hpp"
 #include "core/runs/run_dir.hpp"
+#include "core/runs/staged_folder.hpp"
 
 namespace proteus::engine {
 namespace {
@@ -109,8 +110,11 @@ std::vector<std::filesystem::path> write_seed_group_results(const std::vector<st
       continue;
     }
     const int seq_len = runs.front().seq_len;
-    const auto dir = std::filesystem::path(g.members.front().run_dir).parent_path() / "groups" / g.name;
-    std::filesystem::create_directories(dir);
+    const auto final_dir = std::filesystem::path(g.members.front().run_dir).parent_path() / "groups" / g.name;
+    // Written beside the old summary and swapped in whole: a failure or a kill midway leaves the old
+    // one (or none), never a folder without its group.json.
+    runs::StagedFolder staged(final_dir.parent_path(), g.name);
+    const auto dir = staged.path();
 
     json members = json::array(), seeds = json::array();
     for (const auto& m : g.members) {
@@ -177,7 +181,8 @@ std::vector<std::filesystem::path> write_seed_group_results(const std::vector<st
       j["baseline"] = nullptr;
     }
     common::write_file_atomically(dir / "group.json", j.dump(2) + "\n");
-    written.push_back(dir);
+    staged.commit_replacing(g.name);
+    written.push_back(final_dir);
   }
   return written;
 }

@@ -20,6 +20,7 @@
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
 #include "core/config/config_json.hpp"
+#include "core/runs/staged_folder.hpp"
 
 namespace proteus::runs {
 namespace {
@@ -137,19 +138,30 @@ int RunWriter::open_metrics(const std::filesystem::path& dir) {
 
 RunWriter RunWriter::create(const std::filesystem::path& runs_dir, const std::string& name, const json& config) {
   check_plain_name(name, "name");
-  std::filesystem::create_directories(runs_dir);
-  std::filesystem::path dir;
-  for (int n = 1;; ++n) {
-    dir = runs_dir / (n == 1 ? name : name + "-" + std::to_string(n));
-    // create_directory is mkdir: false when the name is taken, even by a run started this instant.
-    if (std::filesystem::create_directory(dir)) break;
-  }
-  // Locked before it is a run: a reader never sees this run "running" with its lock free.
-  RunWriter writer(dir, RunLock::acquire(dir));
-  // The config first: a directory with a config.json is a run (list_runs), and its status may follow.
-  common::write_file_atomically(dir / kConfigFile, pretty(config));
-  write_status(dir, RunState::running, "", 0);
-  writer.metrics_fd_ = open_metrics(dir);
+  // Config and status are written before the folder has its name: whatever stops this (a full disk,
+  // a kill) leaves no run folder without a status, only a hidden partial that is cleaned up later.
+  StagedFolder staged(runs_dir, name);
+  common::write_file_atomically(staged.path() / kConfigFile, pretty(config));
+  write_status(staged.path(), RunState::running, "", 0);
+  for (int n = 1;; ++n)  // the rename never replaces: of two runs started at once, the second moves on
+    if (staged.commit_as(n == 1 ? name : name + "-" + std::to_string(n))) break;
+  // The lock came with the folder: a reader never sees this run "running" with its lock free.
+  RunWriter writer(staged.path(), staged.take_lock());
+  writer.metrics_fd_ = open_metrics(writer.dir_);
+  return writer;
+}
+
+std::optional<RunWriter> RunWriter::create_exactly(const std::filesystem::path& parent, const std::string& name,
+                                                   const json& config, const std::string& message, int64_t step,
+                                                   const std::function<void(const std::filesystem::path&)>& fill) {
+  check_plain_name(name, "name");
+  StagedFolder staged(parent, name);
+  common::write_file_atomically(staged.path() / kConfigFile, pretty(config));
+  write_status(staged.path(), RunState::running, message, step);
+  if (fill) fill(staged.path());
+  if (!staged.commit_as(name)) return std::nullopt;
+  RunWriter writer(staged.path(), staged.take_lock());
+  writer.last_step_ = step;
   return writer;
 }
 

@@ -15,6 +15,8 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,10 +70,18 @@ inline constexpr size_t kStatusMessageLimit = 1500;
 // threads (metrics lines are single appends, whole files are atomic renames).
 class RunWriter {
  public:
-  // Makes runs_dir/name, or name-2, name-3, ... when taken (mkdir is the arbiter, so two runs
-  // started at once never share a directory), writes config.json and status "running", step 0.
+  // Makes runs_dir/name, or name-2, name-3, ... when taken (a rename that never replaces is the
+  // arbiter, so two runs started at once never share a directory), with config.json and status
+  // "running", step 0, already in it when it appears (staged_folder.hpp).
   static RunWriter create(const std::filesystem::path& runs_dir, const std::string& name,
                           const nlohmann::json& config);
+  // Makes parent/name exactly, for a folder that reads as a run without training (an evaluation):
+  // config.json, status "running" with `message` at `step`, and what `fill` writes, are all in it
+  // when it appears. nullopt (and nothing written) when the name is taken. No metrics are appended.
+  static std::optional<RunWriter> create_exactly(const std::filesystem::path& parent, const std::string& name,
+                                                 const nlohmann::json& config, const std::string& message,
+                                                 int64_t step,
+                                                 const std::function<void(const std::filesystem::path&)>& fill = {});
   // Reopens an existing run directory to continue it (resuming from a checkpoint): a torn last
   // metrics line from a crash is cut off first, so new lines start clean, and with keep_through_step
   // >= 0 the lines of later steps (to be trained again) are dropped; status becomes "running".

@@ -4,11 +4,18 @@
 // `proteus export RUN --evals` draws the evaluation beside the run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
+#include "tests/support/child_process.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -79,6 +86,83 @@ TEST(EvalAsCommand, WritesIntoItsOwnFolderAndNeverOverwrites) {
   const auto csv = proteus::test_support::TempDir::read(dir / "fig" / "per_position.csv");
   EXPECT_NE(csv.find("tiny,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("stretch-n64,"), std::string::npos) << csv;
+}
+
+// Issue 21: an evaluation's folder exists only with a status, which says how it ended; a failed,
+// cancelled or interrupted one keeps its name but says so when the name is asked for again, with
+// how to retry.
+TEST(EvalAsCommand, AFailedEvaluationSaysSoAndHowToRetry) {
+  proteus::test_support::TempDir dir;
+  const auto config = dir.write("tiny.json", tiny);
+  ASSERT_EQ(run_proteus("train " + config + " --runs-dir " + (dir / "runs").string()).status, 0);
+  const auto run = dir / "runs" / "tiny";
+  // A corrupt checkpoint is found before the folder is made: no folder, and the name stays free.
+  const auto checkpoint = run / "checkpoint.safetensors";
+  const std::string good = proteus::test_support::TempDir::read(checkpoint);
+  std::ofstream(checkpoint, std::ios::binary | std::ios::trunc) << good.substr(0, good.size() - 100);
+  const auto corrupt = run_proteus("eval " + run.string() + " --set model.mixer.N=64 --as late");
+  EXPECT_NE(corrupt.status, 0) << corrupt.out;
+  EXPECT_NE(corrupt.out.find("checkpoint.safetensors"), std::string::npos) << corrupt.out;
+  const auto folder = run / "evals" / "late";
+  EXPECT_FALSE(fs::exists(folder)) << "a folder was made for an evaluation that never started";
+  std::ofstream(checkpoint, std::ios::binary | std::ios::trunc) << good;
+
+  // Held-out text with no held-out split (one short file) is found once the folder exists: bad input
+  // found late. The folder says failed and why; the error says how to retry.
+  const auto small = dir.write("small.txt", proteus::test_support::TempDir::read(
+                                                fs::path(PROTEUS_SOURCE_DIR) / "assets/corpus/brown/ca01.txt").substr(0, 3000));
+  const auto bad = run_proteus("eval " + run.string() + " --set data.text.path=" + small + " --as late");
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_NE(bad.out.find("remove it to evaluate again"), std::string::npos) << bad.out;
+  ASSERT_TRUE(fs::exists(folder / "status.json")) << "a folder without a status, or none: " << bad.out;
+  const auto status = proteus::test_support::TempDir::read(folder / "status.json");
+  EXPECT_NE(status.find("\"failed\""), std::string::npos) << status;
+  EXPECT_NE(status.find("data.text.holdout"), std::string::npos) << "the reason is in the status: " << status;
+
+  // The name is taken, and the refusal says by what and how to retry.
+  const auto again = run_proteus("eval " + run.string() + " --set model.mixer.N=64 --as late");
+  EXPECT_EQ(again.status, 2) << again.out;
+  EXPECT_NE(again.out.find("ended failed"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("rm -r " + folder.generic_string()), std::string::npos) << again.out;
+  EXPECT_EQ(std::count(again.out.begin(), again.out.end(), '\n'), 1) << again.out;
+
+  // Retrying as told works.
+  fs::remove_all(folder);
+  const auto retry = run_proteus("eval " + run.string() + " --set model.mixer.N=64 --as late");
+  EXPECT_EQ(retry.status, 0) << retry.out;
+  EXPECT_NE(proteus::test_support::TempDir::read(folder / "status.json").find("\"finished\""), std::string::npos);
+  for (const auto& e : fs::directory_iterator(run / "evals"))
+    EXPECT_NE(e.path().filename().string().front(), '.') << "a staging folder was left: " << e.path();
+}
+
+// Stopped by a signal once its folder exists: SIGTERM leaves "cancelled", SIGKILL a "running" status
+// no process holds (read as interrupted); either way asking for the name again says what is there.
+TEST(EvalAsCommand, AStoppedEvaluationSaysHowItEnded) {
+  proteus::test_support::TempDir dir;
+  const auto config = dir.write("tiny.json", tiny);
+  ASSERT_EQ(run_proteus("train " + config + " --runs-dir " + (dir / "runs").string()).status, 0);
+  const auto run = dir / "runs" / "tiny";
+  for (const auto& [sig, ended] : std::vector<std::pair<int, std::string>>{{SIGTERM, "ended cancelled"},
+                                                                          {SIGKILL, "ended interrupted"}}) {
+    SCOPED_TRACE(ended);
+    const std::string name = sig == SIGTERM ? "term" : "kill";
+    const auto folder = run / "evals" / name;
+    {
+      // Long enough to be stopped midway: many sequences at many positions.
+      proteus::test_support::ChildProcess p({"eval", run.string(), "--set", "eval.per_position.sequences=512",
+                                             "--set", "eval.per_position.seq_len=2048", "--as", name},
+                                            (dir / "eval.log").string());
+      ASSERT_TRUE(proteus::test_support::wait_until([&] { return fs::exists(folder); }, std::chrono::seconds(60)));
+      EXPECT_TRUE(fs::exists(folder / "status.json")) << "the folder appeared without its status";
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      p.signal(sig);
+      p.wait();
+    }
+    const auto again = run_proteus("eval " + run.string() + " --as " + name);
+    EXPECT_EQ(again.status, 2) << again.out;
+    EXPECT_NE(again.out.find(ended), std::string::npos) << again.out;
+    EXPECT_NE(again.out.find("rm -r"), std::string::npos) << again.out;
+  }
 }
 
 }  // namespace

@@ -7,12 +7,16 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "tests/support/child_process.hpp"
 #include "tests/support/run_command.hpp"
 
 namespace {
@@ -100,6 +104,49 @@ TEST_F(ExportCommand, ComparesRunsIntoAChosenFolderInChosenFormats) {
   const auto csv = read(out / "loss.csv");
   EXPECT_NE(csv.find("tiny-e1,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\ntiny,"), std::string::npos) << csv;
+}
+
+// Issue 21: an export into a folder it makes leaves that folder whole or not at all, whatever stops
+// it; killed midway it left a folder of some figures. Kills at spread points of a measured export:
+// the folder is absent or holds every file, and at least one kill landed before the end.
+TEST_F(ExportCommand, AKilledExportLeavesNoHalfMadeFolder) {
+  ASSERT_TRUE(trained_) << *train_out_;
+  using Clock = std::chrono::steady_clock;
+  const auto run_dir = (*dir_ / "runs" / "tiny").string();
+  const std::vector<std::string> args = {"export", run_dir, "--dpi", "600", "--out"};
+  const auto whole = *dir_ / "whole";
+  const auto t0 = Clock::now();
+  {
+    auto full = args;
+    full.push_back(whole.string());
+    proteus::test_support::ChildProcess p(full, (*dir_ / "export.log").string());
+    ASSERT_TRUE(WIFEXITED(p.wait()));
+  }
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
+  std::vector<std::string> every_file;
+  for (const auto& e : fs::directory_iterator(whole)) every_file.push_back(e.path().filename().string());
+  std::sort(every_file.begin(), every_file.end());
+  ASSERT_GT(every_file.size(), 8u);
+  int killed = 0;
+  for (int trial = 1; trial <= 5; ++trial) {
+    const auto out = *dir_ / ("killed-" + std::to_string(trial));
+    auto with_out = args;
+    with_out.push_back(out.string());
+    proteus::test_support::ChildProcess p(with_out, (*dir_ / "export.log").string());
+    std::this_thread::sleep_for(took * trial / 6);
+    p.signal(SIGKILL);
+    const int status = p.wait();
+    killed += WIFSIGNALED(status);
+    if (!fs::exists(out)) continue;
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(out)) files.push_back(e.path().filename().string());
+    std::sort(files.begin(), files.end());
+    EXPECT_EQ(files, every_file) << "killed after " << (took * trial / 6).count() << " ms: a half-made " << out;
+  }
+  EXPECT_GE(killed, 1) << "every export finished before its kill: nothing was tested";
+  for (const auto& e : fs::directory_iterator(*dir_))
+    if (e.path().filename().string().find(".partial-") != std::string::npos)
+      EXPECT_TRUE(fs::is_directory(e.path())) << "only hidden staging folders may stay after a kill";
 }
 
 TEST_F(ExportCommand, BadInputExitsTwoWithOneLine) {

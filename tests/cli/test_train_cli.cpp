@@ -9,9 +9,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 
+#include "core/runs/run_dir.hpp"
+#include "core/runs/safetensors.hpp"
 #include "tests/support/run_command.hpp"
 
 namespace {
@@ -28,6 +31,10 @@ fs::path temp_dir() {
 }
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 const std::string tiny = R"({
   "name": "tiny", "seed": 1, "threads": 2,
@@ -93,10 +100,13 @@ TEST(TrainCommand, TrainsEvaluatesAndEvaluatesAgain) {
   for (const char* f : {"config.json", "metrics.jsonl", "status.json", "checkpoint.safetensors", "per_position.csv",
                         "per_position.json", "occupancy.json"})
     EXPECT_TRUE(fs::exists(run_dir / f)) << f;
+  // Evaluating again rebuilds the same results from the checkpoint (same sequences, same bits).
+  const std::string first = read(run_dir / "per_position.csv");
+  ASSERT_NE(first.find('\n'), std::string::npos) << "the first evaluation wrote no rows";
   fs::remove(run_dir / "per_position.csv");
   const auto e = run("eval " + run_dir.string());
   EXPECT_EQ(e.status, 0) << e.out;
-  EXPECT_TRUE(fs::exists(run_dir / "per_position.csv"));
+  EXPECT_EQ(read(run_dir / "per_position.csv"), first) << "the second evaluation differs from the first";
   EXPECT_EQ(run("eval " + (dir / "nope").string()).status, 2);
 }
 
@@ -106,8 +116,25 @@ TEST(SweepCommand, TrainsEveryPointOfTheGrid) {
   write(dir / "sweep.json", cfg);
   const auto r = run("sweep " + (dir / "sweep.json").string() + " --runs-dir " + (dir / "runs").string() + " --no-eval");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(fs::exists(dir / "runs" / "tiny-E1" / "checkpoint.safetensors")) << r.out;
-  EXPECT_TRUE(fs::exists(dir / "runs" / "tiny-E2" / "checkpoint.safetensors")) << r.out;
+  // Each point of the grid trained under its own E to the end, and the two are different models.
+  std::vector<std::vector<float>> weights;
+  for (int e : {1, 2}) {
+    SCOPED_TRACE("E = " + std::to_string(e));
+    const auto run_dir = dir / "runs" / ("tiny-E" + std::to_string(e));
+    const auto reader = proteus::runs::RunReader::open(run_dir);
+    EXPECT_EQ(reader.run_config().model.mixer.E, e);
+    EXPECT_EQ(reader.status().state, proteus::runs::RunState::finished);
+    const auto ckpt = proteus::runs::read_safetensors(run_dir / "checkpoint.safetensors");
+    EXPECT_EQ(ckpt.metadata.at("step"), "4");
+    std::vector<float> all;
+    for (const auto& t : ckpt.tensors) {
+      const auto v = t.to_f32();
+      all.insert(all.end(), v.begin(), v.end());
+    }
+    weights.push_back(all);
+  }
+  ASSERT_EQ(weights[0].size(), weights[1].size());
+  EXPECT_NE(weights[0], weights[1]) << "E = 1 and E = 2 trained the same weights: the sweep did not change E";
 }
 
 }  // namespace

@@ -276,15 +276,34 @@ TEST(config, EveryRefusalNamesItsPath) {
   }
 }
 
+// Accepted, and read as given: a reader that dropped or clamped an edge value would pass a bare
+// "does not throw".
 TEST(config, ValuesNearTheEdgesAreAccepted) {
-  EXPECT_NO_THROW(parse_run_config(text(R"({"model": {"mixer": {"E": 1024}}})")));
-  EXPECT_NO_THROW(parse_run_config(text(R"({"model": {"mixer": {"type": "attention", "rule": "swla"}}})")));
-  EXPECT_NO_THROW(parse_run_config(text(R"({"train": {"min_lr": 0.003, "beta1": 0, "grad_clip": 0, "warmup": 0}})")));
-  EXPECT_NO_THROW(parse_run_config(text(R"({"data": {"seq_len": 8, "mix": [{"task": "mqar", "weight": 0},
-                                                                           {"task": "text"}]}})")));
-  EXPECT_NO_THROW(parse_run_config(text(R"({"model": {"mixer": {"E": 4, "schedule": {"type": "custom",
-                                                     "unlock": [1, 1, 2, 300]}}}})")));
-  EXPECT_NO_THROW(parse_run_config(text(R"({"comment": ["a preset", "with two lines"], "device": "cuda"})")));
+  const RunConfig e = parse_run_config(text(R"({"model": {"mixer": {"E": 1024}}})"));
+  EXPECT_EQ(e.model.mixer.E, 1024);
+  const RunConfig attention = parse_run_config(text(R"({"model": {"mixer": {"type": "attention", "rule": "swla"}}})"));
+  EXPECT_EQ(attention.model.mixer.type, "attention");
+  EXPECT_EQ(attention.model.mixer.rule, "swla");
+  const RunConfig train = parse_run_config(text(R"({"train": {"min_lr": 0.003, "beta1": 0, "grad_clip": 0, "warmup": 0}})"));
+  EXPECT_EQ(train.train.min_lr, 0.003);
+  EXPECT_EQ(train.train.beta1, 0.0);
+  EXPECT_EQ(train.train.grad_clip, 0.0);
+  EXPECT_EQ(train.train.warmup, 0);
+  const RunConfig data = parse_run_config(text(R"({"data": {"seq_len": 8, "mix": [{"task": "mqar", "weight": 0},
+                                                                                   {"task": "text"}]}})"));
+  EXPECT_EQ(data.data.seq_len, 8);
+  ASSERT_EQ(data.data.mix.size(), 2u);
+  EXPECT_EQ(data.data.mix[0].task, "mqar");
+  EXPECT_EQ(data.data.mix[0].weight, 0.0);
+  EXPECT_EQ(data.data.mix[1].task, "text");
+  EXPECT_EQ(data.data.mix[1].weight, 1.0) << "an omitted weight is the default";
+  const RunConfig custom = parse_run_config(text(R"({"model": {"mixer": {"E": 4, "schedule": {"type": "custom",
+                                                                   "unlock": [1, 1, 2, 300]}}}})"));
+  EXPECT_EQ(custom.model.mixer.E, 4);
+  EXPECT_EQ(custom.model.mixer.schedule.type, "custom");
+  EXPECT_EQ(custom.model.mixer.schedule.unlock, (std::vector<int64_t>{1, 1, 2, 300}));
+  const RunConfig commented = parse_run_config(text(R"({"comment": ["a preset", "with two lines"], "device": "cuda"})"));
+  EXPECT_EQ(commented.device, "cuda");
 }
 
 TEST(config, SuggestionsForValues) {

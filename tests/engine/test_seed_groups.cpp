@@ -2,7 +2,9 @@
 // without training: tiny models of different seeds evaluated per position, written as run directories.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "core/backend/cpu_backend.hpp"
@@ -77,6 +79,29 @@ TEST(SeedGroups, SummariesAndPairedDifferencesAreWrittenPerGroup) {
   std::string header;
   std::getline(csv, header);
   EXPECT_EQ(header, "position_lo,position_hi,mean,lo,hi,n");
+}
+
+// Issue 21: a group's folder is rewritten whole, or left as it was. Writing it again replaces every
+// file at once (a file the new summary does not write goes with the old folder) and leaves no
+// staging folder beside it.
+TEST(SeedGroups, ASummaryIsReplacedWholeAndNothingHalfMadeIsLeft) {
+  test_support::TempDir tmp;
+  const auto seqs = test_support::random_sequences(12, 24, 1);
+  std::vector<std::string> dirs;
+  for (uint64_t s : {1, 2}) dirs.push_back(make_run(tmp.path(), test_support::seed_group_member("y-baseline", 1, s), seqs));
+  for (uint64_t s : {1, 2}) dirs.push_back(make_run(tmp.path(), test_support::seed_group_member("y-proteus", 4, s), seqs));
+  ASSERT_EQ(engine::write_seed_group_results(dirs).size(), 2u);
+  const auto group_dir = tmp.path() / "groups" / "y-proteus";
+  std::ofstream(group_dir / "paired_vs_baseline_s9.csv") << "a seed no longer in the group";
+  std::vector<std::string> notes;
+  ASSERT_EQ(engine::write_seed_group_results(dirs, &notes).size(), 2u);
+  EXPECT_FALSE(std::filesystem::exists(group_dir / "paired_vs_baseline_s9.csv")) << "the old folder was patched, not replaced";
+  EXPECT_TRUE(std::filesystem::exists(group_dir / "group.json"));
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(tmp.path() / "groups")) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"y-baseline", "y-proteus"}))
+      << "a staging folder was left";
 }
 
 }  // namespace

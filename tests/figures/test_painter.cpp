@@ -42,6 +42,70 @@ uint32_t be32(const std::string& b, size_t at) {
 Figure lines() { return test_support::sample_lines(); }
 Figure grid() { return test_support::sample_grid(); }
 
+// A PNG decoded to pixels (0xAARRGGBB), through cairo's own reader.
+class Pixels {
+ public:
+  explicit Pixels(const std::string& png) : bytes_(png) {
+    surface_ = cairo_image_surface_create_from_png_stream(
+        [](void* closure, unsigned char* data, unsigned int length) {
+          auto* self = static_cast<Pixels*>(closure);
+          if (self->read_ + length > self->bytes_.size()) return CAIRO_STATUS_READ_ERROR;
+          std::copy_n(self->bytes_.data() + self->read_, length, data);
+          self->read_ += length;
+          return CAIRO_STATUS_SUCCESS;
+        },
+        this);
+  }
+  ~Pixels() { cairo_surface_destroy(surface_); }
+  bool ok() const { return cairo_surface_status(surface_) == CAIRO_STATUS_SUCCESS; }
+  int width() const { return cairo_image_surface_get_width(surface_); }
+  int height() const { return cairo_image_surface_get_height(surface_); }
+  uint32_t at(double x, double y) const {
+    const auto* row = cairo_image_surface_get_data(surface_) + static_cast<int>(y) * cairo_image_surface_get_stride(surface_);
+    return reinterpret_cast<const uint32_t*>(row)[static_cast<int>(x)];
+  }
+
+ private:
+  std::string bytes_;
+  size_t read_ = 0;
+  cairo_surface_t* surface_ = nullptr;
+};
+
+uint32_t argb(const Rgb& c) {
+  auto byte = [](float v) { return static_cast<uint32_t>(std::lround(v * 255)); };
+  return 0xff000000u | byte(c[0]) << 16 | byte(c[1]) << 8 | byte(c[2]);
+}
+
+bool near(uint32_t a, uint32_t b) {
+  for (int shift : {0, 8, 16, 24})
+    if (std::abs(int((a >> shift) & 0xff) - int((b >> shift) & 0xff)) > 1) return false;
+  return true;
+}
+
+// Pixels that are not the white page: a painter that drew nothing leaves none.
+size_t inked(const Pixels& px) {
+  size_t n = 0;
+  for (int y = 0; y < px.height(); ++y)
+    for (int x = 0; x < px.width(); ++x) n += px.at(x, y) != 0xffffffffu;
+  return n;
+}
+
+// Pixels in (about) colour c.
+size_t in_colour(const Pixels& px, const Rgb& c) {
+  size_t n = 0;
+  for (int y = 0; y < px.height(); ++y)
+    for (int x = 0; x < px.width(); ++x) n += near(px.at(x, y), argb(c));
+  return n;
+}
+
+// A figure with something drawn: at least 1% of the page inked.
+void expect_painted(const std::string& png, const std::string& what) {
+  const Pixels px(png);
+  ASSERT_TRUE(px.ok()) << what;
+  const size_t area = size_t(px.width()) * size_t(px.height());
+  EXPECT_GT(inked(px), area / 100) << what << ": the image is (nearly) blank";
+}
+
 TEST(SaveFigure, PngHasTheSignatureAndThePixelSize) {
   const auto dir = temp_dir();
   for (const auto& [w, h, dpi] : std::vector<std::tuple<double, double, double>>{{480, 320, 300}, {240, 180, 72}, {300, 200, 150}}) {
@@ -53,6 +117,11 @@ TEST(SaveFigure, PngHasTheSignatureAndThePixelSize) {
     EXPECT_EQ(b.substr(12, 4), "IHDR");
     EXPECT_EQ(be32(b, 16), static_cast<uint32_t>(std::lround(w * dpi / 72)));
     EXPECT_EQ(be32(b, 20), static_cast<uint32_t>(std::lround(h * dpi / 72)));
+    // And it shows the figure: ink on the page, each series in its own colour.
+    expect_painted(b, file.string());
+    const Pixels px(b);
+    for (const auto& series : lines().series)
+      EXPECT_GT(in_colour(px, series.color), 20u) << series.name << " is not drawn in its colour";
   }
   fs::remove_all(dir);
 }
@@ -85,6 +154,15 @@ TEST(SaveFigure, EveryBuilderPaints) {
       const auto file = dir / (std::to_string(i) + ext);
       EXPECT_NO_THROW(save_figure(figs[i], file, 400, 300, 100)) << file;
       EXPECT_GT(fs::file_size(file), 100u) << file;
+      const bool empty_figure = i + 1 == figs.size();  // Figure{}: painted without a crash, nothing more
+      if (empty_figure) continue;
+      if (std::string(ext) == ".png") expect_painted(read(file), file.string());
+      if (std::string(ext) == ".svg") {
+        const auto svg = read(file);
+        size_t paths = 0;
+        for (size_t at = svg.find("<path"); at != std::string::npos; at = svg.find("<path", at + 1)) ++paths;
+        EXPECT_GT(paths, 5u) << file << ": next to nothing drawn";
+      }
     }
   fs::remove_all(dir);
 }
@@ -117,44 +195,6 @@ TEST(SaveFigure, LeavesNoTemporaries) {
   fs::remove_all(dir);
 }
 
-// A PNG decoded to pixels (0xAARRGGBB), through cairo's own reader.
-class Pixels {
- public:
-  explicit Pixels(const std::string& png) : bytes_(png) {
-    surface_ = cairo_image_surface_create_from_png_stream(
-        [](void* closure, unsigned char* data, unsigned int length) {
-          auto* self = static_cast<Pixels*>(closure);
-          if (self->read_ + length > self->bytes_.size()) return CAIRO_STATUS_READ_ERROR;
-          std::copy_n(self->bytes_.data() + self->read_, length, data);
-          self->read_ += length;
-          return CAIRO_STATUS_SUCCESS;
-        },
-        this);
-  }
-  ~Pixels() { cairo_surface_destroy(surface_); }
-  bool ok() const { return cairo_surface_status(surface_) == CAIRO_STATUS_SUCCESS; }
-  uint32_t at(double x, double y) const {
-    const auto* row = cairo_image_surface_get_data(surface_) + static_cast<int>(y) * cairo_image_surface_get_stride(surface_);
-    return reinterpret_cast<const uint32_t*>(row)[static_cast<int>(x)];
-  }
-
- private:
-  std::string bytes_;
-  size_t read_ = 0;
-  cairo_surface_t* surface_ = nullptr;
-};
-
-uint32_t argb(const Rgb& c) {
-  auto byte = [](float v) { return static_cast<uint32_t>(std::lround(v * 255)); };
-  return 0xff000000u | byte(c[0]) << 16 | byte(c[1]) << 8 | byte(c[2]);
-}
-
-bool near(uint32_t a, uint32_t b) {
-  for (int shift : {0, 8, 16, 24})
-    if (std::abs(int((a >> shift) & 0xff) - int((b >> shift) & 0xff)) > 1) return false;
-  return true;
-}
-
 // At 72 dpi a pixel is a point: every cell run of the layout is in its colour where the layout
 // put it, and a cell with no value is left white.
 TEST(RenderFigure, PaintsTheCellsWhereTheLayoutPutsThem) {
@@ -179,7 +219,9 @@ TEST(RenderFigure, PaintsTheCellsWhereTheLayoutPutsThem) {
 }
 
 TEST(RenderFigure, PngIsDeterministic) {
-  EXPECT_EQ(render_figure(lines(), FileFormat::png, 200, 150, 72), render_figure(lines(), FileFormat::png, 200, 150, 72));
+  const auto png = render_figure(lines(), FileFormat::png, 200, 150, 72);
+  expect_painted(png, "lines at 72 dpi");  // two blank images are equal too
+  EXPECT_EQ(png, render_figure(lines(), FileFormat::png, 200, 150, 72));
   EXPECT_EQ(format_for("x.Svg"), FileFormat::svg);
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
@@ -185,6 +186,53 @@ TEST(TrainingSession, PauseHoldsStopLeavesAResumableRun) {
   run_to_end(s);
   EXPECT_EQ(s.snapshot()->runs[0].state, "finished") << s.snapshot()->runs[0].message;
   EXPECT_EQ(s.snapshot()->runs[0].step, cfg.train.steps);
+}
+
+// Issue 21: start() replaced the job handle, whose assignment joined the old thread on the render
+// thread, so the window froze while the cancelled run finished its step and checkpointed. Now the old
+// job stops on a reaper thread: start() returns within a frame while the old run is still stopping.
+TEST(TrainingSession, StartingAJobWhileAnotherStopsReturnsWithinAFrame) {
+  using namespace std::chrono_literals;
+  const auto dir = test_support::fresh_dir("gui-restart");
+  auto slow = test_support::tiny_run(dir / "runs");
+  slow.name = "slow-steps";
+  slow.threads = 1;
+  // Steps of about a second: a cancel is seen between steps, so the old job takes that long to stop.
+  slow.model.d_model = 128;
+  slow.data.seq_len = 2048;
+  slow.data.batch = 16;
+  slow.train.steps = 1000;
+  slow.train.eval_every = 1000;
+  gui::TrainingSession s;
+  s.start({slow}, false, false);
+  const auto start = Clock::now();
+  while (!(s.snapshot() && !s.snapshot()->runs.empty() && s.snapshot()->runs[0].step >= 1)) {
+    s.refresh();
+    ASSERT_LT(Clock::now() - start, std::chrono::seconds(120)) << s.status_line();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  auto next = test_support::tiny_run(dir / "runs");
+  next.name = "next";
+  const auto t0 = Clock::now();
+  s.start({next}, false, false);  // as the render loop calls it
+  const auto took = Clock::now() - t0;
+  const size_t still_stopping = s.jobs_stopping();
+  std::printf("start() returned after %.1f ms\n", std::chrono::duration<double, std::milli>(took).count());
+  EXPECT_LT(took, 50ms) << "start() waited for the cancelled job: "
+                        << std::chrono::duration<double, std::milli>(took).count() << " ms";
+  EXPECT_EQ(still_stopping, 1u) << "the old job had already stopped: this run measured no wait";
+  run_to_end(s);
+  EXPECT_EQ(s.snapshot()->runs[0].state, "finished") << s.snapshot()->runs[0].message;
+  const auto stopped_by = Clock::now();
+  while (s.jobs_stopping() > 0) {
+    ASSERT_LT(Clock::now() - stopped_by, std::chrono::seconds(60)) << "the cancelled job never stopped";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // The old run stopped as a stop does: checkpointed, status cancelled.
+  const auto old_run = runs::RunReader::open(dir / "runs" / "slow-steps");
+  EXPECT_EQ(old_run.status().state, runs::RunState::cancelled) << old_run.status().message;
+  EXPECT_TRUE(std::filesystem::exists(dir / "runs" / "slow-steps" / "checkpoint.safetensors"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(FigureExport, TheWorkerPublishesEachFileAndFinishes) {

@@ -5,7 +5,8 @@
 // model.mixer.normalize; the reference's chunked form
 // (NLL and gradients) against its recurrent one and the C++; and a control showing the check
 // catches a wrong E.
-// Skips when no python3 with torch is found ($PROTEUS_PYTHON, python3, /usr/bin/python3).
+// Skips when no python3 with torch is found ($PROTEUS_PYTHON, python3, /usr/bin/python3); fails
+// instead under scripts/test.sh (PROTEUS_REQUIRE_REFERENCE=1), which installs python3-torch.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 #include "core/runs/safetensors.hpp"
 #include "core/train/checkpoint.hpp"
 #include "core/train/trainer.hpp"
+#include "tests/support/required_check.hpp"
 #include "tests/train/tiny_run.hpp"
 
 namespace {
@@ -43,17 +45,7 @@ const std::string kScripts = std::string(PROTEUS_SOURCE_DIR) + "/experiments/ref
 constexpr double kNllTolerance = 1e-10;
 constexpr double kGradTolerance = 1e-9;
 
-bool runs_ok(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
-
-// The first interpreter that imports `module`, or "" when none does.
-std::string python_with(const std::string& module) {
-  std::vector<std::string> candidates;
-  if (const char* env = std::getenv("PROTEUS_PYTHON")) candidates.push_back(env);
-  candidates.insert(candidates.end(), {"python3", "/usr/bin/python3"});
-  for (const auto& py : candidates)
-    if (runs_ok(py + " -c 'import " + module + "'")) return py;
-  return "";
-}
+using test_support::python_with;
 
 struct Case {
   std::string name;
@@ -181,8 +173,8 @@ class ReferenceModel : public ::testing::Test {
   void SetUp() override {
     python_ = python_with("torch");
     if (python_.empty())
-      GTEST_SKIP() << "no python3 with torch found ($PROTEUS_PYTHON, python3, /usr/bin/python3): install "
-                      "python3-torch to check experiments/reference/proteus_model.py against the C++ model";
+      PROTEUS_SKIP_UNLESS_REQUIRED("no python3 with torch found ($PROTEUS_PYTHON, python3, /usr/bin/python3): install "
+                      "python3-torch to check experiments/reference/proteus_model.py against the C++ model");
     dir_ = test_support::fresh_dir("reference");
   }
   void TearDown() override {
@@ -295,7 +287,7 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
 
 TEST(ReferenceConfig, DefaultsAreTheCppDefaults) {
   const std::string python = python_with("json");
-  if (python.empty()) GTEST_SKIP() << "no python3 found";
+  if (python.empty()) PROTEUS_SKIP_UNLESS_REQUIRED("no python3 found");
   const auto dir = test_support::fresh_dir("reference-defaults");
   const fs::path out = dir / "defaults.json";
   const std::string command = python + " " + kScripts + "proteus_config.py defaults > " + out.string();

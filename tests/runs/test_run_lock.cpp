@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "core/common/input_error.hpp"
@@ -58,11 +59,25 @@ TEST_F(RunLockTest, AWriterHoldsItsRunAndASecondIsRefused) {
   EXPECT_EQ(RunReader::open(run).status().state, RunState::running);
 }
 
+// The bug this names: a moved-from writer whose destructor still closed the lock (or the metrics
+// file) would release the run under its new owner. So the checks come after the moved-from one dies.
 TEST_F(RunLockTest, AMovedWriterKeepsTheLock) {
-  RunWriter a = RunWriter::create(dir_, "moved", json::object());
-  RunWriter b = std::move(a);
-  EXPECT_TRUE(RunLock::held(b.dir()));
-  b.append_metrics(MetricsRecord{});
+  std::optional<RunWriter> constructed_from(RunWriter::create(dir_, "moved", json::object()));
+  RunWriter b = std::move(*constructed_from);
+  constructed_from.reset();
+  EXPECT_TRUE(RunLock::held(b.dir())) << "destroying the moved-from writer released the lock";
+  EXPECT_THROW(RunWriter::resume(b.dir()), InputError) << "a second writer was let in";
+  EXPECT_NO_THROW(b.append_metrics(MetricsRecord{}));
+
+  std::optional<RunWriter> assigned_from(RunWriter::create(dir_, "assigned", json::object()));
+  b = std::move(*assigned_from);  // move assignment: b gives up "moved" and takes "assigned"
+  assigned_from.reset();
+  EXPECT_TRUE(RunLock::held(b.dir())) << "destroying the moved-from writer released the lock";
+  EXPECT_FALSE(RunLock::held(dir_ / "moved")) << "the writer it replaced still holds its run";
+  EXPECT_NO_THROW(b.append_metrics(MetricsRecord{}));
+  b.set_status(RunState::finished, "", 1);
+  EXPECT_EQ(RunReader::open(b.dir()).status().state, RunState::finished);
+  EXPECT_EQ(RunReader::open(b.dir()).metrics().size(), 1u);
 }
 
 TEST_F(RunLockTest, AKilledWriterReleasesTheLockAndItsRunReadsAsInterrupted) {

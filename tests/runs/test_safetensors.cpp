@@ -19,6 +19,7 @@
 
 #include "core/common/input_error.hpp"
 #include "core/runs/safetensors.hpp"
+#include "tests/support/required_check.hpp"
 
 namespace {
 
@@ -254,24 +255,28 @@ TEST_F(safetensors, AFailedWriteKeepsThePreviousCheckpoint) {
   EXPECT_THROW(write_safetensors(dir_ / "no" / "such.safetensors", {}), std::runtime_error);
 }
 
-// Against Python's safetensors package when this machine has it; the tests above do not need it.
-TEST_F(safetensors, AgreesWithThePythonPackage) {
-  if (std::system("python3 -c 'import safetensors' >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "python3 with the safetensors package is not installed";
+// Against Python: experiments/reference/safetensors_io.py (the safetensors package when installed,
+// else its own reader and writer of the format) reads our file and writes one we read. Needs python3
+// with torch: a skip elsewhere, a failure under scripts/test.sh (tests/support/required_check.hpp).
+TEST_F(safetensors, AgreesWithPython) {
+  const std::string python = proteus::test_support::python_with("torch");
+  if (python.empty()) PROTEUS_SKIP_UNLESS_REQUIRED("no python3 with torch found (Debian: python3-torch)");
   const fs::path ours = dir_ / "ours.safetensors";
   const fs::path theirs = dir_ / "theirs.safetensors";
   write_safetensors(ours, {Tensor::from_f32("w", {2}, std::vector<float>{1.5f, -2.0f}),
                            Tensor::from_i64("n", {1}, std::vector<int64_t>{7})},
                     {{"k", "v"}});
   const fs::path script = dir_ / "check.py";
-  std::ofstream(script) << "import sys, struct\n"
-                           "from safetensors import deserialize, serialize_file\n"
-                           "t = dict(deserialize(open(sys.argv[1], 'rb').read()))\n"
-                           "assert struct.unpack('<2f', bytes(t['w']['data'])) == (1.5, -2.0), t\n"
-                           "assert struct.unpack('<q', bytes(t['n']['data'])) == (7,), t\n"
-                           "serialize_file({'x': {'dtype': 'float64', 'shape': [2], 'data': struct.pack('<2d', 0.25, 8.0)}},\n"
-                           "               sys.argv[2], metadata={'from': 'python'})\n";
-  const std::string command = "python3 " + script.string() + " " + ours.string() + " " + theirs.string();
+  std::ofstream(script) << "import sys\n"
+                           "sys.path.insert(0, sys.argv[3])\n"
+                           "import torch, safetensors_io\n"
+                           "t = safetensors_io.load(sys.argv[1])\n"
+                           "assert t['w'].dtype == torch.float32 and t['w'].tolist() == [1.5, -2.0], t\n"
+                           "assert t['n'].dtype == torch.int64 and t['n'].tolist() == [7], t\n"
+                           "safetensors_io.save(sys.argv[2], {'x': torch.tensor([0.25, 8.0], dtype=torch.float64)},\n"
+                           "                    metadata={'from': 'python'})\n";
+  const std::string command = python + " " + script.string() + " " + ours.string() + " " + theirs.string() + " " +
+                              PROTEUS_SOURCE_DIR + "/experiments/reference";
   ASSERT_EQ(std::system(command.c_str()), 0) << "python could not read our file, or could not write its own";
   const SafetensorsFile f = read_safetensors(theirs);
   EXPECT_EQ(f.at("x").to_f64(), (std::vector<double>{0.25, 8.0}));

@@ -15,7 +15,8 @@ std::string ExploreSession::open(const std::string& run_dir) {
     edit.config = trained_;
     edit.mode = RunMode::single;
     sequences = positions = 0;
-    explorer_ = std::move(x);  // the old one (if any) cancels and joins its worker here
+    if (explorer_) reaper_.retire(std::move(explorer_));  // its worker stops and is joined off this thread
+    explorer_ = std::move(x);
     run_dir_ = run_dir;
     requested_ = 1;            // the explorer's own first request: the trained schedule
     snapshot_.reset();
@@ -27,7 +28,7 @@ std::string ExploreSession::open(const std::string& run_dir) {
 }
 
 void ExploreSession::close() {
-  explorer_.reset();
+  if (explorer_) reaper_.retire(std::move(explorer_));
   run_dir_.clear();
   snapshot_.reset();
   figures_.clear();

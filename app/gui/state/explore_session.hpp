@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/gui/state/experiment_editor.hpp"
+#include "core/engine/job.hpp"
 #include "core/engine/schedule_explore.hpp"
 #include "core/figures/explore_figures.hpp"
 
@@ -49,6 +50,7 @@ class ExploreSession {
   std::string status_line() const;
 
  private:
+  engine::JobReaper reaper_;  // before explorer_: a closed explorer's worker is joined here, not in the frame
   std::unique_ptr<engine::ScheduleExplorer> explorer_;
   std::string run_dir_;
   config::RunConfig trained_;

@@ -26,7 +26,8 @@ std::string format_duration(double seconds);
 class TrainingSession {
  public:
   // Starts training `runs` (validated by the caller); side_by_side trains them at once (compare).
-  // Throws what engine::start_training throws. A job still running is cancelled first.
+  // Throws what engine::start_training throws. A job still running is cancelled first, and stops
+  // (checkpoints) on the reaper's thread: this returns without waiting for it.
   void start(std::vector<config::RunConfig> runs, bool side_by_side, bool evaluate = true);
   // Continues a cancelled or crashed run from its checkpoint (then evaluates it).
   void resume_run(const std::string& run_dir);
@@ -36,6 +37,8 @@ class TrainingSession {
   bool active() const { return handle_.valid() && handle_.running(); }
   bool paused() const { return handle_.paused(); }
   bool started() const { return handle_.valid(); }
+  // Cancelled jobs still stopping (checkpointing) off the render thread.
+  size_t jobs_stopping() const { return reaper_.pending(); }
 
   // Takes the latest snapshot; true when it is new (figures rebuilt). Never blocks on the worker.
   bool refresh();
@@ -49,6 +52,7 @@ class TrainingSession {
   std::vector<std::string> run_dirs() const;
 
  private:
+  engine::JobReaper reaper_;  // before handle_: destroyed after it, waiting for the jobs given up
   engine::ExperimentHandle handle_;
   std::vector<config::RunConfig> configs_;
   std::shared_ptr<const engine::Snapshot> snapshot_;
