@@ -13,8 +13,10 @@ DeviceInfo probe_device() {
   if (choice.device == "cuda") {
     d.cuda = true;
     d.summary = "GPU: CUDA is available; runs with device \"cuda\" train on it";
+    d.headline = "GPU: CUDA available";
   } else {
-    d.summary = "CPU only (" + std::to_string(cores) + " cores): " +
+    d.headline = "CPU only (" + std::to_string(cores) + " cores)";
+    d.summary = d.headline + ": " +
                 (choice.message.empty() ? std::string("no CUDA backend in this build") : choice.message);
   }
   return d;

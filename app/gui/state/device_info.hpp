@@ -7,6 +7,7 @@ namespace proteus::gui {
 struct DeviceInfo {
   bool cuda = false;     // a CUDA backend is built in and found a GPU
   std::string summary;   // "GPU: CUDA available" / "CPU only: <why>"
+  std::string headline;  // the status bar's one line: "GPU: CUDA" / "CPU only (2 cores)"; the why is in summary
 };
 
 // Asks the backend registry for a CUDA backend once (cheap when there is none).

@@ -296,7 +296,7 @@ void LabApp::draw_status_bar() {
     ImGui::SameLine();
   }
   if (status_is_error) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", status.c_str());
-  else ImGui::TextUnformatted(status.empty() ? device.summary.c_str() : status.c_str());
+  else ImGui::TextUnformatted(status.empty() ? device.headline.c_str() : status.c_str());
   if (ImGui::IsItemHovered() && !log.empty()) {
     ImGui::BeginTooltip();
     const size_t first = log.size() > 12 ? log.size() - 12 : 0;

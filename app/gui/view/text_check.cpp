@@ -55,13 +55,14 @@ bool quad_at(const ImDrawList& list, const ImDrawCmd& cmd, unsigned k, Quad& q) 
   return true;
 }
 
-// The glyph whose texture rectangle holds the quad's, and whether the quad shows all of it.
-const GlyphUv* glyph_of(const std::vector<GlyphUv>& glyphs, const Quad& q, bool& whole) {
+// The glyph whose texture rectangle holds the quad's, and whether the quad shows all of it
+// across (trimmed_x) and down (trimmed_y).
+const GlyphUv* glyph_of(const std::vector<GlyphUv>& glyphs, const Quad& q, bool& trimmed_x, bool& trimmed_y) {
   constexpr float eps = 1e-6f;
   for (const auto& g : glyphs) {
     if (q.uv_min.x < g.u0 - eps || q.uv_min.y < g.v0 - eps || q.uv_max.x > g.u1 + eps || q.uv_max.y > g.v1 + eps) continue;
-    whole = std::abs(q.uv_min.x - g.u0) < eps && std::abs(q.uv_min.y - g.v0) < eps && std::abs(q.uv_max.x - g.u1) < eps &&
-            std::abs(q.uv_max.y - g.v1) < eps;
+    trimmed_x = !(std::abs(q.uv_min.x - g.u0) < eps && std::abs(q.uv_max.x - g.u1) < eps);
+    trimmed_y = !(std::abs(q.uv_min.y - g.v0) < eps && std::abs(q.uv_max.y - g.v1) < eps);
     return &g;
   }
   return nullptr;
@@ -110,8 +111,8 @@ std::vector<DrawnText> drawn_text(const ImDrawData& draw_data, const ImFontAtlas
       const ImVec4 clip = cmd.ClipRect;
       for (unsigned k = 0; k + 6 <= cmd.ElemCount;) {
         Quad q;
-        bool whole = true;
-        const GlyphUv* g = quad_at(list, cmd, k, q) ? glyph_of(glyphs, q, whole) : nullptr;
+        bool trimmed_x = false, trimmed_y = false;
+        const GlyphUv* g = quad_at(list, cmd, k, q) ? glyph_of(glyphs, q, trimmed_x, trimmed_y) : nullptr;
         if (!g) {
           k += 3;  // one triangle on
           continue;
@@ -125,7 +126,8 @@ std::vector<DrawnText> drawn_text(const ImDrawData& draw_data, const ImFontAtlas
         const bool out_y = q.min.y < clip.y - 0.5f || q.max.y > clip.w + 0.5f;
         // ImGui drops the glyphs it can tell are outside the clip; any left outside (turned text,
         // which the figure painter adds unclipped) are cut as much as those across the edge.
-        const bool cut = !whole || (out_x && !scrolls_x) || (out_y && !scrolls_y);
+        // A glyph trimmed at the bottom of a window that scrolls down is scrolled, not cut.
+        const bool cut = ((trimmed_x || out_x) && !scrolls_x) || ((trimmed_y || out_y) && !scrolls_y);
         seen.push_back({g->codepoint, cut, q.min, q.max, q.min.y - g->y0 * px_per_unit});
         k += 6;
       }
