@@ -5,8 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <regex>
 #include <sstream>
 
@@ -80,15 +78,6 @@ json runs_json(const std::vector<config::RunConfig>& runs) {
 std::string pretty(const json& j) { return j.dump(2) + "\n"; }
 
 }  // namespace
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 void check_slurm_options(const SlurmOptions& o) {
   // Partition and account: Slurm names (a partition may be a comma-separated list).

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config.hpp"
+#include "core/runs/run_dir.hpp"
 
 namespace proteus::cluster {
 
@@ -103,7 +104,6 @@ inline constexpr const char* kSubmissionsFile = "submissions.json";
 inline constexpr const char* kArrayScript = "array.sbatch";
 inline constexpr const char* kMergeScript = "merge.sbatch";
 
-// UTC now, ISO 8601 ("2026-03-01T12:00:00Z").
-std::string utc_now();
+using runs::utc_now;  // the runs room's time stamp, for the job's files too
 
 }  // namespace proteus::cluster

@@ -48,6 +48,15 @@ std::string trimmed(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
+// One line of `squeue -o "%i|%F|..."`, split at its bars.
+std::vector<std::string> squeue_fields(const std::string& line) {
+  std::vector<std::string> f;
+  std::stringstream fields(trimmed(line));
+  std::string x;
+  while (std::getline(fields, x, '|')) f.push_back(x);
+  return f;
+}
+
 }  // namespace
 
 ProgramOutput run_program(const std::vector<std::string>& argv) {
@@ -143,10 +152,7 @@ std::map<int, QueuedTask> parse_squeue(const std::string& squeue_output, const s
   std::stringstream lines(squeue_output);
   std::string line;
   while (std::getline(lines, line)) {
-    std::vector<std::string> f;
-    std::stringstream fields(trimmed(line));
-    std::string x;
-    while (std::getline(fields, x, '|')) f.push_back(x);
+    const std::vector<std::string> f = squeue_fields(line);
     if (f.size() < 4) continue;
     size_t which = array_jobs.size();
     for (size_t j = 0; j < array_jobs.size(); ++j)
@@ -185,10 +191,7 @@ QueueView query_queue(const std::vector<std::string>& job_ids, const std::vector
   std::stringstream lines(r.out);
   std::string line;
   while (std::getline(lines, line)) {
-    std::vector<std::string> f;
-    std::stringstream fields(trimmed(line));
-    std::string x;
-    while (std::getline(fields, x, '|')) f.push_back(x);
+    const std::vector<std::string> f = squeue_fields(line);
     if (f.size() >= 4 && f[0] == f[1]) v.jobs[f[0]] = f[3];
   }
   return v;

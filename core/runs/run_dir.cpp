@@ -27,15 +27,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
 bool is_fixed_file(const std::string& file) {
   return file == kConfigFile || file == kMetricsFile || file == kStatusFile;
 }
@@ -506,6 +497,15 @@ CsvTable parse_csv(const std::string& text, const std::string& source) {
     table.rows.push_back(std::move(records[r]));
   }
   return table;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
 }
 
 }  // namespace proteus::runs

@@ -29,6 +29,9 @@
 
 namespace proteus::runs {
 
+// UTC now, ISO 8601 ("2026-03-01T12:00:00Z"): the time stamp of every status and record.
+std::string utc_now();
+
 enum class RunState { running, finished, cancelled, failed };
 
 const char* state_name(RunState s);                 // "running", ...

@@ -144,9 +144,11 @@ TEST_F(ExportCommand, AKilledExportLeavesNoHalfMadeFolder) {
     EXPECT_EQ(files, every_file) << "killed after " << (took * trial / 6).count() << " ms: a half-made " << out;
   }
   EXPECT_GE(killed, 1) << "every export finished before its kill: nothing was tested";
-  for (const auto& e : fs::directory_iterator(*dir_))
-    if (e.path().filename().string().find(".partial-") != std::string::npos)
+  for (const auto& e : fs::directory_iterator(*dir_)) {
+    if (e.path().filename().string().find(".partial-") != std::string::npos) {
       EXPECT_TRUE(fs::is_directory(e.path())) << "only hidden staging folders may stay after a kill";
+    }
+  }
 }
 
 TEST_F(ExportCommand, BadInputExitsTwoWithOneLine) {

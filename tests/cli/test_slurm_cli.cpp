@@ -24,14 +24,8 @@ using proteus::test_support::TempDir;
 // Runs the command in tmp with only `path` on PATH (a stand-in sbatch, or nothing): the machine's
 // own Slurm, if it has one, is never reached.
 proteus::test_support::CommandResult run_in(const TempDir& tmp, const std::string& path, const std::string& args) {
-  proteus::test_support::CommandResult r;
-  const std::string cmd = "cd '" + tmp.path().string() + "' && PATH='" + path + "' '" + PROTEUS_BIN + "' " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int s = pclose(p);
-  r.status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-  return r;
+  return proteus::test_support::run_shell("cd '" + tmp.path().string() + "' && PATH='" + path + "' '" + PROTEUS_BIN +
+                                          "' " + args);
 }
 
 // 2 variants x 2 seeds of a tiny model over a text file of the test's own.

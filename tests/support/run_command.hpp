@@ -14,9 +14,10 @@ struct CommandResult {
   std::string out;
 };
 
-inline CommandResult run_proteus(const std::string& args) {
+// A shell command line, stderr folded into the output.
+inline CommandResult run_shell(const std::string& command) {
   CommandResult r;
-  const std::string cmd = std::string(PROTEUS_BIN) + " " + args + " 2>&1";
+  const std::string cmd = command + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};
   while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
@@ -24,5 +25,7 @@ inline CommandResult run_proteus(const std::string& args) {
   r.status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
   return r;
 }
+
+inline CommandResult run_proteus(const std::string& args) { return run_shell(std::string(PROTEUS_BIN) + " " + args); }
 
 }  // namespace proteus::test_support
