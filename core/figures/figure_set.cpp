@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/eval/comparison.hpp"
+#include "core/figures/gating_effect_figures.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::figures {
@@ -351,6 +352,11 @@ RunResults read_run_results(const runs::RunReader& run, const std::string& name)
 }
 
 std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSetOptions& options) {
+  // The gating effect pairs runs seed by seed, so it reads them before seed groups are merged.
+  std::vector<EffectRun> effect_runs;
+  for (const auto& r : runs)
+    if (r.config && r.report) effect_runs.push_back({r.name, *r.config, r.report});
+  auto effects = gating_effect_figures(effect_runs);
   merge_seed_groups(runs);
   make_names_unique(runs);
   std::vector<NamedFigure> out;
@@ -360,6 +366,7 @@ std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSe
   add_block_use(runs, out);
   add_activation_maps(runs, out);
   add_e_ablation(runs, out);
+  for (auto& e : effects) out.push_back(std::move(e));
   return out;
 }
 

@@ -49,7 +49,9 @@ struct FigureSetOptions {
 // Every figure the runs have data for, in this order: "loss", "val_bpb", "per_position" (the
 // final evaluation, else the live validation curve, said in a note), "ppl_ratio" (two or more
 // runs), "niah_<task>_<run>", "needle_<form>_<run>", "occupancy_<run>_l0_h0", "block_use" (memory models with E > 1; E = 1 named as not applicable), "activation_map_<run>" (memory mixers
-// with results), "e_ablation" (two or more distinct E with held-out bits per byte). Runs sharing a
+// with results), "e_ablation" (two or more distinct E with held-out bits per byte),
+// "gating_effect_nll_<range>", "gating_effect_needle", "gating_effect_mqar" (a sweep whose gated
+// runs have E = 1 baselines beside them at two or more values: gating_effect_figures.hpp). Runs sharing a
 // name (two "tiny" runs from different folders) get -2, -3, ... The evaluated runs of one seed
 // group (config.group, two or more) are drawn as one entry "GROUP (n seeds)": means over seeds with
 // 95% t intervals, where the first member stands for the group.
