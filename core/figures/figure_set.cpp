@@ -356,7 +356,7 @@ std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSe
   std::vector<EffectRun> effect_runs;
   for (const auto& r : runs)
     if (r.config && r.report) effect_runs.push_back({r.name, *r.config, r.report});
-  auto effects = gating_effect_figures(effect_runs);
+  auto effects = gating_effect_figures(effect_runs, {.x_field = options.effect_x});
   merge_seed_groups(runs);
   make_names_unique(runs);
   std::vector<NamedFigure> out;
@@ -370,10 +370,10 @@ std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSe
   return out;
 }
 
-std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs) {
+std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs, const FigureSetOptions& options) {
   std::vector<RunResults> results;
   for (const auto& r : runs) results.push_back(read_run_results(r, r.name()));
-  return figure_set(std::move(results));
+  return figure_set(std::move(results), options);
 }
 
 }  // namespace proteus::figures

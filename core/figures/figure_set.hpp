@@ -44,6 +44,8 @@ RunResults read_run_results(const runs::RunReader& run, const std::string& name)
 struct FigureSetOptions {
   // The loss axes before any run has logged a step: the window shows where the curves will come.
   bool loss_before_data = false;
+  // The gating-effect maps' x axis (a dotted config path); empty: chosen from the swept fields.
+  std::string effect_x;
 };
 
 // Every figure the runs have data for, in this order: "loss", "val_bpb", "per_position" (the
@@ -60,6 +62,6 @@ std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSe
 
 // figure_set of run directories, in the order given. Throws InputError for a run whose files
 // do not parse.
-std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs);
+std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs, const FigureSetOptions& options = {});
 
 }  // namespace proteus::figures
