@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -183,6 +184,12 @@ std::string range_words(const eval::PositionRange& r) {
   return "every position";
 }
 
+std::string four_digits(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", x);
+  return buf;
+}
+
 bool log_axis(const std::vector<double>& xs) {
   if (xs.empty() || *std::min_element(xs.begin(), xs.end()) <= 0) return false;
   return *std::max_element(xs.begin(), xs.end()) / *std::min_element(xs.begin(), xs.end()) >= 4;
@@ -350,8 +357,8 @@ Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range
   for (const auto& n : map.notes) f.notes.push_back(n);
   for (const auto& z : zero_crossings(map))
     if (z.range == range)
-      f.notes.push_back((z.line.empty() ? std::string("crosses zero") : z.line + ": crosses zero") + " near " +
-                        map.x_field + " = " + runs::shortest_number(z.x));
+      f.notes.push_back((z.line.empty() ? std::string("the mean crosses zero") : z.line + ": the mean crosses zero") +
+                        " near " + map.x_field + " = " + four_digits(z.x));
   f.data_csv = gating_effect_csv(map, range);
   return f;
 }
