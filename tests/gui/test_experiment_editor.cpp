@@ -101,6 +101,7 @@ TEST(ExperimentEditor, ASweepOverAnotherFieldTrainsABaselineAtEveryPointAndRound
   EXPECT_EQ(back.sweep_field, "train.steps");
   EXPECT_EQ(back.sweep_values, (std::vector<nlohmann::json>{2, 3}));
   EXPECT_EQ(back.config.model.mixer.E, 4);
+  EXPECT_EQ(back.config.name, ed.config.name) << "no seed suffix carried into the name";
   EXPECT_TRUE(back.notes.empty()) << back.notes.front();
 
   ed.sweep_values.clear();

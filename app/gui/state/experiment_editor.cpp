@@ -54,6 +54,7 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
     base.erase("sweep");
     base.erase("variants");
     new_config = config::expand_variants(base).front();
+    new_config.name = exp.value("name", new_config.name);  // runs() adds the seed suffix again
     if (grid.contains("model.mixer.E")) {
       new_mode = RunMode::sweep_e;
       new_sweep.clear();
