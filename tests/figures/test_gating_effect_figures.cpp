@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "core/common/input_error.hpp"
 #include "core/figures/figure_set.hpp"
 #include "core/figures/gating_effect_figures.hpp"
+#include "tests/support/synthetic_per_position.hpp"
 
 namespace {
 
@@ -18,33 +18,6 @@ constexpr int kTrainLen = 64;        // N
 constexpr int kEvalLen = 4 * kTrainLen;
 constexpr int kSequences = 40;
 constexpr int kEarly = kTrainLen / 16;  // positions 1..N/16
-
-// Per-position losses (sequences, L) = base + shift(position) + noise, summarised as an evaluation is.
-eval::PerPositionResult synthetic_result(double early_shift, double late_shift, uint64_t noise_seed) {
-  std::mt19937_64 rng(noise_seed);
-  std::normal_distribution<double> noise(0, 0.05);
-  std::vector<double> losses(static_cast<size_t>(kSequences) * kEvalLen);
-  for (int q = 0; q < kSequences; ++q)
-    for (int t = 1; t <= kEvalLen; ++t)
-      losses[static_cast<size_t>(q) * kEvalLen + t - 1] = 2.0 + (t <= kEarly ? early_shift : late_shift) + noise(rng);
-  eval::PerPositionResult r;
-  r.seq_len = kEvalLen;
-  r.sequences = kSequences;
-  r.nll.assign(kEvalLen, 0.0);
-  for (int q = 0; q < kSequences; ++q)
-    for (int t = 0; t < kEvalLen; ++t) r.nll[t] += losses[static_cast<size_t>(q) * kEvalLen + t] / kSequences;
-  for (double x : r.nll) r.mean_nll += x / kEvalLen;
-  for (auto [lo, hi] : eval::log_buckets(kEvalLen, 24)) {
-    double s = 0;
-    for (int t = lo; t <= hi; ++t) s += r.nll[t - 1];
-    r.bucket_lo.push_back(lo);
-    r.bucket_hi.push_back(hi);
-    r.bucket_nll.push_back(s / (hi - lo + 1));
-  }
-  eval::summarise_sequences(r, losses, kTrainLen);
-  r.sequences_fingerprint = 42;  // every run evaluated on the same (synthetic) sequences
-  return r;
-}
 
 config::RunConfig config_of(int E, int steps, uint64_t seed) {
   config::RunConfig c;
@@ -60,7 +33,7 @@ config::RunConfig config_of(int E, int steps, uint64_t seed) {
 // The run of `c` whose losses are shifted by (early, late) from the common base, noise from `noise_seed`.
 figures::EffectRun run_of(const config::RunConfig& c, double early, double late, uint64_t noise_seed) {
   auto report = std::make_shared<eval::EvalReport>();
-  report->per_position = synthetic_result(early, late, noise_seed);
+  report->per_position = test_support::synthetic_per_position(kEvalLen, kSequences, kTrainLen, kEarly, early, late, noise_seed);
   return {c.name, c, report};
 }
 
