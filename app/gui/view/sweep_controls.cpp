@@ -91,7 +91,8 @@ bool draw_sweep_controls(LabApp& app) {
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Comma-separated: 16, 32, 64. Each value is trained with E = 1 and with the E below,\n"
-                      "so the Training view draws the effect of gating against this field as runs finish.");
+                      "so the Training view draws the effect of gating against this field as runs finish\n"
+                      "(numbers only: a list of names, rules say, is trained and drawn run by run).");
   ImGui::TextDisabled("each value: E = 1 and E = %d, %d seed%s", ed.config.model.mixer.E, ed.seeds, ed.seeds == 1 ? "" : "s");
   return changed;
 }
