@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/common/input_error.hpp"
@@ -95,7 +96,7 @@ std::vector<Point> paired_points(const std::vector<EffectRun>& runs) {
   return points;
 }
 
-// Swept fields of flat configs, lockstep classes collapsed (see swept_fields).
+// The fields whose values differ between flat configs, each lockstep class once (see gating_effect_maps).
 std::vector<std::string> varying_fields(const std::vector<Flat>& configs) {
   std::set<std::string> paths;
   for (const auto& f : configs)
@@ -205,85 +206,96 @@ std::vector<const EffectPoint*> line_points(const GatingEffectMap& map, const st
 
 }  // namespace
 
-std::vector<std::string> swept_fields(const std::vector<config::RunConfig>& gated) {
-  std::vector<Flat> flats;
-  for (const auto& c : gated) flats.push_back(flat_config(c));
-  return varying_fields(flats);
+namespace {
+
+// options.x_field when it names a numeric swept field (else InputError "x"); by default the first
+// numeric swept field other than E, else E; "" when nothing numeric was swept.
+std::string choose_x_field(const std::vector<std::string>& swept, const std::vector<Point>& points,
+                           const GatingEffectOptions& options) {
+  const auto swept_list = [&] {
+    std::string s;
+    for (const auto& f : swept) s += (s.empty() ? "" : ", ") + f;
+    return s.empty() ? std::string("nothing") : s;
+  };
+  if (!options.x_field.empty()) {
+    const auto& x = options.x_field;
+    if (std::find(swept.begin(), swept.end(), x) == swept.end() || !numeric_everywhere(points, x))
+      throw InputError("x", "'" + x + "' is not a numeric field the gated runs differ in (they differ in: " + swept_list() + ")");
+    return x;
+  }
+  for (const auto& f : swept)
+    if (f != "model.mixer.E" && numeric_everywhere(points, f)) return f;
+  if (std::find(swept.begin(), swept.end(), "model.mixer.E") != swept.end()) return "model.mixer.E";
+  return "";
 }
+
+// "d_head=32, rule=delta": the point's values of the line fields.
+std::string line_label(const Point& p, const std::vector<std::string>& line_fields) {
+  std::string line;
+  for (const auto& f : line_fields) {
+    const auto it = p.fields.find(f);
+    line += (line.empty() ? "" : ", ") + last_component(f) + "=" + (it == p.fields.end() ? "-" : value_text(it->second));
+  }
+  return line;
+}
+
+// One metric's map over the points that have its data; nullopt with fewer than two x values.
+std::optional<GatingEffectMap> metric_map(const std::string& metric, const std::vector<Point>& points, const std::string& x,
+                                          const std::vector<std::string>& line_fields) {
+  GatingEffectMap map;
+  map.metric = metric;
+  map.x_field = x;
+  map.line_fields = line_fields;
+  std::set<double> xs;
+  std::set<int> seed_counts;
+  for (const auto& p : points) {
+    std::vector<eval::PositionRange> ranges;
+    std::vector<eval::Interval> effects;
+    try {
+      if (!point_effects(p, metric, &ranges, &effects)) continue;
+    } catch (const std::invalid_argument& e) {
+      map.notes.push_back(std::string("left out a point: ") + e.what());
+      continue;
+    }
+    const std::string line = line_label(p, line_fields);
+    if (std::find(map.lines.begin(), map.lines.end(), line) == map.lines.end()) map.lines.push_back(line);
+    if (map.ranges.empty()) map.ranges = ranges;
+    const double xv = p.fields.at(x).get<double>();
+    xs.insert(xv);
+    seed_counts.insert(static_cast<int>(p.gated.size()));
+    for (size_t k = 0; k < ranges.size(); ++k) map.points.push_back({xv, line, ranges[k].name, effects[k]});
+  }
+  if (xs.size() < 2) return std::nullopt;
+  const auto line_index = [&](const std::string& l) { return std::find(map.lines.begin(), map.lines.end(), l) - map.lines.begin(); };
+  std::stable_sort(map.points.begin(), map.points.end(), [&](const EffectPoint& a, const EffectPoint& b) {
+    if (a.line != b.line) return line_index(a.line) < line_index(b.line);
+    if (a.range != b.range) return a.range < b.range;
+    return a.x < b.x;
+  });
+  if (*seed_counts.rbegin() >= 2) map.notes.push_back("intervals: 95% t over seeds (each seed's run minus its E = 1 baseline)");
+  if (seed_counts.count(1) > 0)
+    map.notes.push_back(metric == "nll" ? "one seed: 95% bootstrap over the shared evaluation sequences"
+                        : metric == "needle" ? "one seed: 95% bootstrap over the grid's paired cells"
+                                             : "one seed: no interval (MQAR keeps no per-sample record)");
+  return map;
+}
+
+}  // namespace
 
 std::vector<GatingEffectMap> gating_effect_maps(const std::vector<EffectRun>& runs, const GatingEffectOptions& options) {
   const auto points = paired_points(runs);
   if (points.size() < 2) return {};
   std::vector<Flat> flats;
   for (const auto& p : points) flats.push_back(p.fields);
-  auto swept = varying_fields(flats);
-
-  std::string x = options.x_field;
-  if (!x.empty()) {
-    if (std::find(swept.begin(), swept.end(), x) == swept.end() || !numeric_everywhere(points, x))
-      throw InputError("x", "'" + x + "' is not a numeric field the gated runs differ in (they differ in: " +
-                                [&] {
-                                  std::string s;
-                                  for (const auto& f : swept) s += (s.empty() ? "" : ", ") + f;
-                                  return s.empty() ? std::string("nothing") : s;
-                                }() + ")");
-  } else {
-    for (const auto& f : swept)
-      if (f != "model.mixer.E" && numeric_everywhere(points, f)) {
-        x = f;
-        break;
-      }
-    if (x.empty() && std::find(swept.begin(), swept.end(), "model.mixer.E") != swept.end()) x = "model.mixer.E";
-    if (x.empty()) return {};  // nothing numeric was swept: the per-run figures say it all
-  }
+  const auto swept = varying_fields(flats);
+  const std::string x = choose_x_field(swept, points, options);
+  if (x.empty()) return {};  // nothing numeric was swept: the per-run figures say it all
   std::vector<std::string> line_fields;
   for (const auto& f : swept)
     if (f != x) line_fields.push_back(f);
-
   std::vector<GatingEffectMap> maps;
-  for (const std::string metric : {"nll", "needle", "mqar"}) {
-    GatingEffectMap map;
-    map.metric = metric;
-    map.x_field = x;
-    map.line_fields = line_fields;
-    std::set<double> xs;
-    std::set<int> seeds_seen;
-    for (const auto& p : points) {
-      std::vector<eval::PositionRange> ranges;
-      std::vector<eval::Interval> effects;
-      try {
-        if (!point_effects(p, metric, &ranges, &effects)) continue;
-      } catch (const std::invalid_argument& e) {
-        map.notes.push_back(std::string("left out a point: ") + e.what());
-        continue;
-      }
-      std::string line;
-      for (const auto& f : line_fields) {
-        const auto it = p.fields.find(f);
-        line += (line.empty() ? "" : ", ") + last_component(f) + "=" + (it == p.fields.end() ? "-" : value_text(it->second));
-      }
-      if (std::find(map.lines.begin(), map.lines.end(), line) == map.lines.end()) map.lines.push_back(line);
-      if (map.ranges.empty()) map.ranges = ranges;
-      const double xv = p.fields.at(x).get<double>();
-      xs.insert(xv);
-      seeds_seen.insert(static_cast<int>(p.gated.size()));
-      for (size_t k = 0; k < ranges.size(); ++k) map.points.push_back({xv, line, ranges[k].name, effects[k]});
-    }
-    if (xs.size() < 2) continue;
-    std::stable_sort(map.points.begin(), map.points.end(), [&](const EffectPoint& a, const EffectPoint& b) {
-      const auto la = std::find(map.lines.begin(), map.lines.end(), a.line), lb = std::find(map.lines.begin(), map.lines.end(), b.line);
-      if (la != lb) return la < lb;
-      if (a.range != b.range) return a.range < b.range;
-      return a.x < b.x;
-    });
-    const bool one_seed = seeds_seen.count(1) > 0, several = *seeds_seen.rbegin() >= 2;
-    if (several) map.notes.push_back("intervals: 95% t over seeds (each seed's run minus its E = 1 baseline)");
-    if (one_seed)
-      map.notes.push_back(metric == "nll" ? "one seed: 95% bootstrap over the shared evaluation sequences"
-                          : metric == "needle" ? "one seed: 95% bootstrap over the grid's paired cells"
-                                               : "one seed: no interval (MQAR keeps no per-sample record)");
-    maps.push_back(std::move(map));
-  }
+  for (const std::string metric : {"nll", "needle", "mqar"})
+    if (auto map = metric_map(metric, points, x, line_fields)) maps.push_back(std::move(*map));
   return maps;
 }
 

@@ -46,13 +46,11 @@ struct GatingEffectOptions {
   std::string x_field;  // empty: the first numeric swept field other than model.mixer.E, else E
 };
 
-// The dotted config fields whose values differ between the gated (E > 1) memory runs, seeds, names,
-// folders and devices aside; fields that move in lockstep (data.seq_len and the horizons derived
-// from it) count once, under the field a user sets. Sorted by path.
-std::vector<std::string> swept_fields(const std::vector<config::RunConfig>& gated);
-
 // The maps these runs have data for (nll when runs are evaluated per position, needle, mqar), each
-// only with two or more distinct x values. Throws InputError("x", ...) when options.x_field is not
+// only with two or more distinct x values. The swept fields are the config fields whose values
+// differ between the gated points (seeds, names, folders and devices aside); fields that move in
+// lockstep (data.seq_len and the horizons resolve() derives from it) count once, under the field
+// a user sets. Throws InputError("x", ...) when options.x_field is not
 // a swept numeric field.
 std::vector<GatingEffectMap> gating_effect_maps(const std::vector<EffectRun>& runs, const GatingEffectOptions& options = {});
 
