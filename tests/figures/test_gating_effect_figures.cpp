@@ -189,4 +189,60 @@ TEST(GatingEffect, AccuracyIsADifferenceInPoints) {
   EXPECT_EQ(point_at(maps.front(), "all", 400).effect.n, 2);
 }
 
+// An E sweep with the E = 1 run among its points (the e-ablation presets): x is E itself.
+TEST(GatingEffect, AnESweepDrawsTheEffectAgainstE) {
+  std::vector<figures::EffectRun> runs;
+  for (int E : {1, 2, 4, 8})
+    for (uint64_t s : {1, 2}) {
+      const double effect = E == 1 ? 0.0 : -0.01 * E + (s == 1 ? -0.001 : 0.001);
+      runs.push_back(run_of(config_of(E, 100, s), effect, effect, 50 + s));
+    }
+  const auto maps = figures::gating_effect_maps(runs);
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps.front().x_field, "model.mixer.E");
+  EXPECT_NEAR(point_at(maps.front(), "all", 8).effect.mean, -0.08, 1e-9);
+  EXPECT_EQ(point_at(maps.front(), "all", 2).effect.n, 2);
+  const auto f = figures::gating_effect_figure(maps.front(), "all");
+  EXPECT_EQ(f.series.front().x, (std::vector<double>{2, 4, 8}));
+}
+
+// One seed of the token needle task: the difference in points with the bootstrap over the paired
+// cells of the grid; one MQAR value per run: a mean and, as the figure says, no interval.
+TEST(GatingEffect, OneSeedOfAccuracyBootstrapsOverCellsOrSaysThereIsNoInterval) {
+  std::vector<figures::EffectRun> runs;
+  for (int steps : {100, 400})
+    for (int E : {1, 16}) {
+      auto report = std::make_shared<eval::EvalReport>();
+      eval::NeedleResult needle;
+      eval::NiahTaskGrid grid;
+      grid.task = "single";
+      grid.lengths = {32, 64};
+      grid.depths = {0, 50, 100};
+      const double gain = E == 1 ? 0 : (steps == 100 ? -10 : 20);
+      grid.score = {40 + gain, 50 + gain, 60 + gain, 30 + gain + 2, 20 + gain - 2, 50 + gain};
+      needle.forms.push_back(grid);
+      report->needle = needle;
+      eval::MqarResult m;
+      m.answers = 10;
+      m.accuracy = E == 1 ? 0.5 : 0.5 + gain / 100;
+      report->mqar = m;
+      const auto c = config_of(E, steps, 1);
+      runs.push_back({c.name, c, report});
+    }
+  const auto maps = figures::gating_effect_maps(runs);
+  ASSERT_EQ(maps.size(), 2u);
+  const auto& needle = maps[0].metric == "needle" ? maps[0] : maps[1];
+  const auto& mqar = maps[0].metric == "mqar" ? maps[0] : maps[1];
+  const auto& n400 = point_at(needle, "all", 400).effect;
+  EXPECT_NEAR(n400.mean, 20, 1e-9);
+  EXPECT_EQ(n400.n, 6) << "the grid's cells";
+  EXPECT_NEAR(point_at(mqar, "all", 100).effect.mean, -10, 1e-9);
+  EXPECT_FALSE(point_at(mqar, "all", 100).effect.has_interval());
+  const auto f = figures::gating_effect_figure(mqar, "all");
+  EXPECT_FALSE(f.series.front().error_bars);
+  bool says = false;
+  for (const auto& n : f.notes) says |= n.find("no interval") != std::string::npos;
+  EXPECT_TRUE(says);
+}
+
 }  // namespace
