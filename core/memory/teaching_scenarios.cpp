@@ -44,7 +44,9 @@ TeachingTally tally_scenario(const TeachingScenario& s) {
 const std::vector<TeachingScenario>& teaching_scenarios() {
   static const std::vector<TeachingScenario> scenarios = [] {
     // Each measured over seeds 1..20 with tally_scenario (tests/memory/test_teaching_scenarios.cpp
-    // checks every count): the search that found them is in the report of issue 25.
+    // checks every count). Found by tallying, on the 8 x 8 memory, rule (delta, linear) x normalize
+    // (3) x decay (0.7 to 1) x E (2 to 32) x filler (0 to 24) + 2 to 8 associations x N (T, or the
+    // filler's end), and keeping streams one side wins in 15 or more of 20 seeds.
     std::vector<TeachingScenario> out;
     TeachingExample ex;
     ex.seed = 1;
