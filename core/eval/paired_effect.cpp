@@ -79,8 +79,7 @@ Interval paired_range_effect(const std::vector<const PerPositionResult*>& gated,
     none.n = 1;
     return none;
   }
-  Interval i = paired_difference(sa, sb, static_cast<int>(sa.size()), 1).front();
-  return i;
+  return paired_difference(sa, sb, static_cast<int>(sa.size()), 1).front();
 }
 
 Interval paired_score_effect(const std::vector<std::vector<double>>& gated,
