@@ -33,9 +33,15 @@ constexpr const char* export_help = R"(Figures, each when the runs have its data
   occupancy_<run>_l0_h0            block state norms over position, layer 0, head 0
   activation_map_<run>             the schedule's active blocks over position
   e_ablation                       final bits per byte against E (runs of several E)
+  gating_effect_nll_<range>        gated minus its E = 1 baseline (same seed, same other fields) in
+                                   mean NLL against the swept field, ranges first-N16, N16-N, N-4N,
+                                   all; one line per value of the other swept fields (a sweep's or
+                                   seed groups' runs, each gated point with its baseline given too)
+  gating_effect_needle, _mqar      the same in accuracy points
 An evaluation folder RUN/evals/NAME (`proteus eval --as NAME`) reads as a run: give it as RUN,
 or give RUN with --evals. Several runs are drawn on the same axes in the order given (the first is the reference of
-ppl_ratio). The CSV holds each figure's data: series,x,y rows, or one row per heatmap cell.
+ppl_ratio). The CSV holds each figure's data: series,x,y rows, or one row per heatmap cell;
+a gating_effect CSV is x,range,mean,lo,hi,n (and line, when there are several lines).
 Exit status: 0 done; 2 bad input (not a run directory, unknown format, size out of range);
 1 a file could not be written.)";
 
@@ -47,6 +53,7 @@ struct ExportOptions {
   double height = 320;
   double dpi = 300;
   bool evals = false;  // each run's RUN/evals/NAME folders too, after it
+  std::string effect_x;  // the gating-effect maps' x field; empty: chosen
 };
 
 // "png,svg" -> {"png", "svg"}, each once; the names are checked with the other settings.
@@ -79,7 +86,12 @@ void run(const ExportOptions& o) {
         for (const auto& name : runs::list_runs(std::filesystem::path(r) / engine::kEvalsFolder))
           readers.push_back(runs::RunReader::open(std::filesystem::path(r) / engine::kEvalsFolder / name));
     }
-    figs = figures::standard_figures(readers);
+    try {
+      figs = figures::standard_figures(readers, {.effect_x = o.effect_x});
+    } catch (const InputError& e) {
+      if (e.field() != "x") throw;
+      throw InputError("--effect-x", e.reason());
+    }
   } catch (const InputError& e) {
     fail(program, e.what(), exit_bad_input);
   } catch (const std::exception& e) {
@@ -137,6 +149,9 @@ void add_export_command(CLI::App& app) {
   command->add_option("--dpi", options->dpi, "PNG resolution in pixels per inch (default 300)")->option_text("N");
   command->add_flag("--evals", options->evals,
                     "also draw each run's evaluations under other schedules (RUN/evals/NAME, from `proteus eval --as`)");
+  command->add_option("--effect-x", options->effect_x,
+                      "the gating_effect figures' x axis: a swept config field (default: the first numeric one but E)")
+      ->option_text("PATH");
   command->footer(export_help);
   command->callback([options] { run(*options); });
 }

@@ -296,6 +296,7 @@ std::pair<double, double> y_range(const Figure& f) {
 }
 
 std::string figure_csv(const Figure& f) {
+  if (!f.data_csv.empty()) return f.data_csv;
   std::string out;
   const bool named = std::any_of(f.series.begin(), f.series.end(), [](const Series& s) { return !s.name.empty(); });
   if (named || !f.heatmap) {

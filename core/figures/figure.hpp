@@ -56,6 +56,9 @@ struct Figure {
   std::optional<Heatmap> heatmap;
   bool legend = true;
   std::vector<std::string> notes;  // small text lines under the title (run names, settings)
+  // The figure's own data table when its rows are not series points (the gating-effect map's
+  // x, range, mean, lo, hi, n); empty: figure_csv writes the series.
+  std::string data_csv;
 };
 
 // Colour of t in [0, 1] on a named map (viridis when unknown).
@@ -76,6 +79,7 @@ std::pair<double, double> y_range(const Figure& f);
 // The figure's data as CSV text: one row per series point (series, x, y, and lo, hi when a series
 // has a band) or, for a heatmap, per cell (row, column, x_lo, x_hi, y_lo, y_hi, value).
 // Unnamed series (reference lines such as a training-length marker) are not data: left out.
+// A figure with its own data_csv gets that table instead.
 std::string figure_csv(const Figure& f);
 
 }  // namespace proteus::figures

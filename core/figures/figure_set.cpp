@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/eval/comparison.hpp"
+#include "core/figures/gating_effect_figures.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::figures {
@@ -351,6 +352,11 @@ RunResults read_run_results(const runs::RunReader& run, const std::string& name)
 }
 
 std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSetOptions& options) {
+  // The gating effect pairs runs seed by seed, so it reads them before seed groups are merged.
+  std::vector<EffectRun> effect_runs;
+  for (const auto& r : runs)
+    if (r.config && r.report) effect_runs.push_back({r.name, *r.config, r.report});
+  auto effects = gating_effect_figures(effect_runs, {.x_field = options.effect_x});
   merge_seed_groups(runs);
   make_names_unique(runs);
   std::vector<NamedFigure> out;
@@ -360,13 +366,14 @@ std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSe
   add_block_use(runs, out);
   add_activation_maps(runs, out);
   add_e_ablation(runs, out);
+  for (auto& e : effects) out.push_back(std::move(e));
   return out;
 }
 
-std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs) {
+std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs, const FigureSetOptions& options) {
   std::vector<RunResults> results;
   for (const auto& r : runs) results.push_back(read_run_results(r, r.name()));
-  return figure_set(std::move(results));
+  return figure_set(std::move(results), options);
 }
 
 }  // namespace proteus::figures

@@ -44,12 +44,16 @@ RunResults read_run_results(const runs::RunReader& run, const std::string& name)
 struct FigureSetOptions {
   // The loss axes before any run has logged a step: the window shows where the curves will come.
   bool loss_before_data = false;
+  // The gating-effect maps' x axis (a dotted config path); empty: chosen from the swept fields.
+  std::string effect_x;
 };
 
 // Every figure the runs have data for, in this order: "loss", "val_bpb", "per_position" (the
 // final evaluation, else the live validation curve, said in a note), "ppl_ratio" (two or more
 // runs), "niah_<task>_<run>", "needle_<form>_<run>", "occupancy_<run>_l0_h0", "block_use" (memory models with E > 1; E = 1 named as not applicable), "activation_map_<run>" (memory mixers
-// with results), "e_ablation" (two or more distinct E with held-out bits per byte). Runs sharing a
+// with results), "e_ablation" (two or more distinct E with held-out bits per byte),
+// "gating_effect_nll_<range>", "gating_effect_needle", "gating_effect_mqar" (a sweep whose gated
+// runs have E = 1 baselines beside them at two or more values: gating_effect_figures.hpp). Runs sharing a
 // name (two "tiny" runs from different folders) get -2, -3, ... The evaluated runs of one seed
 // group (config.group, two or more) are drawn as one entry "GROUP (n seeds)": means over seeds with
 // 95% t intervals, where the first member stands for the group.
@@ -58,6 +62,6 @@ std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSe
 
 // figure_set of run directories, in the order given. Throws InputError for a run whose files
 // do not parse.
-std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs);
+std::vector<NamedFigure> standard_figures(const std::vector<runs::RunReader>& runs, const FigureSetOptions& options = {});
 
 }  // namespace proteus::figures

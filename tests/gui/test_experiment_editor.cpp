@@ -71,6 +71,46 @@ TEST(ExperimentEditor, ASweepPresetBecomesAnESweep) {
   EXPECT_FALSE(runs[0].eval.niah.enabled) << "the preset's own fields survive";
 }
 
+// A sweep over a field other than E (a field picker and its values in the window): every value
+// trained with E = 1 and the gated E, so the gating-effect map has a baseline at each point; the
+// saved file runs the same runs from the command line and loads back into the same sweep.
+TEST(ExperimentEditor, ASweepOverAnotherFieldTrainsABaselineAtEveryPointAndRoundTrips) {
+  const auto dir = test_support::fresh_dir("editor-field-sweep");
+  gui::ExperimentEditor ed;
+  ed.config = test_support::tiny_run(dir / "runs");
+  ed.config.model.mixer.E = 4;
+  ed.mode = gui::RunMode::sweep_e;
+  ed.sweep_field = "train.steps";
+  ed.sweep_values = {2, 3};
+  ed.seeds = 2;
+  ASSERT_EQ(ed.problem(), "");
+  const auto runs = ed.runs();
+  ASSERT_EQ(runs.size(), 2u * 2u * 2u) << "values x {E = 1, E = 4} x seeds";
+  int baselines = 0;
+  for (const auto& r : runs) {
+    baselines += r.model.mixer.E == 1;
+    EXPECT_TRUE(r.train.steps == 2 || r.train.steps == 3) << r.name;
+  }
+  EXPECT_EQ(baselines, 4);
+  const auto file = dir / "field-sweep.json";
+  ed.save(file);
+  EXPECT_EQ(config::expand_sweep(config::load_experiment_json(file)).size(), runs.size());
+  gui::ExperimentEditor back;
+  back.load(file);
+  EXPECT_EQ(back.mode, gui::RunMode::sweep_e);
+  EXPECT_EQ(back.sweep_field, "train.steps");
+  EXPECT_EQ(back.sweep_values, (std::vector<nlohmann::json>{2, 3}));
+  EXPECT_EQ(back.config.model.mixer.E, 4);
+  EXPECT_EQ(back.config.name, ed.config.name) << "no seed suffix carried into the name";
+  EXPECT_TRUE(back.notes.empty()) << back.notes.front();
+
+  ed.sweep_values.clear();
+  EXPECT_EQ(ed.problem().rfind("sweep.train.steps", 0), 0u) << ed.problem();
+  ed.sweep_field = "train.stepz";
+  ed.sweep_values = {2};
+  EXPECT_NE(ed.problem().find("not a config field"), std::string::npos) << ed.problem();
+}
+
 TEST(ExperimentEditor, SavedFilesRunTheSameRunsFromTheCommandLine) {
   const auto dir = test_support::fresh_dir("editor-save");
   for (auto mode : {gui::RunMode::single, gui::RunMode::compare, gui::RunMode::sweep_e}) {

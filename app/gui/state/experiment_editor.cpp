@@ -35,6 +35,8 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
   std::vector<std::string> new_notes;
   RunMode new_mode = RunMode::single;
   std::vector<int> new_sweep = sweep_E;
+  std::string new_field = "model.mixer.E";
+  std::vector<nlohmann::json> new_values;
   config::RunConfig new_config;
   int new_seeds = 1;
   if (const auto it = exp.find("seeds"); it != exp.end() && it->is_array() && !it->empty()) {
@@ -52,6 +54,7 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
     base.erase("sweep");
     base.erase("variants");
     new_config = config::expand_variants(base).front();
+    new_config.name = exp.value("name", new_config.name);  // runs() adds the seed suffix again
     if (grid.contains("model.mixer.E")) {
       new_mode = RunMode::sweep_e;
       new_sweep.clear();
@@ -60,9 +63,20 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
         new_sweep.push_back(e.get<int>());
       }
     }
-    for (const auto& [path, values] : grid.items())
-      if (path != "model.mixer.E")
-        new_notes.push_back("the window sweeps E only: sweep over " + path + " left out (run it with 'proteus sweep')");
+    for (const auto& [path, values] : grid.items()) {
+      if (path == "model.mixer.E") continue;
+      if (new_field == "model.mixer.E" && values.is_array() && !values.empty()) {
+        // The first other field is the one the window sweeps; E (if listed) is its largest gated value.
+        new_mode = RunMode::sweep_e;
+        new_field = path;
+        new_values.assign(values.begin(), values.end());
+        if (!new_sweep.empty() && grid.contains("model.mixer.E"))
+          new_config.model.mixer.E = *std::max_element(new_sweep.begin(), new_sweep.end());
+        continue;
+      }
+      new_notes.push_back("the window sweeps one field beside E: sweep over " + path +
+                          " left out (run it with 'proteus sweep')");
+    }
   } else {
     const auto runs = config::expand_variants(exp);
     const bool has_baseline =
@@ -87,6 +101,8 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
   mode = new_mode;
   seeds = new_seeds;
   sweep_E = std::move(new_sweep);
+  sweep_field = std::move(new_field);
+  sweep_values = std::move(new_values);
   source = file.string();
   notes = std::move(new_notes);
 }
@@ -106,6 +122,10 @@ nlohmann::json ExperimentEditor::to_experiment_json() const {
     j["variants"] = nlohmann::json::array(
         {{{"name", "baseline"}, {"set", base_set}},
          {{"name", "proteus-e" + std::to_string(config.model.mixer.E)}, {"set", {{"model.mixer.E", config.model.mixer.E}}}}});
+  } else if (mode == RunMode::sweep_e && sweep_field != "model.mixer.E") {
+    j["sweep"] = {{sweep_field, sweep_values}};
+    if (config.model.mixer.E > 1) j["sweep"]["model.mixer.E"] = {1, config.model.mixer.E};  // a baseline at every point
+    if (custom) j["model"]["mixer"]["schedule"] = {{"type", "uniform"}};  // as runs() does
   } else if (mode == RunMode::sweep_e) {
     j["sweep"] = {{"model.mixer.E", sweep_E}};
     if (custom) j["model"]["mixer"]["schedule"] = {{"type", "uniform"}};  // as runs() does
@@ -127,7 +147,14 @@ std::vector<config::RunConfig> ExperimentEditor::runs() const {
     if (config.model.mixer.E <= 1)
       throw InputError("model.mixer.E", "compare needs E > 1 for the Proteus run (the baseline is E = 1)");
   }
-  if (mode == RunMode::sweep_e && sweep_E.empty()) throw InputError("sweep.model.mixer.E", "needs at least one E");
+  const bool e_sweep = sweep_field == "model.mixer.E";
+  if (mode == RunMode::sweep_e && e_sweep && sweep_E.empty()) throw InputError("sweep.model.mixer.E", "needs at least one E");
+  if (mode == RunMode::sweep_e && !e_sweep) {
+    const auto paths = config::override_paths();
+    if (std::find(paths.begin(), paths.end(), sweep_field) == paths.end())
+      throw InputError("sweep", "'" + sweep_field + "' is not a config field (pick one from the list)");
+    if (sweep_values.empty()) throw InputError("sweep." + sweep_field, "needs at least one value");
+  }
   if (seeds < 1 || seeds > kMaxSeeds)
     throw InputError("seeds", "must be in [1, " + std::to_string(kMaxSeeds) + "], got " + std::to_string(seeds));
   // The edited run is itself a run of single and compare mode: its problems are named by field.

@@ -32,13 +32,17 @@ class ExperimentEditor {
   config::RunConfig config;            // the run (in compare mode: the Proteus run)
   RunMode mode = RunMode::compare;
   std::vector<int> sweep_E = {1, 2, 4, 8, 16, 32};
+  // Sweep mode over another field (any config::override_paths() entry): its values, each point
+  // trained with E = 1 beside config's E, so the gating-effect map has a baseline at every point.
+  std::string sweep_field = "model.mixer.E";  // model.mixer.E: the E sweep over sweep_E
+  std::vector<nlohmann::json> sweep_values;
   int seeds = 1;                       // each run trained once per seed: config.seed, +1, ... (a seed group)
   std::string source;                  // the file last loaded or saved; "" for the defaults
   std::vector<std::string> notes;      // what loading left out (a sweep over other fields, ...)
 
   // Loads an experiment file (parent chain merged): variants with an E = 1 run become compare
-  // mode (config = the variant with the largest E), a sweep over model.mixer.E becomes sweep
-  // mode, anything else one run. Throws InputError naming the file or field; the editor is
+  // mode (config = the variant with the largest E), a sweep over model.mixer.E or over one other
+  // field (with or without an E list: config takes its largest E) becomes sweep mode, anything else one run. Throws InputError naming the file or field; the editor is
   // unchanged then.
   void load(const std::filesystem::path& file);
   // The experiment as JSON that load() and the command line read back to the same runs.
@@ -48,7 +52,8 @@ class ExperimentEditor {
 
   // The runs the command line makes of to_experiment_json() (config::expand_variants, or
   // expand_sweep in sweep mode), validated (engine::validate_run): throws InputError naming the
-  // field. compare: "<name>-baseline" (E = 1) and "<name>-proteus-e<E>"; sweep: "<name>-E<e>" per E.
+  // field. compare: "<name>-baseline" (E = 1) and "<name>-proteus-e<E>"; sweep: "<name>-E<e>" per E
+  // (over another field: "<name>-E<e>-<field><value>" per value, E = 1 and config's E).
   std::vector<config::RunConfig> runs() const;
   // "" when runs() would succeed, else the InputError's text (the window shows it and disables Start).
   std::string problem() const;

@@ -14,33 +14,17 @@
 #include <nlohmann/json.hpp>
 
 #include "core/memory/gated_rule.hpp"
+#include "core/memory/teaching_stream.hpp"
 
 namespace proteus::gui {
 
-struct TeachingExample {
-  std::string rule = "delta";
-  int T = 12;      // associations: token t writes k_t -> v_t
-  int d_k = 8;     // key width: rows of S (up to 16 in the panel)
-  int d_v = 8;     // value width: columns of S
-  int E = 4;       // blocks of the gated memory's D = d_k d_v state
-  int N = 0;       // horizon (0 = T)
-  std::string schedule = "uniform";
-  std::string normalize = "normalize_then_mask";  // how the gated memory's mask meets q, k's norm
-  double beta = 1.0;   // write strength of every token
-  double decay = 1.0;  // a_t for every token (1 = none)
-  uint64_t seed = 7;
-  int horizon() const { return N > 0 ? N : T; }
-};
+// The stream (core/memory/teaching_stream.hpp) under the names the panel uses.
+using memory::TeachingExample;
+using memory::teaching_input;
+using memory::ungated_input;
 
 // An error below this counts as "recalled" in the caption (the bars show the number itself).
 inline constexpr double kRecalledBelow = 0.25;
-
-// The gated memory's memory-op input (IN.json's value) for an example: keys are random unit
-// vectors from the seed, each token reads with its own key (q = k), values in [-1, 1], "recall":
-// true; titans' eta 0.5, comba's p = k, swla's gamma 1 over a window of 2.
-nlohmann::json teaching_input(const TeachingExample& ex);
-// The same stream for the ungated memory: E = 1 (every normalize variant is then the same).
-nlohmann::json ungated_input(const nlohmann::json& gated);
 
 // The update and read of a rule as the SPEC writes them (gated form), one line each.
 std::vector<std::string> rule_equations(const std::string& rule);

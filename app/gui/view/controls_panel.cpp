@@ -6,38 +6,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 
 #include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/sweep_controls.hpp"
 #include "app/gui/view/widgets.hpp"
 
 namespace proteus::gui {
-namespace {
-
-std::string join_ints(const std::vector<int>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s;
-}
-
-bool parse_ints(const std::string& text, std::vector<int>& out) {
-  std::vector<int> v;
-  std::string tok;
-  std::stringstream ss(text);
-  while (std::getline(ss, tok, ',')) {
-    try {
-      size_t used = 0;
-      const int x = std::stoi(tok, &used);
-      v.push_back(x);
-    } catch (const std::exception&) {
-      return false;
-    }
-  }
-  out = v;
-  return true;
-}
-
-}  // namespace
 
 void draw_controls_panel(LabApp& app) {
   auto& ed = app.editor;
@@ -100,15 +74,10 @@ void draw_controls_panel(LabApp& app) {
   changed |= ImGui::RadioButton("one run", &mode, 0);
   flow_same_line(radio_width("compare with E = 1"));
   changed |= ImGui::RadioButton("compare with E = 1", &mode, 1);
-  flow_same_line(radio_width("E sweep"));
-  changed |= ImGui::RadioButton("E sweep", &mode, 2);
+  flow_same_line(radio_width("sweep"));
+  changed |= ImGui::RadioButton("sweep", &mode, 2);
   ed.mode = static_cast<RunMode>(mode);
-  if (ed.mode == RunMode::sweep_e) {
-    if (state.sweep_shown != ed.sweep_E) state.sweep_text = join_ints(ed.sweep_E), state.sweep_shown = ed.sweep_E;
-    if (ImGui::InputText("E values", &state.sweep_text)) {
-      if (parse_ints(state.sweep_text, ed.sweep_E)) state.sweep_shown = ed.sweep_E, changed = true;
-    }
-  }
+  if (ed.mode == RunMode::sweep_e) changed |= draw_sweep_controls(app);
   changed |= ImGui::InputText("name", &c.name);
   {
     int seed = static_cast<int>(c.seed);
@@ -131,7 +100,7 @@ void draw_controls_panel(LabApp& app) {
   }
   const bool can_start = app.problem.empty() && !app.training.active();
   ImGui::BeginDisabled(!can_start);
-  const char* label = ed.mode == RunMode::compare ? "Train baseline and Proteus" : ed.mode == RunMode::sweep_e ? "Train the E sweep" : "Train";
+  const char* label = ed.mode == RunMode::compare ? "Train baseline and Proteus" : ed.mode == RunMode::sweep_e ? "Train the sweep" : "Train";
   if (ImGui::Button(label, ImVec2(-1, 0))) app.start_training();
   ImGui::EndDisabled();
 }

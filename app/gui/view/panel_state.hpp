@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace proteus::gui {
 
 struct ControlsPanelState {
@@ -12,6 +14,8 @@ struct ControlsPanelState {
   std::string last_saved;                               // the file this window wrote last: saved over without asking
   std::string sweep_text;                               // the E values as typed
   std::vector<int> sweep_shown;                         // the values sweep_text was last made from
+  std::string sweep_values_text;                        // another swept field's values as typed
+  std::vector<nlohmann::json> sweep_values_shown;       // the values sweep_values_text was last made from
 };
 
 struct RunsPanelState {

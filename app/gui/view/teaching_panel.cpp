@@ -11,6 +11,7 @@
 #include <string>
 
 #include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/teaching_scenario_picker.hpp"
 #include "app/gui/view/teaching_views.hpp"
 #include "app/gui/view/widgets.hpp"
 #include "core/memory/gated_rule.hpp"
@@ -173,6 +174,7 @@ void draw_teaching_lesson(LabApp& app) {
 
 void draw_teaching_panel(LabApp& app) {
   auto& st = app.teaching;
+  draw_teaching_scenario_picker(app);
   auto ex = st.example();
   if (draw_example_controls(ex)) {
     try {

@@ -1,0 +1,48 @@
+#include "app/gui/view/teaching_scenario_picker.hpp"
+
+#include <imgui.h>
+
+#include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/widgets.hpp"
+#include "core/memory/teaching_scenarios.hpp"
+
+namespace proteus::gui {
+namespace {
+
+// The scenario whose stream the stepper shows (any seed), or null.
+const memory::TeachingScenario* current_scenario(const TeachingExample& shown) {
+  for (const auto& s : memory::teaching_scenarios()) {
+    auto ex = shown;
+    ex.seed = s.example.seed;
+    if (ex == s.example) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void draw_teaching_scenario_picker(LabApp& app) {
+  const auto* current = current_scenario(app.teaching.example());
+  ImGui::SetNextItemWidth(ui_px(320));
+  if (ImGui::BeginCombo("scenario", current ? current->name.c_str() : "(your own settings)")) {
+    for (const auto& s : memory::teaching_scenarios())
+      if (ImGui::Selectable(s.name.c_str(), &s == current)) {
+        try {
+          app.teaching.set_example(s.example);
+          app.teaching_go_to(0);
+        } catch (const std::exception& e) {
+          app.notify(e.what(), true);
+        }
+      }
+    ImGui::EndCombo();
+  }
+  if (!current) return;
+  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x);
+  ImGui::TextDisabled("%s", current->caption.c_str());
+  if (current->example.filler > 0)
+    ImGui::TextDisabled("Associations 1-%d are filler: only %d-%d count in the scenario's score (mean error at the end).",
+                        current->example.filler, current->example.filler + 1, current->example.T);
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace proteus::gui

@@ -1,0 +1,410 @@
+#include "core/figures/gating_effect_figures.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/common/input_error.hpp"
+#include "core/config/config_json.hpp"
+#include "core/runs/run_dir.hpp"
+
+namespace proteus::figures {
+namespace {
+
+using nlohmann::json;
+using Flat = std::map<std::string, json>;
+
+// Fields that say which run this is, not what was trained.
+bool identity_field(const std::string& path) {
+  return path == "name" || path == "group" || path == "seed" || path == "runs_dir" || path == "device" ||
+         path == "threads";
+}
+
+// Fields only a gated memory reads: an E = 1 baseline pairs with a gated run whatever they hold.
+bool gating_field(const std::string& path) {
+  return path == "model.mixer.E" || path == "model.mixer.N" || path == "model.mixer.normalize" ||
+         path == "model.mixer.form" || path.starts_with("model.mixer.schedule");
+}
+
+// Fields resolve() derives from others: a lockstep class is named by the field a user sets.
+bool derived_field(const std::string& path) {
+  return path == "model.d_hidden" || path == "model.mixer.N" || path == "model.param_schedule.N" ||
+         path.starts_with("eval.");
+}
+
+void flatten(const json& j, const std::string& prefix, Flat& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+    return;
+  }
+  out[prefix] = j;  // arrays are leaves
+}
+
+Flat flat_config(const config::RunConfig& c) {
+  Flat f;
+  flatten(config::to_json(c, config::JsonForm::as_given), "", f);
+  return f;
+}
+
+std::string key_of(const Flat& f, bool pairing) {
+  std::string key;
+  for (const auto& [path, value] : f)
+    if (!identity_field(path) && !(pairing && gating_field(path))) key += path + "=" + value.dump() + ";";
+  return key;
+}
+
+std::string value_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number()) return runs::shortest_number(v.get<double>());
+  return v.dump();
+}
+
+std::string last_component(const std::string& path) {
+  const auto dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+// One point of the sweep: a gated seed group and the baselines paired with its seeds.
+struct Point {
+  Flat fields;
+  std::vector<const EffectRun*> gated, baseline;  // by seed, only the paired seeds
+};
+
+std::vector<Point> paired_points(const std::vector<EffectRun>& runs) {
+  std::map<std::string, const EffectRun*> baselines;  // pairing key + seed -> the first such baseline
+  for (const auto& r : runs)
+    if (r.config.model.mixer.type == "memory" && r.config.model.mixer.E == 1 && r.report)
+      baselines.emplace(key_of(flat_config(r.config), true) + "#" + std::to_string(r.config.seed), &r);
+  std::vector<Point> points;
+  std::map<std::string, size_t> index;
+  for (const auto& r : runs) {
+    if (r.config.model.mixer.type != "memory" || r.config.model.mixer.E <= 1 || !r.report) continue;
+    const Flat f = flat_config(r.config);
+    const auto b = baselines.find(key_of(f, true) + "#" + std::to_string(r.config.seed));
+    if (b == baselines.end()) continue;
+    auto [it, added] = index.emplace(key_of(f, false), points.size());
+    if (added) points.push_back(Point{f, {}, {}});
+    auto& p = points[it->second];
+    if (std::any_of(p.gated.begin(), p.gated.end(), [&](const EffectRun* g) { return g->config.seed == r.config.seed; }))
+      continue;  // a seed listed twice counts once
+    p.gated.push_back(&r);
+    p.baseline.push_back(b->second);
+  }
+  return points;
+}
+
+// The fields whose values differ between flat configs, each lockstep class once (see gating_effect_maps).
+std::vector<std::string> varying_fields(const std::vector<Flat>& configs) {
+  std::set<std::string> paths;
+  for (const auto& f : configs)
+    for (const auto& [path, value] : f)
+      if (!identity_field(path)) paths.insert(path);
+  std::map<std::vector<int>, std::string> classes;  // which configs share a value -> the naming field
+  for (const auto& path : paths) {
+    std::vector<int> partition;
+    std::vector<json> seen;
+    for (const auto& f : configs) {
+      const auto it = f.find(path);
+      const json v = it == f.end() ? json() : it->second;
+      const auto at = std::find(seen.begin(), seen.end(), v);
+      partition.push_back(static_cast<int>(at - seen.begin()));
+      if (at == seen.end()) seen.push_back(v);
+    }
+    if (seen.size() < 2) continue;
+    auto [c, added] = classes.emplace(partition, path);
+    if (!added && derived_field(c->second) && !derived_field(path)) c->second = path;
+  }
+  std::vector<std::string> out;
+  for (const auto& [partition, path] : classes) out.push_back(path);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool numeric_everywhere(const std::vector<Point>& points, const std::string& path) {
+  return std::all_of(points.begin(), points.end(), [&](const Point& p) {
+    const auto it = p.fields.find(path);
+    return it != p.fields.end() && it->second.is_number();
+  });
+}
+
+std::vector<double> cells_of(const eval::NeedleResult& n) {
+  std::vector<double> out;
+  for (const auto& g : n.forms) out.insert(out.end(), g.score.begin(), g.score.end());
+  return out;
+}
+
+// The effect of every range of one metric at one point; false when the point lacks its data.
+bool point_effects(const Point& p, const std::string& metric, std::vector<eval::PositionRange>* ranges,
+                   std::vector<eval::Interval>* effects) {
+  effects->clear();
+  if (metric == "nll") {
+    std::vector<const eval::PerPositionResult*> g, b;
+    for (size_t i = 0; i < p.gated.size(); ++i) {
+      const auto& rg = p.gated[i]->report->per_position;
+      const auto& rb = p.baseline[i]->report->per_position;
+      if (!rg || !rb || rg->nll.empty() || rb->nll.empty()) continue;
+      g.push_back(&*rg);
+      b.push_back(&*rb);
+    }
+    if (g.empty()) return false;
+    *ranges = eval::effect_ranges(p.gated.front()->config.data.seq_len, g.front()->seq_len);
+    for (const auto& r : *ranges) effects->push_back(eval::paired_range_effect(g, b, r));
+    return true;
+  }
+  std::vector<std::vector<double>> g, b;
+  for (size_t i = 0; i < p.gated.size(); ++i) {
+    const auto& rg = *p.gated[i]->report;
+    const auto& rb = *p.baseline[i]->report;
+    if (metric == "needle" && rg.needle && rb.needle) {
+      g.push_back(cells_of(*rg.needle));
+      b.push_back(cells_of(*rb.needle));
+    } else if (metric == "mqar" && rg.mqar && rb.mqar && rg.mqar->answers > 0 && rb.mqar->answers > 0) {
+      g.push_back({100 * rg.mqar->accuracy});
+      b.push_back({100 * rb.mqar->accuracy});
+    }
+  }
+  if (g.empty()) return false;
+  *ranges = {{"all", 1, 1}};
+  effects->push_back(eval::paired_score_effect(g, b));
+  return true;
+}
+
+std::string metric_title(const std::string& metric) {
+  if (metric == "needle") return "token needle accuracy";
+  if (metric == "mqar") return "MQAR accuracy";
+  return "mean NLL";
+}
+
+std::string range_words(const eval::PositionRange& r) {
+  if (r.name == "first-N16") return "the first N/16 positions";
+  if (r.name == "N16-N") return "positions N/16 to N";
+  if (r.name == "N-4N") return "positions N to 4N";
+  return "every position";
+}
+
+std::string four_digits(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", x);
+  return buf;
+}
+
+bool log_axis(const std::vector<double>& xs) {
+  if (xs.empty() || *std::min_element(xs.begin(), xs.end()) <= 0) return false;
+  return *std::max_element(xs.begin(), xs.end()) / *std::min_element(xs.begin(), xs.end()) >= 4;
+}
+
+std::vector<const EffectPoint*> line_points(const GatingEffectMap& map, const std::string& line, const std::string& range) {
+  std::vector<const EffectPoint*> out;
+  for (const auto& p : map.points)
+    if (p.line == line && p.range == range && std::isfinite(p.effect.mean)) out.push_back(&p);
+  std::stable_sort(out.begin(), out.end(), [](const EffectPoint* a, const EffectPoint* b) { return a->x < b->x; });
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// options.x_field when it names a numeric swept field (else InputError "x"); by default the first
+// numeric swept field other than E, else E; "" when nothing numeric was swept.
+std::string choose_x_field(const std::vector<std::string>& swept, const std::vector<Point>& points,
+                           const GatingEffectOptions& options) {
+  const auto swept_list = [&] {
+    std::string s;
+    for (const auto& f : swept) s += (s.empty() ? "" : ", ") + f;
+    return s.empty() ? std::string("nothing") : s;
+  };
+  if (!options.x_field.empty()) {
+    const auto& x = options.x_field;
+    if (std::find(swept.begin(), swept.end(), x) == swept.end() || !numeric_everywhere(points, x))
+      throw InputError("x", "'" + x + "' is not a numeric field the gated runs differ in (they differ in: " + swept_list() + ")");
+    return x;
+  }
+  for (const auto& f : swept)
+    if (f != "model.mixer.E" && numeric_everywhere(points, f)) return f;
+  if (std::find(swept.begin(), swept.end(), "model.mixer.E") != swept.end()) return "model.mixer.E";
+  return "";
+}
+
+// "d_head=32, rule=delta": the point's values of the line fields.
+std::string line_label(const Point& p, const std::vector<std::string>& line_fields) {
+  std::string line;
+  for (const auto& f : line_fields) {
+    const auto it = p.fields.find(f);
+    line += (line.empty() ? "" : ", ") + last_component(f) + "=" + (it == p.fields.end() ? "-" : value_text(it->second));
+  }
+  return line;
+}
+
+// One metric's map over the points that have its data; nullopt with fewer than two x values.
+std::optional<GatingEffectMap> metric_map(const std::string& metric, const std::vector<Point>& points, const std::string& x,
+                                          const std::vector<std::string>& line_fields) {
+  GatingEffectMap map;
+  map.metric = metric;
+  map.x_field = x;
+  map.line_fields = line_fields;
+  std::set<double> xs;
+  std::set<int> seed_counts;
+  for (const auto& p : points) {
+    std::vector<eval::PositionRange> ranges;
+    std::vector<eval::Interval> effects;
+    try {
+      if (!point_effects(p, metric, &ranges, &effects)) continue;
+    } catch (const std::invalid_argument& e) {
+      map.notes.push_back(std::string("left out a point: ") + e.what());
+      continue;
+    }
+    const std::string line = line_label(p, line_fields);
+    if (std::find(map.lines.begin(), map.lines.end(), line) == map.lines.end()) map.lines.push_back(line);
+    if (map.ranges.empty()) map.ranges = ranges;
+    const double xv = p.fields.at(x).get<double>();
+    xs.insert(xv);
+    seed_counts.insert(static_cast<int>(p.gated.size()));
+    for (size_t k = 0; k < ranges.size(); ++k) map.points.push_back({xv, line, ranges[k].name, effects[k]});
+  }
+  if (xs.size() < 2) return std::nullopt;
+  const auto line_index = [&](const std::string& l) { return std::find(map.lines.begin(), map.lines.end(), l) - map.lines.begin(); };
+  std::stable_sort(map.points.begin(), map.points.end(), [&](const EffectPoint& a, const EffectPoint& b) {
+    if (a.line != b.line) return line_index(a.line) < line_index(b.line);
+    if (a.range != b.range) return a.range < b.range;
+    return a.x < b.x;
+  });
+  if (*seed_counts.rbegin() >= 2) map.notes.push_back("intervals: 95% t over seeds (each seed's run minus its E = 1 baseline)");
+  const bool without_interval = std::any_of(map.points.begin(), map.points.end(), [](const EffectPoint& e) { return !e.effect.has_interval(); });
+  if (seed_counts.count(1) > 0 && metric != "mqar")
+    map.notes.push_back(metric == "nll" ? "one seed: 95% bootstrap over the shared evaluation sequences"
+                                        : "one seed: 95% bootstrap over the grid's paired cells");
+  // SPEC section 7: with n = 1 there is no interval, and the figure says so.
+  if (without_interval)
+    map.notes.push_back(metric == "mqar" ? "no interval where one seed was trained (MQAR keeps no per-sample record)"
+                                         : "no interval where n = 1 (one seed, evaluated on other sequences than its baseline)");
+  return map;
+}
+
+}  // namespace
+
+std::vector<GatingEffectMap> gating_effect_maps(const std::vector<EffectRun>& runs, const GatingEffectOptions& options) {
+  const auto points = paired_points(runs);
+  if (points.size() < 2) return {};
+  std::vector<Flat> flats;
+  for (const auto& p : points) flats.push_back(p.fields);
+  const auto swept = varying_fields(flats);
+  const std::string x = choose_x_field(swept, points, options);
+  if (x.empty()) return {};  // nothing numeric was swept: the per-run figures say it all
+  std::vector<std::string> line_fields;
+  for (const auto& f : swept)
+    if (f != x) line_fields.push_back(f);
+  std::vector<GatingEffectMap> maps;
+  for (const std::string metric : {"nll", "needle", "mqar"})
+    if (auto map = metric_map(metric, points, x, line_fields)) maps.push_back(std::move(*map));
+  return maps;
+}
+
+std::vector<ZeroCrossing> zero_crossings(const GatingEffectMap& map) {
+  std::vector<ZeroCrossing> out;
+  std::vector<double> all_x;
+  for (const auto& p : map.points) all_x.push_back(p.x);
+  const bool log = log_axis(all_x);
+  const auto axis = [&](double v) { return log ? std::log2(v) : v; };
+  for (const auto& line : map.lines)
+    for (const auto& range : map.ranges) {
+      const auto pts = line_points(map, line, range.name);
+      for (size_t i = 0; i < pts.size(); ++i) {
+        const double m = pts[i]->effect.mean;
+        if (m == 0) {
+          out.push_back({line, range.name, pts[i]->x});
+          continue;
+        }
+        if (i + 1 >= pts.size()) continue;
+        const double n = pts[i + 1]->effect.mean;
+        if (n == 0 || (m < 0) == (n < 0)) continue;
+        const double a = axis(pts[i]->x), b = axis(pts[i + 1]->x);
+        const double at = a + (b - a) * m / (m - n);
+        out.push_back({line, range.name, log ? std::exp2(at) : at});
+      }
+    }
+  return out;
+}
+
+Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range) {
+  Figure f;
+  const auto r = std::find_if(map.ranges.begin(), map.ranges.end(), [&](const eval::PositionRange& x) { return x.name == range; });
+  const bool nll = map.metric == "nll";
+  f.title = "Gating minus E = 1: " + metric_title(map.metric) + (nll && r != map.ranges.end() ? ", " + range_words(*r) : "");
+  f.x.label = map.x_field;
+  f.y.label = nll ? "difference in mean NLL (nats; < 0: gating helps)" : "difference in accuracy (points; > 0: gating helps)";
+  std::vector<double> xs;
+  for (size_t l = 0; l < map.lines.size(); ++l) {
+    Series s;
+    s.name = map.lines[l].empty() ? "gated - baseline" : map.lines[l];
+    s.color = palette(static_cast<int>(l));
+    s.markers = true;
+    const auto pts = line_points(map, map.lines[l], range);
+    const bool bars = std::any_of(pts.begin(), pts.end(), [](const EffectPoint* p) { return p->effect.has_interval(); });
+    for (const auto* p : pts) {
+      s.x.push_back(p->x);
+      s.y.push_back(p->effect.mean);
+      if (bars) s.lo.push_back(p->effect.lo), s.hi.push_back(p->effect.hi);
+      xs.push_back(p->x);
+    }
+    s.error_bars = bars;
+    f.series.push_back(std::move(s));
+  }
+  if (!xs.empty()) {
+    Series zero;  // unnamed: a guide, not data
+    zero.x = {*std::min_element(xs.begin(), xs.end()), *std::max_element(xs.begin(), xs.end())};
+    zero.y = {0, 0};
+    zero.color = {0.5f, 0.5f, 0.5f};
+    zero.width = 1.0f;
+    zero.dashed = true;
+    f.series.push_back(std::move(zero));
+  }
+  if (log_axis(xs)) f.x.scale = Scale::log;
+  std::set<double> ticks(xs.begin(), xs.end());
+  if (ticks.size() <= 8) f.x.tick_values.assign(ticks.begin(), ticks.end());
+  f.legend = map.lines.size() > 1 || (map.lines.size() == 1 && !map.lines.front().empty());
+  const bool length_swept = map.x_field == "data.seq_len" ||
+                            std::find(map.line_fields.begin(), map.line_fields.end(), "data.seq_len") != map.line_fields.end();
+  if (nll && r != map.ranges.end() && !length_swept)
+    f.notes.push_back("positions " + std::to_string(r->lo) + "-" + std::to_string(r->hi) + " (N = training length; by whole buckets)");
+  for (const auto& n : map.notes) f.notes.push_back(n);
+  for (const auto& z : zero_crossings(map))
+    if (z.range == range)
+      f.notes.push_back((z.line.empty() ? std::string("the mean crosses zero") : z.line + ": the mean crosses zero") +
+                        " near " + map.x_field + " = " + four_digits(z.x));
+  f.data_csv = gating_effect_csv(map, range);
+  return f;
+}
+
+std::string gating_effect_csv(const GatingEffectMap& map, const std::string& range) {
+  std::vector<std::string> header = {"x", "range", "mean", "lo", "hi", "n"};
+  const bool lines = map.lines.size() > 1;
+  if (lines) header.push_back("line");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& line : map.lines)
+    for (const auto* p : line_points(map, line, range)) {
+      std::vector<std::string> row = {runs::shortest_number(p->x), p->range, runs::shortest_number(p->effect.mean),
+                                      runs::shortest_number(p->effect.lo), runs::shortest_number(p->effect.hi),
+                                      std::to_string(p->effect.n)};
+      if (lines) row.push_back(p->line);
+      rows.push_back(std::move(row));
+    }
+  return runs::format_csv(header, rows);
+}
+
+std::vector<NamedFigure> gating_effect_figures(const std::vector<EffectRun>& runs, const GatingEffectOptions& options) {
+  std::vector<NamedFigure> out;
+  for (const auto& map : gating_effect_maps(runs, options)) {
+    if (map.metric != "nll") {
+      out.push_back({"gating_effect_" + map.metric, gating_effect_figure(map, "all")});
+      continue;
+    }
+    for (const auto& r : map.ranges) out.push_back({"gating_effect_nll_" + file_name_part(r.name), gating_effect_figure(map, r.name)});
+  }
+  return out;
+}
+
+}  // namespace proteus::figures

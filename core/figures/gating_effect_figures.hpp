@@ -1,0 +1,76 @@
+// Where gating helps: the paired effect of gating (a gated run minus the E = 1 baseline beside it,
+// eval/paired_effect.hpp) against a swept field, one line per value of the other swept fields.
+// Runs pair by seed and by every config field but those only a gated memory reads (E, its
+// schedule, horizon N, normalize, form); the fields that differ between the gated points are the
+// swept ones. The window's training and runs views and `proteus export` draw these through
+// figure_set, so what a user exports is what they saw. No drawing here.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/config/config.hpp"
+#include "core/eval/evaluate.hpp"
+#include "core/eval/paired_effect.hpp"
+#include "core/figures/run_figures.hpp"
+
+namespace proteus::figures {
+
+// A run with its resolved config and its evaluations (a run directory's, or a finished job's).
+struct EffectRun {
+  std::string name;
+  config::RunConfig config;
+  std::shared_ptr<const eval::EvalReport> report;
+};
+
+// One point of the map: the swept value, its line, the range (or "all" for accuracy) and the effect.
+struct EffectPoint {
+  double x = 0;
+  std::string line;   // "d_head=32, rule=delta"; empty when the map has one line
+  std::string range;  // eval::PositionRange::name, or "all"
+  eval::Interval effect;
+};
+
+// One metric's map: "nll" (nats, per position range), "needle" or "mqar" (accuracy points).
+struct GatingEffectMap {
+  std::string metric;
+  std::string x_field;                  // the dotted config path along x
+  std::vector<std::string> line_fields; // the other swept fields (their values name the lines)
+  std::vector<std::string> lines;       // in order of first appearance
+  std::vector<eval::PositionRange> ranges;  // nll: of the first point (names shared by every point); else {"all"}
+  std::vector<EffectPoint> points;      // sorted by line, then range, then x
+  std::vector<std::string> notes;
+};
+
+struct GatingEffectOptions {
+  std::string x_field;  // empty: the first numeric swept field other than model.mixer.E, else E
+};
+
+// The maps these runs have data for (nll when runs are evaluated per position, needle, mqar), each
+// only with two or more distinct x values. The swept fields are the config fields whose values
+// differ between the gated points (seeds, names, folders and devices aside); fields that move in
+// lockstep (data.seq_len and the horizons resolve() derives from it) count once, under the field
+// a user sets. Throws InputError("x", ...) when options.x_field is not
+// a swept numeric field.
+std::vector<GatingEffectMap> gating_effect_maps(const std::vector<EffectRun>& runs, const GatingEffectOptions& options = {});
+
+// Where a line's mean crosses zero between two neighbouring x values (linear in the axis'
+// coordinates: log2 x on a log axis), or touches it at a point.
+struct ZeroCrossing {
+  std::string line, range;
+  double x = 0;
+};
+std::vector<ZeroCrossing> zero_crossings(const GatingEffectMap& map);
+
+// The map's effect over one range against x: one series per line with its 95% interval as error
+// bars, a dashed zero line, and notes saying what the intervals are over and where lines cross zero.
+Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range);
+
+// Its data: columns x, range, mean, lo, hi, n (and a last column "line" when the map has two or more lines).
+std::string gating_effect_csv(const GatingEffectMap& map, const std::string& range);
+
+// Every map's figure: "gating_effect_nll_<range>" per range, "gating_effect_needle",
+// "gating_effect_mqar"; each figure's CSV is gating_effect_csv.
+std::vector<NamedFigure> gating_effect_figures(const std::vector<EffectRun>& runs, const GatingEffectOptions& options = {});
+
+}  // namespace proteus::figures

@@ -1,0 +1,51 @@
+#include "core/memory/teaching_stream.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace proteus::memory {
+
+nlohmann::json teaching_input(const TeachingExample& ex) {
+  std::mt19937_64 rng(ex.seed);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  nlohmann::json keys = nlohmann::json::array(), values = nlohmann::json::array();
+  for (int t = 0; t < ex.T; ++t) {  // a random unit key: a normal vector, normalised
+    std::vector<double> k(std::max(ex.d_k, 0));
+    double n = 0;
+    for (auto& x : k) x = normal(rng), n += x * x;
+    for (auto& x : k) x /= std::sqrt(std::max(n, 1e-300));
+    keys.push_back(k);
+  }
+  for (int t = 0; t < ex.T; ++t) {
+    std::vector<double> v(std::max(ex.d_v, 0));
+    for (auto& x : v) x = u(rng);
+    values.push_back(v);
+  }
+  nlohmann::json in;
+  in["comment"] = "proteus-lab Teach: seed " + std::to_string(ex.seed);
+  in["rule"] = ex.rule;
+  in["E"] = ex.E;
+  in["N"] = ex.horizon();
+  in["schedule"] = {{"type", ex.schedule}};
+  in["normalize"] = ex.normalize;
+  in["q"] = keys;  // each token reads with its own key
+  in["k"] = keys;
+  in["v"] = values;
+  if (ex.rule != "swla") in["beta"] = std::vector<double>(ex.T, ex.beta);
+  if (ex.decay != 1.0) in["a"] = std::vector<double>(ex.T, ex.decay);
+  if (ex.rule == "comba") in["p"] = in["k"];
+  if (ex.rule == "titans") in["eta"] = std::vector<double>(ex.T, 0.5);
+  if (ex.rule == "swla") in["gamma"] = std::vector<std::vector<double>>(ex.T, std::vector<double>{1.0, 1.0});
+  in["recall"] = true;
+  return in;
+}
+
+nlohmann::json ungated_input(const nlohmann::json& gated) {
+  auto in = gated;
+  in["E"] = 1;
+  return in;
+}
+
+}  // namespace proteus::memory

@@ -1,0 +1,248 @@
+// The gating-effect map from synthetic seed groups whose effects are known exactly: the gated run
+// of seed s is its baseline plus effect(x, position) plus a per-seed offset, so every mean,
+// interval and zero crossing can be computed by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/common/input_error.hpp"
+#include "core/figures/figure_set.hpp"
+#include "core/figures/gating_effect_figures.hpp"
+#include "tests/support/synthetic_per_position.hpp"
+
+namespace {
+
+using namespace proteus;
+
+constexpr int kTrainLen = 64;        // N
+constexpr int kEvalLen = 4 * kTrainLen;
+constexpr int kSequences = 40;
+constexpr int kEarly = kTrainLen / 16;  // positions 1..N/16
+
+config::RunConfig config_of(int E, int steps, uint64_t seed) {
+  config::RunConfig c;
+  c.name = "sweep-E" + std::to_string(E) + "-steps" + std::to_string(steps) + "-s" + std::to_string(seed);
+  c.group = "sweep-E" + std::to_string(E) + "-steps" + std::to_string(steps);
+  c.seed = seed;
+  c.data.seq_len = kTrainLen;
+  c.model.mixer.E = E;
+  c.train.steps = steps;
+  return c;
+}
+
+// The run of `c` whose losses are shifted by (early, late) from the common base, noise from `noise_seed`.
+figures::EffectRun run_of(const config::RunConfig& c, double early, double late, uint64_t noise_seed) {
+  auto report = std::make_shared<eval::EvalReport>();
+  report->per_position = test_support::synthetic_per_position(kEvalLen, kSequences, kTrainLen, kEarly, early, late, noise_seed);
+  return {c.name, c, report};
+}
+
+// Effect past the first N/16 positions at each training budget: positive (gating hurts) at small
+// budgets, negative at large ones; the first N/16 positions always gain 0.5.
+double late_effect(int steps) { return steps == 100 ? 0.3 : steps == 200 ? 0.1 : steps == 400 ? -0.1 : -0.3; }
+constexpr double kEarlyEffect = -0.5;
+const double kSeedOffset[3] = {-0.04, 0.0, 0.04};  // per-seed deviations of the effect: sd 0.04
+
+std::vector<figures::EffectRun> steps_sweep(int seeds) {
+  std::vector<figures::EffectRun> runs;
+  for (int steps : {100, 200, 400, 800})
+    for (int s = 0; s < seeds; ++s) {
+      const uint64_t noise = 1000 + 10 * steps + s;  // a gated run and its baseline share the sequences' noise
+      runs.push_back(run_of(config_of(1, steps, s + 1), 0, 0, noise));
+      const double off = seeds == 1 ? 0.0 : kSeedOffset[s];
+      runs.push_back(run_of(config_of(16, steps, s + 1), kEarlyEffect + off, late_effect(steps) + off, noise));
+    }
+  return runs;
+}
+
+const figures::EffectPoint& point_at(const figures::GatingEffectMap& map, const std::string& range, double x,
+                                     const std::string& line = "") {
+  for (const auto& p : map.points)
+    if (p.range == range && p.x == x && p.line == line) return p;
+  throw std::runtime_error("no point at " + range + ", x = " + std::to_string(x));
+}
+
+TEST(GatingEffect, ThreeSeedsGiveTheKnownMeansTIntervalsAndZeroCrossing) {
+  const auto maps = figures::gating_effect_maps(steps_sweep(3));
+  ASSERT_EQ(maps.size(), 1u) << "per-position NLL only: the runs have no accuracy task";
+  const auto& map = maps.front();
+  EXPECT_EQ(map.metric, "nll");
+  EXPECT_EQ(map.x_field, "train.steps") << "the swept field, not the lockstep-derived ones";
+  EXPECT_TRUE(map.line_fields.empty());
+  ASSERT_EQ(map.ranges.size(), 4u);
+  EXPECT_EQ(map.ranges[0].name, "first-N16");
+  EXPECT_EQ(map.ranges[2].name, "N-4N");
+
+  // t over 3 seeds of effect + {-0.04, 0, 0.04}: sd 0.04, t(0.975, 2) = 4.302653.
+  const double half_width = 4.302653 * 0.04 / std::sqrt(3.0);
+  for (int steps : {100, 200, 400, 800}) {
+    const auto& late = point_at(map, "N-4N", steps).effect;
+    EXPECT_NEAR(late.mean, late_effect(steps), 1e-9);
+    EXPECT_NEAR(late.hi - late.mean, half_width, 1e-6);
+    EXPECT_NEAR(late.mean - late.lo, half_width, 1e-6);
+    EXPECT_EQ(late.n, 3);
+    const auto& all = point_at(map, "all", steps).effect;
+    EXPECT_NEAR(all.mean, (kEarly * kEarlyEffect + (kEvalLen - kEarly) * late_effect(steps)) / kEvalLen, 1e-9);
+    EXPECT_NEAR(point_at(map, "first-N16", steps).effect.mean, kEarlyEffect, 1e-9);
+  }
+  // The late effect changes sign between 200 and 400 steps, halfway on the log axis.
+  const auto z = figures::zero_crossings(map);
+  int late_crossings = 0;
+  for (const auto& c : z)
+    if (c.range == "N-4N") {
+      ++late_crossings;
+      EXPECT_NEAR(c.x, std::sqrt(200.0 * 400.0), 1e-6);
+    }
+  EXPECT_EQ(late_crossings, 1);
+  for (const auto& c : z) EXPECT_NE(c.range, "first-N16") << "the early effect never changes sign";
+
+  const auto f = figures::gating_effect_figure(map, "N-4N");
+  ASSERT_EQ(f.series.size(), 2u) << "one line and the zero line";
+  EXPECT_TRUE(f.series[0].error_bars);
+  EXPECT_EQ(f.series[1].y, (std::vector<double>{0, 0}));
+  EXPECT_TRUE(f.series[1].name.empty()) << "the zero line is a guide, not data";
+  EXPECT_EQ(f.x.scale, figures::Scale::log);
+  bool says_crossing = false;
+  for (const auto& n : f.notes) says_crossing |= n.find("crosses zero near train.steps = 282.8") != std::string::npos;
+  EXPECT_TRUE(says_crossing);
+}
+
+TEST(GatingEffect, OneSeedBootstrapsOverTheSharedSequences) {
+  const auto maps = figures::gating_effect_maps(steps_sweep(1));
+  ASSERT_EQ(maps.size(), 1u);
+  for (int steps : {100, 800}) {
+    const auto& late = point_at(maps.front(), "N-4N", steps).effect;
+    EXPECT_NEAR(late.mean, late_effect(steps), 1e-9) << "the shared noise cancels in the paired difference";
+    EXPECT_EQ(late.n, kSequences);
+    EXPECT_LE(late.lo, late.mean);
+    EXPECT_GE(late.hi, late.mean);
+  }
+}
+
+TEST(GatingEffect, AMultiFieldSweepDrawsOneLinePerSecondValue) {
+  std::vector<figures::EffectRun> runs;
+  for (int d_model : {64, 128, 256})
+    for (int steps : {100, 400})
+      for (int E : {1, 16}) {
+        auto c = config_of(E, steps, 1);
+        c.model.d_model = d_model;
+        c.name += "-d" + std::to_string(d_model);
+        const double shift = E == 1 ? 0.0 : 0.001 * d_model;
+        runs.push_back(run_of(c, shift, shift, 7 + d_model + steps));
+      }
+  const auto maps = figures::gating_effect_maps(runs, {.x_field = "train.steps"});
+  ASSERT_EQ(maps.size(), 1u);
+  const auto& map = maps.front();
+  EXPECT_EQ(map.line_fields, (std::vector<std::string>{"model.d_model"}));
+  EXPECT_EQ(map.lines, (std::vector<std::string>{"d_model=64", "d_model=128", "d_model=256"}));
+  EXPECT_NEAR(point_at(map, "all", 400, "d_model=128").effect.mean, 0.128, 1e-9);
+  const auto f = figures::gating_effect_figure(map, "all");
+  ASSERT_EQ(f.series.size(), 4u) << "three lines and the zero line";
+  EXPECT_EQ(f.series[2].name, "d_model=256");
+  EXPECT_EQ(f.series[2].x, (std::vector<double>{100, 400}));
+  const auto csv = figures::gating_effect_csv(map, "all");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "x,range,mean,lo,hi,n,line");
+
+  // Without a chosen x the first numeric swept field is x; a field that was not swept is refused.
+  EXPECT_EQ(figures::gating_effect_maps(runs).front().x_field, "model.d_model");
+  EXPECT_THROW(figures::gating_effect_maps(runs, {.x_field = "model.mixer.rule"}), InputError);
+}
+
+TEST(GatingEffect, TheCsvHasExactlyTheColumnsAndTheFigureSetDrawsIt) {
+  std::vector<figures::RunResults> results;
+  for (const auto& r : steps_sweep(3)) {
+    figures::RunResults x;
+    x.name = r.name;
+    x.config = r.config;
+    x.report = r.report;
+    results.push_back(x);
+  }
+  const auto figs = figures::figure_set(results);
+  const figures::Figure* all = nullptr;
+  for (const auto& f : figs)
+    if (f.name == "gating_effect_nll_all") all = &f.figure;
+  ASSERT_NE(all, nullptr);
+  const auto csv = figures::figure_csv(*all);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "x,range,mean,lo,hi,n");
+  EXPECT_NE(csv.find("\n800,all,"), std::string::npos);
+  EXPECT_NE(csv.find(",3\n"), std::string::npos) << "n = 3 seeds";
+}
+
+TEST(GatingEffect, AccuracyIsADifferenceInPoints) {
+  std::vector<figures::EffectRun> runs;
+  for (int steps : {100, 400})
+    for (uint64_t s : {1, 2})
+      for (int E : {1, 16}) {
+        auto report = std::make_shared<eval::EvalReport>();
+        eval::MqarResult m;
+        m.answers = 100;
+        m.accuracy = E == 1 ? 0.5 : (steps == 100 ? 0.40 : 0.70) + 0.01 * static_cast<double>(s);
+        report->mqar = m;
+        auto c = config_of(E, steps, s);
+        runs.push_back({c.name, c, report});
+      }
+  const auto maps = figures::gating_effect_maps(runs);
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps.front().metric, "mqar");
+  EXPECT_NEAR(point_at(maps.front(), "all", 100).effect.mean, -8.5, 1e-9);
+  EXPECT_NEAR(point_at(maps.front(), "all", 400).effect.mean, 21.5, 1e-9);
+  EXPECT_EQ(point_at(maps.front(), "all", 400).effect.n, 2);
+}
+
+// An E sweep with the E = 1 run among its points (the e-ablation presets): x is E itself.
+TEST(GatingEffect, AnESweepDrawsTheEffectAgainstE) {
+  std::vector<figures::EffectRun> runs;
+  for (int E : {1, 2, 4, 8})
+    for (uint64_t s : {1, 2}) {
+      const double effect = E == 1 ? 0.0 : -0.01 * E + (s == 1 ? -0.001 : 0.001);
+      runs.push_back(run_of(config_of(E, 100, s), effect, effect, 50 + s));
+    }
+  const auto maps = figures::gating_effect_maps(runs);
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps.front().x_field, "model.mixer.E");
+  EXPECT_NEAR(point_at(maps.front(), "all", 8).effect.mean, -0.08, 1e-9);
+  EXPECT_EQ(point_at(maps.front(), "all", 2).effect.n, 2);
+  const auto f = figures::gating_effect_figure(maps.front(), "all");
+  EXPECT_EQ(f.series.front().x, (std::vector<double>{2, 4, 8}));
+}
+
+// One seed of the token needle task: the difference in points with the bootstrap over the paired
+// cells of the grid; one MQAR value per run: a mean and, as the figure says, no interval.
+TEST(GatingEffect, OneSeedOfAccuracyBootstrapsOverCellsOrSaysThereIsNoInterval) {
+  std::vector<figures::EffectRun> runs;
+  for (int steps : {100, 400})
+    for (int E : {1, 16}) {
+      auto report = std::make_shared<eval::EvalReport>();
+      eval::NeedleResult needle;
+      eval::NiahTaskGrid grid;
+      grid.task = "single";
+      grid.lengths = {32, 64};
+      grid.depths = {0, 50, 100};
+      const double gain = E == 1 ? 0 : (steps == 100 ? -10 : 20);
+      grid.score = {40 + gain, 50 + gain, 60 + gain, 30 + gain + 2, 20 + gain - 2, 50 + gain};
+      needle.forms.push_back(grid);
+      report->needle = needle;
+      eval::MqarResult m;
+      m.answers = 10;
+      m.accuracy = E == 1 ? 0.5 : 0.5 + gain / 100;
+      report->mqar = m;
+      const auto c = config_of(E, steps, 1);
+      runs.push_back({c.name, c, report});
+    }
+  const auto maps = figures::gating_effect_maps(runs);
+  ASSERT_EQ(maps.size(), 2u);
+  const auto& needle = maps[0].metric == "needle" ? maps[0] : maps[1];
+  const auto& mqar = maps[0].metric == "mqar" ? maps[0] : maps[1];
+  const auto& n400 = point_at(needle, "all", 400).effect;
+  EXPECT_NEAR(n400.mean, 20, 1e-9);
+  EXPECT_EQ(n400.n, 6) << "the grid's cells";
+  EXPECT_NEAR(point_at(mqar, "all", 100).effect.mean, -10, 1e-9);
+  EXPECT_FALSE(point_at(mqar, "all", 100).effect.has_interval());
+  const auto f = figures::gating_effect_figure(mqar, "all");
+  EXPECT_FALSE(f.series.front().error_bars);
+  bool says = false;
+  for (const auto& n : f.notes) says |= n.find("no interval") != std::string::npos;
+  EXPECT_TRUE(says);
+}
+
+}  // namespace
