@@ -96,8 +96,16 @@ std::vector<Point> paired_points(const std::vector<EffectRun>& runs) {
   return points;
 }
 
+// Which field names a lockstep class: the one asked for as x, then a model field (d_head, not the
+// batch or seq_len scaled with it), then data/train fields, derived fields last; ties alphabetical.
+int naming_rank(const std::string& path, const std::string& asked) {
+  if (path == asked) return 0;
+  if (derived_field(path)) return 3;
+  return path.starts_with("model.") ? 1 : 2;
+}
+
 // The fields whose values differ between flat configs, each lockstep class once (see gating_effect_maps).
-std::vector<std::string> varying_fields(const std::vector<Flat>& configs) {
+std::vector<std::string> varying_fields(const std::vector<Flat>& configs, const std::string& asked) {
   std::set<std::string> paths;
   for (const auto& f : configs)
     for (const auto& [path, value] : f)
@@ -115,7 +123,7 @@ std::vector<std::string> varying_fields(const std::vector<Flat>& configs) {
     }
     if (seen.size() < 2) continue;
     auto [c, added] = classes.emplace(partition, path);
-    if (!added && derived_field(c->second) && !derived_field(path)) c->second = path;
+    if (!added && naming_rank(path, asked) < naming_rank(c->second, asked)) c->second = path;
   }
   std::vector<std::string> out;
   for (const auto& [partition, path] : classes) out.push_back(path);
@@ -291,7 +299,7 @@ std::vector<GatingEffectMap> gating_effect_maps(const std::vector<EffectRun>& ru
   if (points.size() < 2) return {};
   std::vector<Flat> flats;
   for (const auto& p : points) flats.push_back(p.fields);
-  const auto swept = varying_fields(flats);
+  const auto swept = varying_fields(flats, options.x_field);
   const std::string x = choose_x_field(swept, points, options);
   if (x.empty()) return {};  // nothing numeric was swept: the per-run figures say it all
   std::vector<std::string> line_fields;

@@ -107,6 +107,33 @@ TEST(GatingEffect, ThreeSeedsGiveTheKnownMeansTIntervalsAndZeroCrossing) {
   EXPECT_TRUE(says_crossing);
 }
 
+// The rows-per-block map's shape: d_head and the batch are scaled together (fewer sequences per
+// step where a sequence costs more), so they form one lockstep class.
+std::vector<figures::EffectRun> head_size_sweep() {
+  std::vector<figures::EffectRun> runs;
+  for (int d : {16, 32, 64})
+    for (int E : {1, 16}) {
+      auto c = config_of(E, 100, 1);
+      c.name = "rows-d" + std::to_string(d) + "-E" + std::to_string(E);
+      c.model.mixer.d_head = d;
+      c.data.batch = 1024 / d;
+      runs.push_back(run_of(c, E == 1 ? 0 : -0.1, E == 1 ? 0 : 0.01 * d, 7 + d));
+    }
+  return runs;
+}
+
+TEST(GatingEffect, ALockstepClassIsNamedByItsModelFieldOrTheFieldAskedFor) {
+  const auto maps = figures::gating_effect_maps(head_size_sweep());
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps.front().x_field, "model.mixer.d_head") << "the head size, not the batch scaled with it";
+  EXPECT_TRUE(maps.front().line_fields.empty()) << "the batch moves with d_head: no second line";
+  EXPECT_NEAR(point_at(maps.front(), "N-4N", 32).effect.mean, 0.32, 1e-9);
+  const auto by_batch = figures::gating_effect_maps(head_size_sweep(), {.x_field = "data.batch"});
+  ASSERT_EQ(by_batch.size(), 1u);
+  EXPECT_EQ(by_batch.front().x_field, "data.batch");
+  EXPECT_NEAR(point_at(by_batch.front(), "N-4N", 32).effect.mean, 0.32, 1e-9) << "batch 32 is d_head 32";
+}
+
 TEST(GatingEffect, OneSeedBootstrapsOverTheSharedSequences) {
   const auto maps = figures::gating_effect_maps(steps_sweep(1));
   ASSERT_EQ(maps.size(), 1u);
