@@ -1,7 +1,7 @@
 // The figure's layout in points, as a paper figure: title and notes on top, a framed plot box
 // with outward ticks, axis labels (y turned), a colour bar at the right of a heatmap, and the
 // legend in the corner that hides the least data (else above the plot). Rules that keep it all on
-// its page: heading lines wrapped (a word too long broken), the title kept to two lines; the y
+// its page: heading lines wrapped (a word too long broken), the title kept to three lines; the y
 // label in the column below the heading; a colour bar never shorter than kMinColorBarHeight; data
 // marks at an edge inset whole. Every number a painter needs is decided here.
 #include "core/figures/layout.hpp"
@@ -24,7 +24,7 @@ constexpr double kTick = 3.5;     // major tick length, outward
 constexpr double kMinorTick = 2.0;
 constexpr double kBarWidth = 10;  // colour bar
 constexpr int kBarStops = 48;
-constexpr size_t kTitleLines = 2;  // a longer title is shortened with "..."
+constexpr size_t kTitleLines = 3;  // a longer title is shortened with "..."
 // The legend: a row per entry, the series' sample line, the box's inner padding, its distance from
 // the plot's frame, and the gap between entries set side by side.
 constexpr double kLegendRow = 11, kLegendSample = 18, kLegendPad = 5, kLegendInset = 5, kLegendGap = 10;
@@ -168,7 +168,7 @@ class Builder {
     add(Text{std::move(s), {x, y}, ax, ay, {size, bold}, color, false});
   }
   // The title's and the notes' lines, wrapped to the heading's width (words too long for a line
-  // broken); the title keeps to two lines, shortened with "..." past them.
+  // broken); the title keeps to kTitleLines lines, shortened with "..." past them.
   void wrap_heading() {
     const double max_w = std::max(1.0, heading_right_ - kPad);
     title_lines_.clear();
@@ -533,8 +533,27 @@ class Builder {
     return n;
   }
 
-  // The legend in the plot's corner that hides the least data; where every corner hides some, in
-  // rows above the plot (which gives up that height), unless the plot would keep under half of it.
+  // How much of the interval bands box r would hide: their edges' segments and spans crossing
+  // it. Between corners that hide no data, the one that hides the least band.
+  int covered_bands(const Box& r) const {
+    int n = 0;
+    for (const auto& s : f_.series) {
+      if (s.error_bars) continue;
+      const size_t m = std::min({s.x.size(), s.lo.size(), s.hi.size()});
+      for (size_t i = 0; i < m; ++i) {
+        if (!usable(s.x[i], s.lo[i]) || !L_.y.usable(s.hi[i])) continue;
+        const Point lo{X(s.x[i]), Y(s.lo[i])}, hi{X(s.x[i]), Y(s.hi[i])};
+        n += segment_meets_box(lo, hi, r);
+        if (i + 1 < m && usable(s.x[i + 1], s.lo[i + 1]) && L_.y.usable(s.hi[i + 1]))
+          n += segment_meets_box(hi, {X(s.x[i + 1]), Y(s.hi[i + 1])}, r) + segment_meets_box(lo, {X(s.x[i + 1]), Y(s.lo[i + 1])}, r);
+      }
+    }
+    return n;
+  }
+
+  // The legend in the plot's corner that hides the least data (then the least band); where every
+  // corner hides some, in rows above the plot (which gives up that height), unless the plot would
+  // keep under half of it.
   void place_legend() {
     std::vector<int> entries;
     for (size_t i = 0; i < f_.series.size(); ++i)
@@ -551,11 +570,12 @@ class Builder {
         {p.x + kLegendInset, p.y + p.h - kLegendInset - bh, bw, bh},              // lower left
     };
     Box best = candidates[0];
-    int best_n = std::numeric_limits<int>::max();
+    int best_n = std::numeric_limits<int>::max(), best_bands = best_n;
     for (const auto& c : candidates)
-      if (const int n = covered(c); n < best_n) {
+      if (const int n = covered(c), b = covered_bands(c); n < best_n || (n == best_n && b < best_bands)) {
         best = c;
         best_n = n;
+        best_bands = b;
       }
     if (best_n > 0 && legend_above(entries)) return;
     L_.legend = Legend{best, entries, false};

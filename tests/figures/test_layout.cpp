@@ -300,22 +300,22 @@ std::vector<std::pair<Text, std::pair<double, double>>> heading_lines(const Layo
   return out;
 }
 
-TEST(Layout, ATitleWiderThanItsPanelIsWrappedWithinThePanelAndKeptToTwoLines) {
+TEST(Layout, ATitleWiderThanItsPanelIsWrappedWithinThePanelAndKeptToThreeLines) {
   Figure f = line_figure();
   f.title = "Block occupancy: paper-per-position-cpu-proteus-e16-s1-with-a-long-tail, layer 0, head 0";
   for (double W : {140.0, 220.0, 480.0}) {
     const auto L = lay_out(f, W, 320);
     const auto lines = heading_lines(L, kTitleSize);
     ASSERT_FALSE(lines.empty());
-    EXPECT_LE(lines.size(), 2u) << "width " << W;
+    EXPECT_LE(lines.size(), 3u) << "width " << W;
     for (const auto& [t, ends] : lines) {
       EXPECT_GE(ends.first, 0.0) << t.text << " at width " << W;
       EXPECT_LE(ends.second, W) << t.text << " at width " << W;
     }
   }
-  // Too long for two lines of a narrow panel: the second ends with "...".
+  // Too long for three lines of a narrow panel: the third ends with "...".
   const auto narrow = heading_lines(lay_out(f, 140, 320), kTitleSize);
-  ASSERT_EQ(narrow.size(), 2u);
+  ASSERT_EQ(narrow.size(), 3u);
   EXPECT_TRUE(narrow.back().first.text.ends_with("...")) << narrow.back().first.text;
 }
 
@@ -400,6 +400,20 @@ TEST(Layout, TheLegendHidesNoErrorBarOfAnEAblation) {
       for (const auto& c : d.centres)
         if (d.centres.size() > 1) EXPECT_FALSE(box.contains(c)) << "the legend over a point";
   }
+}
+
+TEST(Layout, BetweenCornersFreeOfDataTheLegendTakesTheOneWithTheLeastBand) {
+  // A flat line low in the plot; its band reaches the top at the right only.
+  Figure f = line_figure();
+  f.series[0].x = {0, 10, 20, 30};
+  f.series[0].y = {1, 1, 1, 1};
+  f.series[0].lo = {0.5, 0.5, 0.5, 0.5};
+  f.series[0].hi = {1.5, 1.5, 1.5, 10};
+  const auto L = lay_out(f);
+  ASSERT_TRUE(L.legend);
+  EXPECT_FALSE(L.legend->above);
+  EXPECT_LT(L.legend->box.x + L.legend->box.w / 2, L.plot.x + L.plot.w / 2) << "upper left, off the band";
+  EXPECT_LT(L.legend->box.y + L.legend->box.h / 2, L.plot.y + L.plot.h / 2) << "upper left, off the band";
 }
 
 TEST(Layout, WhereEveryCornerHoldsDataTheLegendGoesAboveThePlot) {
