@@ -62,6 +62,19 @@ std::vector<Tick> axis_ticks(const Axis& axis, const AxisMap& m, int target, con
   return out;
 }
 
+// On cells one unit wide centred on whole numbers (blocks, positions), only whole-number ticks:
+// a map of one block is labelled 0, not -0.5, 0 and 0.5.
+void keep_whole_cell_ticks(std::vector<Tick>& ticks, const std::vector<double>& edges) {
+  if (edges.size() < 2) return;
+  const auto halfway = [](double e) { return std::abs(e - std::floor(e) - 0.5) <= 1e-9; };
+  for (size_t i = 0; i < edges.size(); ++i)
+    if (std::abs(edges[i] - edges[0] - double(i)) > 1e-9 || !halfway(edges[i])) return;
+  std::vector<Tick> whole;
+  for (const auto& t : ticks)
+    if (std::abs(t.value - std::round(t.value)) <= 1e-9) whole.push_back(t);
+  if (!whole.empty()) ticks = std::move(whole);
+}
+
 // Minor ticks of a log axis: 2..9 times each decade, where no major tick is.
 std::vector<double> minor_log_ticks(double lo, double hi, const std::vector<Tick>& major) {
   std::vector<double> out;
@@ -208,6 +221,10 @@ class Builder {
     const int ytarget = std::clamp(static_cast<int>((H - 80) / 45), 3, 8);
     L_.x_ticks = axis_ticks(f_.x, L_.x, xtarget, hm ? &hm->x_tick_labels : nullptr, hm ? &hm->x_edges : nullptr);
     L_.y_ticks = axis_ticks(f_.y, L_.y, ytarget, hm ? &hm->y_tick_labels : nullptr, hm ? &hm->y_edges : nullptr);
+    if (hm) {
+      keep_whole_cell_ticks(L_.x_ticks, hm->x_edges);
+      keep_whole_cell_ticks(L_.y_ticks, hm->y_edges);
+    }
     if (hm) {
       L_.colorbar.emplace();
       for (double v : ticks(hm->vmin, hm->vmax, Scale::linear, 5)) L_.colorbar->ticks.push_back({v, tick_label(v)});

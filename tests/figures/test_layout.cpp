@@ -241,6 +241,15 @@ TEST(Layout, HeatmapRunsOfEqualCellsWithTheirColours) {
   EXPECT_GT(L.colorbar->bar.x, L.plot.x + L.plot.w) << "beside the plot";
 }
 
+TEST(Layout, AMapOfOneBlockIsLabelledByWholeBlocks) {
+  // E = 1: one row from -0.5 to 0.5, which nice ticks would label -0.5, 0 and 0.5.
+  const auto L = lay_out(activation_map_figure(memory::Schedule::uniform(64, 1, 16), 32));
+  ASSERT_EQ(L.y_ticks.size(), 1u);
+  EXPECT_EQ(L.y_ticks[0].value, 0);
+  for (const auto& t : lay_out(activation_map_figure(memory::Schedule::uniform(64, 2, 16), 32)).y_ticks)
+    EXPECT_EQ(t.value, std::round(t.value)) << t.label;
+}
+
 TEST(Layout, AColourBarLabelLongerThanThePageIsSetSmallerAndStaysOnIt) {
   eval::NiahTaskGrid g;
   g.task = "single";
