@@ -530,10 +530,12 @@ class Builder {
   }
 
   // How much of the data a legend box at r would hide: markers under it, line segments and error
-  // bars crossing it.
-  int covered(const Box& r) const {
+  // bars crossing it. Unnamed series (guides: the training length, a ratio of 1) count only with
+  // `guides`, as bands do: hiding a stretch of a reference line hides no data.
+  int covered(const Box& r, bool guides = false) const {
     int n = 0;
     for (const auto& s : f_.series) {
+      if (s.name.empty() != guides) continue;
       const size_t m = std::min(s.x.size(), s.y.size());
       const double radius = marker_radius(s.width);
       for (size_t i = 0; i < m; ++i) {
@@ -550,10 +552,10 @@ class Builder {
     return n;
   }
 
-  // How much of the interval bands box r would hide: their edges' segments and spans crossing
-  // it. Between corners that hide no data, the one that hides the least band.
+  // How much of the interval bands and guides box r would hide: the bands' edges and spans, the
+  // guides' segments crossing it. Between corners that hide no data, the one that hides the least.
   int covered_bands(const Box& r) const {
-    int n = 0;
+    int n = covered(r, true);
     for (const auto& s : f_.series) {
       if (s.error_bars) continue;
       const size_t m = std::min({s.x.size(), s.lo.size(), s.hi.size()});
@@ -568,9 +570,9 @@ class Builder {
     return n;
   }
 
-  // The legend in the plot's corner that hides the least data (then the least band); where every
-  // corner hides some, in rows above the plot (which gives up that height), unless the plot would
-  // keep under half of it.
+  // The legend in the plot's corner that hides the least data (then the least band or guide);
+  // where every corner hides some, in rows above the plot (which gives up that height), unless the
+  // plot would keep under half of it.
   void place_legend() {
     std::vector<int> entries;
     for (size_t i = 0; i < f_.series.size(); ++i)

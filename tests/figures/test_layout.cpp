@@ -425,6 +425,27 @@ TEST(Layout, BetweenCornersFreeOfDataTheLegendTakesTheOneWithTheLeastBand) {
   EXPECT_LT(L.legend->box.y + L.legend->box.h / 2, L.plot.y + L.plot.h / 2) << "upper left, off the band";
 }
 
+TEST(Layout, AGuideLineThroughEveryCornerDoesNotPushTheLegendOutOfThePlot) {
+  Figure f;
+  Series rising;
+  rising.name = "run";
+  for (int i = 0; i <= 20; ++i) {
+    rising.x.push_back(i);
+    rising.y.push_back(i);  // the upper left and the lower right are empty of data
+  }
+  f.series.push_back(rising);
+  for (double y : {20.5, -0.5}) {  // unnamed guides along the top and the bottom: through every corner
+    Series guide;
+    guide.x = {0, 20};
+    guide.y = {y, y};
+    guide.dashed = true;
+    f.series.push_back(guide);
+  }
+  const auto L = lay_out(f);
+  ASSERT_TRUE(L.legend);
+  EXPECT_FALSE(L.legend->above) << "a reference line is not data";
+}
+
 TEST(Layout, WhereEveryCornerHoldsDataTheLegendGoesAboveThePlot) {
   Figure f = line_figure();
   f.series[0].x.clear();
