@@ -3,7 +3,8 @@
 // legend in the corner that hides the least data (else above the plot). Rules that keep it all on
 // its page: heading lines wrapped (a word too long broken), the title kept to three lines; the y
 // label in the column below the heading; a colour bar never shorter than kMinColorBarHeight; data
-// marks at an edge inset whole. Every number a painter needs is decided here.
+// marks at an edge inset whole (edge_insets.hpp); the legend where it hides the least
+// (legend_placement.hpp). Every number a painter needs is decided here.
 #include "core/figures/layout.hpp"
 
 #include <algorithm>
@@ -14,6 +15,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/figures/edge_insets.hpp"
+#include "core/figures/legend_placement.hpp"
+#include "core/figures/mark_sizes.hpp"
 #include "core/figures/text_fit.hpp"
 
 namespace proteus::figures {
@@ -38,7 +42,6 @@ Rgb grey(double g) {
 
 // Dash lengths for a series line `width` points wide.
 std::vector<double> series_dash(float width) { return {3.5 + width, 2.0 + width}; }
-double marker_radius(float width) { return 1.6 + 0.4 * width; }
 
 // Cell-centre labels of a heatmap when given one per cell; else the axis's explicit ticks; else
 // nice ticks. Only ticks inside [lo, hi] (and positive on a log axis).
@@ -107,33 +110,6 @@ bool well_formed(const Heatmap& h) {
   return h.rows > 0 && h.cols > 0 && h.x_edges.size() == static_cast<size_t>(h.cols) + 1 &&
          h.y_edges.size() == static_cast<size_t>(h.rows) + 1 && h.values.size() == static_cast<size_t>(h.rows) * h.cols;
 }
-
-// The page offsets that keep every marker, error-bar cap and line end whole inside the plot box:
-// the data range is mapped inside the box by this much on each side.
-struct Insets {
-  double left = 0, right = 0, top = 0, bottom = 0;
-};
-
-// Whether the segment a-b crosses or touches box r (Liang and Barsky's clipping).
-bool segment_meets_box(Point a, Point b, const Box& r) {
-  double t0 = 0, t1 = 1;
-  const double dx = b.x - a.x, dy = b.y - a.y;
-  const double p[4] = {-dx, dx, -dy, dy};
-  const double q[4] = {a.x - r.x, r.x + r.w - a.x, a.y - r.y, r.y + r.h - a.y};
-  for (int i = 0; i < 4; ++i) {
-    if (p[i] == 0) {
-      if (q[i] < 0) return false;
-      continue;
-    }
-    const double t = q[i] / p[i];
-    if (p[i] < 0) t0 = std::max(t0, t);
-    else t1 = std::min(t1, t);
-    if (t0 > t1) return false;
-  }
-  return true;
-}
-
-Box inflated(const Box& b, double by) { return {b.x - by, b.y - by, b.w + 2 * by, b.h + 2 * by}; }
 
 class Builder {
  public:
@@ -286,9 +262,9 @@ class Builder {
     set_maps({});
     if (!f_.heatmap) {
       // Twice: the first inset shrinks the map, which moves points near an edge a little.
-      Insets in = edge_insets({});
+      Insets in = edge_insets(f_, L_.x, L_.y, L_.plot, {});
       set_maps(in);
-      const Insets more = edge_insets(in);
+      const Insets more = edge_insets(f_, L_.x, L_.y, L_.plot, in);
       in = {in.left + more.left, in.right + more.right, in.top + more.top, in.bottom + more.bottom};
       set_maps(in);
     }
@@ -311,40 +287,6 @@ class Builder {
     L_.x.length = L_.plot.w - in.left - in.right;
     L_.y.origin = L_.plot.y + L_.plot.h - in.bottom;
     L_.y.length = -(L_.plot.h - in.top - in.bottom);
-  }
-
-  // How much further in each side must go so that every drawn mark inside the range is whole:
-  // a marker (its radius), an error bar's cap (half its width) and ends, a line's half width.
-  // `current` is the inset the maps already have.
-  Insets edge_insets(const Insets& current) const {
-    Insets need;
-    const Box& p = L_.plot;
-    auto keep = [&](double x, double y, double reach_x, double reach_y) {
-      if (x < p.x - 0.5 || x > p.x + p.w + 0.5 || y < p.y - 0.5 || y > p.y + p.h + 0.5) return;  // outside the range: cut
-      need.left = std::max(need.left, reach_x + 0.5 - (x - p.x));
-      need.right = std::max(need.right, reach_x + 0.5 - (p.x + p.w - x));
-      need.top = std::max(need.top, reach_y + 0.5 - (y - p.y));
-      need.bottom = std::max(need.bottom, reach_y + 0.5 - (p.y + p.h - y));
-    };
-    for (const auto& s : f_.series) {
-      const size_t n = std::min(s.x.size(), s.y.size());
-      size_t drawn = 0;
-      for (size_t i = 0; i < n; ++i) drawn += usable(s.x[i], s.y[i]);
-      const double reach = s.markers || drawn == 1 ? marker_radius(s.width) : s.width / 2.0;
-      for (size_t i = 0; i < n; ++i)
-        if (usable(s.x[i], s.y[i])) keep(X(s.x[i]), Y(s.y[i]), reach, reach);
-      if (!s.error_bars) continue;
-      const double cap = marker_radius(s.width) + 1.5, half_bar = std::max(1.0, s.width * 0.8) / 2;
-      for (size_t i = 0; i < std::min({s.x.size(), s.lo.size(), s.hi.size()}); ++i) {
-        if (!usable(s.x[i], s.lo[i]) || !L_.y.usable(s.hi[i])) continue;
-        keep(X(s.x[i]), Y(s.lo[i]), cap, half_bar);
-        keep(X(s.x[i]), Y(s.hi[i]), cap, half_bar);
-      }
-    }
-    // Beyond what the maps already leave; at most a quarter of the box a side.
-    auto extra = [](double needed, double have, double box) { return std::clamp(needed, 0.0, std::max(0.0, box / 4 - have)); };
-    return {extra(need.left, current.left, p.w), extra(need.right, current.right, p.w), extra(need.top, current.top, p.h),
-            extra(need.bottom, current.bottom, p.h)};
   }
 
   // Heatmap cells, equal neighbours in a row merged; then each cell's value where it fits.
@@ -401,8 +343,8 @@ class Builder {
       const size_t n = std::min({s.x.size(), s.lo.size(), s.hi.size()});
       if (s.error_bars) {
         // A vertical bar from lo to hi with a cap at each end, in the series' colour.
-        Lines bars{{}, {}, {s.color, std::max(1.0, s.width * 0.8), {}, false}};
-        const double cap = marker_radius(s.width) + 1.5;
+        Lines bars{{}, {}, {s.color, error_bar_width(s.width), {}, false}};
+        const double cap = error_bar_cap(s.width);
         for (size_t i = 0; i < n; ++i) {
           if (!usable(s.x[i], s.lo[i]) || !L_.y.usable(s.hi[i])) continue;
           const double x = X(s.x[i]), lo = Y(s.lo[i]), hi = Y(s.hi[i]);
@@ -529,47 +471,6 @@ class Builder {
     }
   }
 
-  // How much of the data a legend box at r would hide: markers under it, line segments and error
-  // bars crossing it. Unnamed series (guides: the training length, a ratio of 1) count only with
-  // `guides`, as bands do: hiding a stretch of a reference line hides no data.
-  int covered(const Box& r, bool guides = false) const {
-    int n = 0;
-    for (const auto& s : f_.series) {
-      if (s.name.empty() != guides) continue;
-      const size_t m = std::min(s.x.size(), s.y.size());
-      const double radius = marker_radius(s.width);
-      for (size_t i = 0; i < m; ++i) {
-        if (!usable(s.x[i], s.y[i])) continue;
-        const Point a{X(s.x[i]), Y(s.y[i])};
-        n += inflated(r, radius).contains(a);
-        if (i + 1 < m && usable(s.x[i + 1], s.y[i + 1])) n += segment_meets_box(a, {X(s.x[i + 1]), Y(s.y[i + 1])}, r);
-      }
-      if (!s.error_bars) continue;
-      for (size_t i = 0; i < std::min({s.x.size(), s.lo.size(), s.hi.size()}); ++i)
-        if (usable(s.x[i], s.lo[i]) && L_.y.usable(s.hi[i]))
-          n += segment_meets_box({X(s.x[i]), Y(s.lo[i])}, {X(s.x[i]), Y(s.hi[i])}, inflated(r, radius + 1.5));
-    }
-    return n;
-  }
-
-  // How much of the interval bands and guides box r would hide: the bands' edges and spans, the
-  // guides' segments crossing it. Between corners that hide no data, the one that hides the least.
-  int covered_bands(const Box& r) const {
-    int n = covered(r, true);
-    for (const auto& s : f_.series) {
-      if (s.error_bars) continue;
-      const size_t m = std::min({s.x.size(), s.lo.size(), s.hi.size()});
-      for (size_t i = 0; i < m; ++i) {
-        if (!usable(s.x[i], s.lo[i]) || !L_.y.usable(s.hi[i])) continue;
-        const Point lo{X(s.x[i]), Y(s.lo[i])}, hi{X(s.x[i]), Y(s.hi[i])};
-        n += segment_meets_box(lo, hi, r);
-        if (i + 1 < m && usable(s.x[i + 1], s.lo[i + 1]) && L_.y.usable(s.hi[i + 1]))
-          n += segment_meets_box(hi, {X(s.x[i + 1]), Y(s.hi[i + 1])}, r) + segment_meets_box(lo, {X(s.x[i + 1]), Y(s.lo[i + 1])}, r);
-      }
-    }
-    return n;
-  }
-
   // The legend in the plot's corner that hides the least data (then the least band or guide);
   // where every corner hides some, in rows above the plot (which gives up that height), unless the
   // plot would keep under half of it.
@@ -591,7 +492,7 @@ class Builder {
     Box best = candidates[0];
     int best_n = std::numeric_limits<int>::max(), best_bands = best_n;
     for (const auto& c : candidates)
-      if (const int n = covered(c), b = covered_bands(c); n < best_n || (n == best_n && b < best_bands)) {
+      if (const auto [n, b] = hidden_by(f_, L_.x, L_.y, c); n < best_n || (n == best_n && b < best_bands)) {
         best = c;
         best_n = n;
         best_bands = b;
