@@ -2,10 +2,11 @@
 # The window's scripted run under Xvfb (CI has no display): open the quickstart preset, train the
 # baseline and Proteus side by side for a few steps, export the figures, save a screenshot and the
 # frame times, quit; then check what it wrote. Then screenshots at UI scale 1 (1600 x 1000) and 2
-# (1920 x 1200, a projector) of the tabs and the presentation view, each frame checked
-# for cut-off text (--check-text), and a restart that must come back at the remembered scale and
+# (1920 x 1200, a projector) of the tabs and the presentation view, the figure views at 1000 and
+# 1600 pixels wide, each frame checked for cut-off text (--check-text), and a restart that must come back at the remembered scale and
 # size (the settings file in $XDG_CONFIG_HOME/proteus-lab/, here a temporary folder).
 #   scripts/gui-smoke.sh [BUILD_DIR]     (default: build)
+#   PROTEUS_SMOKE_OUT=DIR scripts/gui-smoke.sh   keeps everything it writes in DIR (a new folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -13,8 +14,14 @@ lab="$build/app/gui/proteus-lab"
 [ -x "$lab" ] || { echo "gui-smoke: $lab is not built (needs libimgui-dev, libglfw3-dev)" >&2; exit 1; }
 command -v xvfb-run >/dev/null || { echo "gui-smoke: xvfb-run is missing (package xvfb)" >&2; exit 1; }
 
-out=$(mktemp -d "${TMPDIR:-/tmp}/proteus-gui-smoke.XXXXXX")
-trap 'rm -rf "$out"' EXIT
+if [ -n "${PROTEUS_SMOKE_OUT:-}" ]; then  # keep what it writes there, to look at the screenshots
+  out=$PROTEUS_SMOKE_OUT
+  [ ! -e "$out" ] || { echo "gui-smoke: $out exists; PROTEUS_SMOKE_OUT names a new folder" >&2; exit 1; }
+  mkdir -p "$out"
+else
+  out=$(mktemp -d "${TMPDIR:-/tmp}/proteus-gui-smoke.XXXXXX")
+  trap 'rm -rf "$out"' EXIT
+fi
 echo "gui-smoke: writing to $out"
 export XDG_CONFIG_HOME="$out/config"  # the window's remembered scale and layout: never the user's
 xvfb-run -a -s "-screen 0 1600x1000x24" "$lab" --ui-scale 1 \
@@ -30,13 +37,26 @@ xvfb-run -a -s "-screen 0 1600x1000x24" "$lab" --runs-dir "$out/runs" \
   --export "$out/explore" --screenshot "$out/explore.png" --check-text --quit --timeout 600
 
 # Each view at scale 1 and 2, checked for cut-off text (a failed check exits 1 and names the text).
-shot() {  # shot SCALE NAME ARGS...: one scripted screenshot
+sized_shot() {  # sized_shot SCALE WIDTHxHEIGHT FILE ARGS...: one scripted screenshot
+  local scale=$1 size=$2 file=$3
+  shift 3
+  xvfb-run -a -s "-screen 0 ${size}x24" "$lab" --ui-scale "$scale" --width "${size%x*}" --height "${size#*x}" \
+    --runs-dir "$out/runs" --screenshot "$file" --check-text --quit --timeout 120 "$@" >/dev/null
+}
+shot() {  # shot SCALE NAME ARGS...: at 1600 x 1000 (scale 1) or 1920 x 1200 (scale 2)
   local scale=$1 name=$2 size=1600x1000
   shift 2
   [ "$scale" = 2 ] && size=1920x1200
-  xvfb-run -a -s "-screen 0 ${size}x24" "$lab" --ui-scale "$scale" --width "${size%x*}" --height "${size#*x}" \
-    --runs-dir "$out/runs" --screenshot "$out/scale$scale/$name.png" --check-text --quit --timeout 120 "$@" >/dev/null
+  sized_shot "$scale" "$size" "$out/scale$scale/$name.png" "$@"
 }
+# The views that draw figures at 1000 and 1600 pixels wide: every figure fits its panel at both
+# (titles, colour bars, legends, notes; issue 22).
+for size in 1000x800 1600x1000; do
+  sized_shot 1 $size "$out/width${size%x*}/runs.png" --overlay --tab runs
+  sized_shot 1 $size "$out/width${size%x*}/explore.png" --explore "$proteus_run" --explore-set model.mixer.N=x4 \
+    --explore-positions 1024 --explore-sequences 2
+  sized_shot 1 $size "$out/width${size%x*}/present-e-ablation.png" --overlay --tab runs --present e_ablation
+done
 for scale in 1 2; do
   shot $scale runs --overlay --tab runs
   shot $scale teach --tab teach --teach-step 7
@@ -104,6 +124,13 @@ for scale in (1, 2):
         with open(p, "rb") as f:
             w, h = struct.unpack(">II", f.read(24)[16:24])
         if (w, h) != ((1600, 1000) if scale == 1 else (1920, 1200)): fail(f"scale{scale}/{name}.png is {w}x{h}")
+for size in ((1000, 800), (1600, 1000)):
+    for name in ["runs", "explore", "present-e-ablation"]:
+        p = os.path.join(out, f"width{size[0]}", f"{name}.png")
+        if not os.path.isfile(p) or os.path.getsize(p) < 20_000: fail(f"width {size[0]}: {name}.png is missing or nearly empty")
+        with open(p, "rb") as f:
+            w, h = struct.unpack(">II", f.read(24)[16:24])
+        if (w, h) != size: fail(f"width{size[0]}/{name}.png is {w}x{h}")
 restart = json.load(open(os.path.join(out, "restart.json")))
 if restart.get("ui_scale") != 2: fail(f"the restart came back at UI scale {restart.get('ui_scale')}, not the remembered 2")
 with open(os.path.join(out, "restart.png"), "rb") as f:

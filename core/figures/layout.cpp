@@ -1,16 +1,24 @@
 // The figure's layout in points, as a paper figure: title and notes on top, a framed plot box
 // with outward ticks, axis labels (y turned), a colour bar at the right of a heatmap, and the
-// legend in the corner that hides the least data. Every number a painter needs is decided here.
+// legend in the corner that hides the least data (else above the plot). Rules that keep it all on
+// its page: heading lines wrapped (a word too long broken), the title kept to three lines; the y
+// label in the column below the heading; a colour bar never shorter than kMinColorBarHeight; data
+// marks at an edge inset whole (edge_insets.hpp); the legend where it hides the least
+// (legend_placement.hpp). Every number a painter needs is decided here.
 #include "core/figures/layout.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <sstream>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+
+#include "core/figures/edge_insets.hpp"
+#include "core/figures/legend_placement.hpp"
+#include "core/figures/mark_sizes.hpp"
+#include "core/figures/text_fit.hpp"
 
 namespace proteus::figures {
 namespace {
@@ -20,6 +28,10 @@ constexpr double kTick = 3.5;     // major tick length, outward
 constexpr double kMinorTick = 2.0;
 constexpr double kBarWidth = 10;  // colour bar
 constexpr int kBarStops = 48;
+constexpr size_t kTitleLines = 3;  // a longer title is shortened with "..."
+// The legend: a row per entry, the series' sample line, the box's inner padding, its distance from
+// the plot's frame, and the gap between entries set side by side.
+constexpr double kLegendRow = 11, kLegendSample = 18, kLegendPad = 5, kLegendInset = 5, kLegendGap = 10;
 constexpr Rgb kBlack{0, 0, 0};
 constexpr Rgb kWhite{1, 1, 1};
 
@@ -30,7 +42,6 @@ Rgb grey(double g) {
 
 // Dash lengths for a series line `width` points wide.
 std::vector<double> series_dash(float width) { return {3.5 + width, 2.0 + width}; }
-double marker_radius(float width) { return 1.6 + 0.4 * width; }
 
 // Cell-centre labels of a heatmap when given one per cell; else the axis's explicit ticks; else
 // nice ticks. Only ticks inside [lo, hi] (and positive on a log axis).
@@ -52,6 +63,19 @@ std::vector<Tick> axis_ticks(const Axis& axis, const AxisMap& m, int target, con
     if (v >= std::min(m.lo, m.hi) - eps && v <= std::max(m.lo, m.hi) + eps && m.usable(v))
       out.push_back({v, tick_label(v)});
   return out;
+}
+
+// On cells one unit wide centred on whole numbers (blocks, positions), only whole-number ticks:
+// a map of one block is labelled 0, not -0.5, 0 and 0.5.
+void keep_whole_cell_ticks(std::vector<Tick>& ticks, const std::vector<double>& edges) {
+  if (edges.size() < 2) return;
+  const auto halfway = [](double e) { return std::abs(e - std::floor(e) - 0.5) <= 1e-9; };
+  for (size_t i = 0; i < edges.size(); ++i)
+    if (std::abs(edges[i] - edges[0] - double(i)) > 1e-9 || !halfway(edges[i])) return;
+  std::vector<Tick> whole;
+  for (const auto& t : ticks)
+    if (std::abs(t.value - std::round(t.value)) <= 1e-9) whole.push_back(t);
+  if (!whole.empty()) ticks = std::move(whole);
 }
 
 // Minor ticks of a log axis: 2..9 times each decade, where no major tick is.
@@ -92,10 +116,21 @@ class Builder {
   Builder(const Figure& f, double w, double h, const MeasureText& measure) : f_(f), measure_(measure) {
     L_.width = w;
     L_.height = h;
+    heading_right_ = w - kPad;
   }
 
   Layout build() {
-    axes_and_margins();
+    choose_ticks();
+    wrap_heading();
+    place_plot();
+    if (colorbar_rises()) {
+      // The bar rises beside the heading: the heading keeps left of its column.
+      heading_right_ = L_.plot.x + L_.plot.w + 4;
+      wrap_heading();
+      place_plot();
+    }
+    map_axes();
+    if (f_.legend) place_legend();
     if (f_.heatmap && well_formed(*f_.heatmap)) cells();
     if (!f_.heatmap) grid();
     bands();
@@ -103,12 +138,15 @@ class Builder {
     frame_and_ticks();
     labels();
     if (f_.heatmap) colorbar();
-    if (f_.legend) legend();
+    if (L_.legend) draw_legend();
     return std::move(L_);
   }
 
  private:
   double width(const std::string& s, double size, bool bold = false) const { return measure_(s, {size, bold}); }
+  TextWidth width_in(double size, bool bold = false) const {
+    return [this, size, bold](const std::string& s) { return width(s, size, bold); };
+  }
   template <class Shape>
   void add(Shape&& shape, bool clipped = false) {
     auto& p = L_.primitives.emplace_back();
@@ -118,34 +156,22 @@ class Builder {
   void text(std::string s, double x, double y, double ax, double ay, double size, Rgb color, bool bold = false) {
     add(Text{std::move(s), {x, y}, ax, ay, {size, bold}, color, false});
   }
-  // `s` broken at spaces into lines no wider than `max_w` (a word wider than that keeps a line).
-  std::vector<std::string> wrap(const std::string& s, double size, bool bold, double max_w) const {
-    std::vector<std::string> lines;
-    std::string line, word;
-    std::istringstream words(s);
-    while (words >> word) {
-      const std::string longer = line.empty() ? word : line + " " + word;
-      if (!line.empty() && width(longer, size, bold) > max_w) {
-        lines.push_back(line);
-        line = word;
-      } else {
-        line = longer;
-      }
-    }
-    if (!line.empty() || lines.empty()) lines.push_back(line);
-    return lines;
-  }
-  // The title's and the notes' lines, wrapped to the page (a narrow figure keeps them whole).
+  // The title's and the notes' lines, wrapped to the heading's width (words too long for a line
+  // broken); the title keeps to kTitleLines lines, shortened with "..." past them.
   void wrap_heading() {
-    const double max_w = std::max(1.0, L_.width - 2 * kPad);
-    if (!f_.title.empty()) title_lines_ = wrap(f_.title, kTitleSize, true, max_w);
+    const double max_w = std::max(1.0, heading_right_ - kPad);
+    title_lines_.clear();
+    note_lines_.clear();
+    if (!f_.title.empty())
+      title_lines_ = keep_lines(wrap_text(f_.title, max_w, width_in(kTitleSize, true)), kTitleLines, max_w,
+                                width_in(kTitleSize, true));
     for (const auto& n : f_.notes)
-      for (auto& line : wrap(n, kNoteSize, false, max_w)) note_lines_.push_back(std::move(line));
+      for (auto& line : wrap_text(n, max_w, width_in(kNoteSize))) note_lines_.push_back(std::move(line));
   }
-  // A heading line centred over the plot, moved in where it would leave the page.
+  // A heading line centred over the plot, moved in where it would leave the heading's width.
   double heading_x(const std::string& line, double size, bool bold) const {
     const double w = width(line, size, bold), centre = L_.plot.x + L_.plot.w / 2;
-    return std::clamp(centre, kPad + w / 2, std::max(kPad + w / 2, L_.width - kPad - w / 2));
+    return std::clamp(centre, kPad + w / 2, std::max(kPad + w / 2, heading_right_ - w / 2));
   }
   // A label longer than the `room` along its side of the page is set smaller (`size`); returns
   // where to centre it: at `centre`, moved in where it would leave the page.
@@ -159,8 +185,8 @@ class Builder {
   double Y(double v) const { return L_.y.to_page(v); }
   bool usable(double x, double y) const { return L_.x.usable(x) && L_.y.usable(y); }
 
-  // Ranges, ticks and the plot box: margins make room for the text around it.
-  void axes_and_margins() {
+  // Ranges and ticks (of the axes and the colour bar): independent of the page.
+  void choose_ticks() {
     const auto& hm = f_.heatmap;
     const double W = L_.width, H = L_.height;
     std::tie(L_.x.lo, L_.x.hi) = x_range(f_);
@@ -171,21 +197,52 @@ class Builder {
     const int ytarget = std::clamp(static_cast<int>((H - 80) / 45), 3, 8);
     L_.x_ticks = axis_ticks(f_.x, L_.x, xtarget, hm ? &hm->x_tick_labels : nullptr, hm ? &hm->x_edges : nullptr);
     L_.y_ticks = axis_ticks(f_.y, L_.y, ytarget, hm ? &hm->y_tick_labels : nullptr, hm ? &hm->y_edges : nullptr);
-
-    wrap_heading();
-    double top = kPad;
-    top += title_lines_.size() * kTitleSize * 1.25;
-    top += note_lines_.size() * kNoteSize * 1.35;
-    top += 6;
-    double ylabel_w = 0;
-    for (const auto& t : L_.y_ticks) ylabel_w = std::max(ylabel_w, width(t.label, kTickLabelSize));
-    const double left = kPad + (f_.y.label.empty() ? 0 : kLabelSize + 5) + ylabel_w + 2 + kTick;
-    const double bottom =
-        kPad + (f_.x.label.empty() ? 0 : kLabelSize * kCapHeight + 6) + kTickLabelSize * kCapHeight + 3 + kTick;
-    double right = kPad;
+    if (hm) {
+      keep_whole_cell_ticks(L_.x_ticks, hm->x_edges);
+      keep_whole_cell_ticks(L_.y_ticks, hm->y_edges);
+    }
     if (hm) {
       L_.colorbar.emplace();
       for (double v : ticks(hm->vmin, hm->vmax, Scale::linear, 5)) L_.colorbar->ticks.push_back({v, tick_label(v)});
+    }
+  }
+
+  // The y label in one line, or two (split at the space nearest its middle) set smaller where one
+  // line would not fit beside the plot: never beside the heading.
+  void fit_y_label(double room) {
+    y_label_lines_.clear();
+    y_label_size_ = kLabelSize;
+    if (f_.y.label.empty()) return;
+    y_label_lines_ = {f_.y.label};
+    if (width(f_.y.label, kLabelSize) > room) {
+      const std::string& s = f_.y.label;
+      size_t best = std::string::npos;
+      for (size_t i = s.find(' '); i != std::string::npos; i = s.find(' ', i + 1))
+        if (best == std::string::npos || std::abs(double(i) - s.size() / 2.0) < std::abs(double(best) - s.size() / 2.0))
+          best = i;
+      if (best != std::string::npos) y_label_lines_ = {s.substr(0, best), s.substr(best + 1)};
+    }
+    double widest = 0;
+    for (const auto& line : y_label_lines_) widest = std::max(widest, width(line, kLabelSize));
+    if (widest > room) y_label_size_ = std::max(4.0, kLabelSize * room / widest);
+  }
+
+  // The plot box: margins make room for the heading, tick labels, axis labels and colour bar.
+  void place_plot() {
+    const auto& hm = f_.heatmap;
+    const double W = L_.width, H = L_.height;
+    const double top = kPad + title_lines_.size() * kTitleSize * 1.25 + note_lines_.size() * kNoteSize * 1.35 + 6;
+    const double x_label_h = f_.x.label.empty() ? 0 : kLabelSize * kCapHeight + 6;
+    fit_y_label(H - top - kPad - x_label_h);
+    y_label_top_ = top;
+    y_label_room_ = H - top - kPad - x_label_h;
+    double ylabel_w = 0;
+    for (const auto& t : L_.y_ticks) ylabel_w = std::max(ylabel_w, width(t.label, kTickLabelSize));
+    const double y_label_w = y_label_lines_.empty() ? 0 : kLabelSize + 5 + (y_label_lines_.size() - 1) * y_label_size_ * 1.2;
+    const double left = kPad + y_label_w + ylabel_w + 2 + kTick;
+    const double bottom = kPad + x_label_h + kTickLabelSize * kCapHeight + 3 + kTick;
+    double right = kPad;
+    if (hm) {
       double w = 0;
       for (const auto& t : L_.colorbar->ticks) w = std::max(w, width(t.label, kTickLabelSize));
       right += 8 + kBarWidth + 3 + 2 + w + (hm->colorbar_label.empty() ? 0 : 5 + kLabelSize);
@@ -194,12 +251,27 @@ class Builder {
       right += std::max(0.0, last_x_half - kPad + 2);
     }
     L_.plot = {left, top, std::max(10.0, W - left - right), std::max(10.0, H - top - bottom)};
-    L_.x.origin = L_.plot.x;
-    L_.x.length = L_.plot.w;
-    L_.y.origin = L_.plot.y + L_.plot.h;
-    L_.y.length = -L_.plot.h;
+  }
 
+  // A colour bar needs kMinColorBarHeight: beside a shorter plot it rises above the plot's top.
+  bool colorbar_rises() const { return f_.heatmap && L_.plot.h < kMinColorBarHeight && heading_right_ >= L_.width - kPad; }
+
+  // The data <-> page maps: the data range fills the plot box less the edge insets; then the
+  // ticks that fit get labels.
+  void map_axes() {
+    set_maps({});
+    if (!f_.heatmap) {
+      // Twice: the first inset shrinks the map, which moves points near an edge a little.
+      Insets in = edge_insets(f_, L_.x, L_.y, L_.plot, {});
+      set_maps(in);
+      const Insets more = edge_insets(f_, L_.x, L_.y, L_.plot, in);
+      in = {in.left + more.left, in.right + more.right, in.top + more.top, in.bottom + more.bottom};
+      set_maps(in);
+    }
+    const auto& hm = f_.heatmap;
     const bool x_cells = hm && !hm->x_tick_labels.empty(), y_cells = hm && !hm->y_tick_labels.empty();
+    L_.x_minor.clear();
+    L_.y_minor.clear();
     if (L_.x.log && !x_cells && f_.x.tick_values.empty()) L_.x_minor = minor_log_ticks(L_.x.lo, L_.x.hi, L_.x_ticks);
     if (L_.y.log && !y_cells && f_.y.tick_values.empty()) L_.y_minor = minor_log_ticks(L_.y.lo, L_.y.hi, L_.y_ticks);
     thin_labels(L_.x_ticks, [&](const Tick& a, const Tick& b) {
@@ -208,6 +280,13 @@ class Builder {
     thin_labels(L_.y_ticks, [&](const Tick& a, const Tick& b) {
       return std::abs(Y(b.value) - Y(a.value)) > kTickLabelSize * kCapHeight + 3;
     });
+  }
+
+  void set_maps(const Insets& in) {
+    L_.x.origin = L_.plot.x + in.left;
+    L_.x.length = L_.plot.w - in.left - in.right;
+    L_.y.origin = L_.plot.y + L_.plot.h - in.bottom;
+    L_.y.length = -(L_.plot.h - in.top - in.bottom);
   }
 
   // Heatmap cells, equal neighbours in a row merged; then each cell's value where it fits.
@@ -264,8 +343,8 @@ class Builder {
       const size_t n = std::min({s.x.size(), s.lo.size(), s.hi.size()});
       if (s.error_bars) {
         // A vertical bar from lo to hi with a cap at each end, in the series' colour.
-        Lines bars{{}, {}, {s.color, std::max(1.0, s.width * 0.8), {}, false}};
-        const double cap = marker_radius(s.width) + 1.5;
+        Lines bars{{}, {}, {s.color, error_bar_width(s.width), {}, false}};
+        const double cap = error_bar_cap(s.width);
         for (size_t i = 0; i < n; ++i) {
           if (!usable(s.x[i], s.lo[i]) || !L_.y.usable(s.hi[i])) continue;
           const double x = X(s.x[i]), lo = Y(s.lo[i]), hi = Y(s.hi[i]);
@@ -338,10 +417,7 @@ class Builder {
       const double x = fit_label(f_.x.label, L_.width - 2 * kPad, p.x + p.w / 2, size);
       text(f_.x.label, x, L_.height - kPad, 0.5, 1, size, kBlack);
     }
-    if (!f_.y.label.empty()) {
-      const double y = fit_label(f_.y.label, L_.height - 2 * kPad, p.y + p.h / 2, size);
-      add(Text{f_.y.label, {kPad + kLabelSize * kCapHeight / 2, y}, 0.5, 0.5, {size, false}, kBlack, true});
-    }
+    y_label();
     double y = kPad;
     for (const auto& line : title_lines_) {
       text(line, heading_x(line, kTitleSize, true), y, 0.5, 0, kTitleSize, kBlack, true);
@@ -353,22 +429,38 @@ class Builder {
     }
   }
 
+  // The y label's lines turned, centred on the plot, kept in the column below the heading.
+  void y_label() {
+    const double size = y_label_size_, room = y_label_room_;
+    for (size_t i = 0; i < y_label_lines_.size(); ++i) {
+      const double half = std::min(width(y_label_lines_[i], size), room) / 2;
+      const double centre = L_.plot.y + L_.plot.h / 2;
+      const double y = std::clamp(centre, y_label_top_ + half, std::max(y_label_top_ + half, y_label_top_ + room - half));
+      add(Text{y_label_lines_[i], {kPad + size * kCapHeight / 2 + i * size * 1.2, y}, 0.5, 0.5, {size, false}, kBlack, true});
+    }
+  }
+
+  // The bar beside the plot, kMinColorBarHeight at the least (rising above a thin plot's top), its
+  // ticks labelled where the labels do not touch, and its label turned beside them.
   void colorbar() {
     const auto& h = *f_.heatmap;
     auto& cb = *L_.colorbar;
-    cb.bar = {L_.plot.x + L_.plot.w + 8, L_.plot.y, kBarWidth, L_.plot.h};
+    const double bottom = L_.plot.y + L_.plot.h;
+    const double bar_h = std::max(L_.plot.h, std::min(kMinColorBarHeight, bottom - kPad - kTickLabelSize * kCapHeight / 2));
+    cb.bar = {L_.plot.x + L_.plot.w + 8, bottom - bar_h, kBarWidth, bar_h};
     const Box& bar = cb.bar;
     Gradient g{bar, {}};
     for (int i = 0; i <= kBarStops; ++i) g.stops.push_back(colormap(h.colormap, static_cast<double>(i) / kBarStops));
     add(std::move(g));
     const double span = h.vmax - h.vmin;
     auto at = [&](double v) { return bar.y + bar.h - (span != 0 ? (v - h.vmin) / span : 0.5) * bar.h; };
+    thin_labels(cb.ticks, [&](const Tick& a, const Tick& b) { return std::abs(at(b.value) - at(a.value)) > kTickLabelSize * kCapHeight + 3; });
     Lines outline{{}, {bar}, {kBlack, 0.6, {}, false}};
     for (const auto& t : cb.ticks) outline.paths.push_back({{bar.x + bar.w, at(t.value)}, {bar.x + bar.w + 3, at(t.value)}});
     add(std::move(outline));
     double w = 0;
     for (const auto& t : cb.ticks) {
-      text(t.label, bar.x + bar.w + 5, at(t.value), 0, 0.5, kTickLabelSize, kBlack);
+      if (t.labelled) text(t.label, bar.x + bar.w + 5, at(t.value), 0, 0.5, kTickLabelSize, kBlack);
       w = std::max(w, width(t.label, kTickLabelSize));
     }
     if (!h.colorbar_label.empty()) {
@@ -379,63 +471,88 @@ class Builder {
     }
   }
 
-  // How much of the data a legend box at r would hide: points and segment midpoints inside it.
-  int covered(const Box& r) const {
-    int n = 0;
-    for (const auto& s : f_.series) {
-      const size_t m = std::min(s.x.size(), s.y.size());
-      for (size_t i = 0; i < m; ++i) {
-        if (!usable(s.x[i], s.y[i])) continue;
-        const double px = X(s.x[i]), py = Y(s.y[i]);
-        n += r.contains({px, py});
-        if (i + 1 < m && usable(s.x[i + 1], s.y[i + 1]))
-          for (double k : {0.25, 0.5, 0.75})
-            n += r.contains({px + k * (X(s.x[i + 1]) - px), py + k * (Y(s.y[i + 1]) - py)});
-      }
-    }
-    return n;
-  }
-
-  void legend() {
+  // The legend in the plot's corner that hides the least data (then the least band or guide);
+  // where every corner hides some, in rows above the plot (which gives up that height), unless the
+  // plot would keep under half of it.
+  void place_legend() {
     std::vector<int> entries;
     for (size_t i = 0; i < f_.series.size(); ++i)
       if (!f_.series[i].name.empty()) entries.push_back(static_cast<int>(i));
     if (entries.empty()) return;
-    constexpr double row = 11, sample = 18, inset = 5, pad = 5;
     double tw = 0;
     for (int i : entries) tw = std::max(tw, width(f_.series[i].name, kLegendSize));
-    const double bw = pad + sample + 4 + tw + pad, bh = entries.size() * row + 2 * 3;
+    const double bw = kLegendPad + kLegendSample + 4 + tw + kLegendPad, bh = entries.size() * kLegendRow + 2 * 3;
     const Box& p = L_.plot;
     const Box candidates[] = {
-        {p.x + p.w - inset - bw, p.y + inset, bw, bh},              // upper right
-        {p.x + inset, p.y + inset, bw, bh},                         // upper left
-        {p.x + p.w - inset - bw, p.y + p.h - inset - bh, bw, bh},  // lower right
-        {p.x + inset, p.y + p.h - inset - bh, bw, bh},              // lower left
+        {p.x + p.w - kLegendInset - bw, p.y + kLegendInset, bw, bh},              // upper right
+        {p.x + kLegendInset, p.y + kLegendInset, bw, bh},                         // upper left
+        {p.x + p.w - kLegendInset - bw, p.y + p.h - kLegendInset - bh, bw, bh},  // lower right
+        {p.x + kLegendInset, p.y + p.h - kLegendInset - bh, bw, bh},              // lower left
     };
     Box best = candidates[0];
-    int best_n = std::numeric_limits<int>::max();
+    int best_n = std::numeric_limits<int>::max(), best_bands = best_n;
     for (const auto& c : candidates)
-      if (const int n = covered(c); n < best_n) {
+      if (const auto [n, b] = hidden_by(f_, L_.x, L_.y, c); n < best_n || (n == best_n && b < best_bands)) {
         best = c;
         best_n = n;
+        best_bands = b;
       }
-    L_.legend = Legend{best, entries};
-    add(Fill{best, kWhite, 0.88});
-    add(Lines{{}, {best}, {grey(0.75), 0.5, {}, false}});
-    for (size_t k = 0; k < entries.size(); ++k) {
-      const Series& s = f_.series[entries[k]];
-      const double cy = best.y + 3 + row * (k + 0.5);
-      const double x0 = best.x + pad;
-      if (!s.lo.empty() && !s.hi.empty()) add(Fill{{x0, cy - 3.5, sample, 7}, s.color, 0.2});
-      add(Lines{{{{x0, cy}, {x0 + sample, cy}}}, {}, {s.color, s.width, s.dashed ? series_dash(s.width) : std::vector<double>{}, false}});
-      if (s.markers) add(Dots{{{x0 + sample / 2, cy}}, marker_radius(s.width), s.color});
-      text(s.name, x0 + sample + 4, cy, 0, 0.5, kLegendSize, kBlack);
+    if (best_n > 0 && legend_above(entries)) return;
+    L_.legend = Legend{best, entries, false};
+    legend_slots_.clear();
+    for (size_t k = 0; k < entries.size(); ++k) legend_slots_.push_back({best.x + kLegendPad, best.y + 3 + kLegendRow * (k + 0.5)});
+  }
+
+  // The entries side by side in rows as wide as the plot, above it; false (nothing changed) where
+  // the plot would keep less than half its height.
+  bool legend_above(const std::vector<int>& entries) {
+    const double max_row = std::max(1.0, L_.plot.w - 2 * kLegendPad);
+    std::vector<Point> slots;  // relative to the box's top-left corner
+    double x = 0, widest = 0;
+    int row = 0;
+    for (int i : entries) {
+      const double w = kLegendSample + 4 + width(f_.series[i].name, kLegendSize);
+      if (x > 0 && x + w > max_row) {
+        ++row;
+        x = 0;
+      }
+      slots.push_back({kLegendPad + x, 3 + kLegendRow * (row + 0.5)});
+      widest = std::max(widest, x + w);
+      x += w + kLegendGap;
+    }
+    const double bw = widest + 2 * kLegendPad, bh = (row + 1) * kLegendRow + 2 * 3;
+    if (L_.plot.h - bh - 4 < L_.plot.h / 2) return false;
+    const Box box{L_.plot.x + std::max(0.0, (L_.plot.w - bw) / 2), L_.plot.y, bw, bh};
+    L_.plot.y += bh + 4;
+    L_.plot.h -= bh + 4;
+    map_axes();
+    L_.legend = Legend{box, entries, true};
+    legend_slots_.clear();
+    for (const auto& s : slots) legend_slots_.push_back({box.x + s.x, box.y + s.y});
+    return true;
+  }
+
+  void draw_legend() {
+    const Box& box = L_.legend->box;
+    add(Fill{box, kWhite, 0.88});
+    add(Lines{{}, {box}, {grey(0.75), 0.5, {}, false}});
+    for (size_t k = 0; k < L_.legend->series.size(); ++k) {
+      const Series& s = f_.series[L_.legend->series[k]];
+      const double x0 = legend_slots_[k].x, cy = legend_slots_[k].y;
+      if (!s.lo.empty() && !s.hi.empty()) add(Fill{{x0, cy - 3.5, kLegendSample, 7}, s.color, 0.2});
+      add(Lines{{{{x0, cy}, {x0 + kLegendSample, cy}}}, {}, {s.color, s.width, s.dashed ? series_dash(s.width) : std::vector<double>{}, false}});
+      if (s.markers) add(Dots{{{x0 + kLegendSample / 2, cy}}, marker_radius(s.width), s.color});
+      text(s.name, x0 + kLegendSample + 4, cy, 0, 0.5, kLegendSize, kBlack);
     }
   }
 
   const Figure& f_;
   const MeasureText& measure_;
+  double heading_right_ = 0;                           // the heading's lines end left of this
   std::vector<std::string> title_lines_, note_lines_;  // wrap_heading's
+  std::vector<std::string> y_label_lines_;             // fit_y_label's
+  double y_label_size_ = kLabelSize, y_label_top_ = 0, y_label_room_ = 0;
+  std::vector<Point> legend_slots_;                    // each entry's sample: left end, centre height
   Layout L_;
 };
 

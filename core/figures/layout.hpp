@@ -31,6 +31,8 @@ inline constexpr double kNoteSize = 7.5;
 inline constexpr double kLabelSize = 9;
 inline constexpr double kTickLabelSize = 8;
 inline constexpr double kLegendSize = 8;
+// A colour bar is never shorter: beside a thinner plot (Explore's map strip) it rises above it.
+inline constexpr double kMinColorBarHeight = 48;
 // DejaVu Sans cap height per em: text is anchored by its visible top, not its line box.
 inline constexpr double kCapHeight = 0.73;
 
@@ -77,6 +79,7 @@ struct ColorBar {
 struct Legend {
   Box box;
   std::vector<int> series;  // indices into Figure::series, in order
+  bool above = false;       // in rows above the plot: every corner inside it hid data
 };
 
 // --- primitives: all a painter draws ----------------------------------------------------------

@@ -3,6 +3,7 @@
 // their label contrast, interval bands, gaps in lines, and the legend in the emptiest corner.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <variant>
@@ -240,6 +241,15 @@ TEST(Layout, HeatmapRunsOfEqualCellsWithTheirColours) {
   EXPECT_GT(L.colorbar->bar.x, L.plot.x + L.plot.w) << "beside the plot";
 }
 
+TEST(Layout, AMapOfOneBlockIsLabelledByWholeBlocks) {
+  // E = 1: one row from -0.5 to 0.5, which nice ticks would label -0.5, 0 and 0.5.
+  const auto L = lay_out(activation_map_figure(memory::Schedule::uniform(64, 1, 16), 32));
+  ASSERT_EQ(L.y_ticks.size(), 1u);
+  EXPECT_EQ(L.y_ticks[0].value, 0);
+  for (const auto& t : lay_out(activation_map_figure(memory::Schedule::uniform(64, 2, 16), 32)).y_ticks)
+    EXPECT_EQ(t.value, std::round(t.value)) << t.label;
+}
+
 TEST(Layout, AColourBarLabelLongerThanThePageIsSetSmallerAndStaysOnIt) {
   eval::NiahTaskGrid g;
   g.task = "single";
@@ -284,6 +294,228 @@ TEST(Layout, CellLabelsReadOnTheirCell) {
   EXPECT_EQ(labels, 3) << "every cell with a value, none for NaN";
   EXPECT_EQ(cell_label(37.5), "38");
   EXPECT_EQ(cell_label(0.25), "0.25");
+}
+
+// --- the rules that keep a figure inside its panel (issue 22) ------------------------------------
+
+// Every Text of `size` (the title's, the notes') with its left and right ends.
+std::vector<std::pair<Text, std::pair<double, double>>> heading_lines(const Layout& L, double size) {
+  std::vector<std::pair<Text, std::pair<double, double>>> out;
+  for (const auto& [t, clipped] : all_of<Text>(L))
+    if (t.style.size == size && !t.vertical) {
+      const double w = fixed_pitch(t.text, t.style);
+      out.push_back({t, {t.at.x - t.ax * w, t.at.x + (1 - t.ax) * w}});
+    }
+  return out;
+}
+
+TEST(Layout, ATitleWiderThanItsPanelIsWrappedWithinThePanelAndKeptToThreeLines) {
+  Figure f = line_figure();
+  f.title = "Block occupancy: paper-per-position-cpu-proteus-e16-s1-with-a-long-tail, layer 0, head 0";
+  for (double W : {140.0, 220.0, 480.0}) {
+    const auto L = lay_out(f, W, 320);
+    const auto lines = heading_lines(L, kTitleSize);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_LE(lines.size(), 3u) << "width " << W;
+    for (const auto& [t, ends] : lines) {
+      EXPECT_GE(ends.first, 0.0) << t.text << " at width " << W;
+      EXPECT_LE(ends.second, W) << t.text << " at width " << W;
+    }
+  }
+  // Too long for three lines of a narrow panel: the third ends with "...".
+  const auto narrow = heading_lines(lay_out(f, 140, 320), kTitleSize);
+  ASSERT_EQ(narrow.size(), 3u);
+  EXPECT_TRUE(narrow.back().first.text.ends_with("...")) << narrow.back().first.text;
+}
+
+TEST(Layout, ALongYLabelKeepsBesideThePlotBelowTheHeading) {
+  Figure f = line_figure();
+  f.y.label = "perplexity / perplexity of quickstart-baseline";
+  f.notes = {"below 1: lower perplexity than quickstart-baseline; bands: 95% paired intervals (same sequences)",
+             "dashed line: training length 256"};
+  const auto L = lay_out(f, 200, 194);  // a figure of the window's grid at 1000 pixels
+  double heading_bottom = 0;
+  for (const auto& [t, clipped] : all_of<Text>(L))
+    if (!t.vertical && (t.style.size == kTitleSize || t.style.size == kNoteSize))
+      heading_bottom = std::max(heading_bottom, t.at.y + t.style.size);
+  int vertical = 0;
+  for (const auto& [t, clipped] : all_of<Text>(L)) {
+    if (!t.vertical) continue;
+    ++vertical;
+    const double w = fixed_pitch(t.text, t.style);
+    EXPECT_GE(t.at.y - w / 2, heading_bottom - 1e-9) << t.text << ": beside the heading";
+    EXPECT_LE(t.at.y + w / 2, 194.0) << t.text;
+    EXPECT_GE(t.style.size, 6.0) << t.text << ": two lines, still readable";
+    EXPECT_LT(t.at.x + t.style.size, L.plot.x) << t.text << ": left of the plot";
+  }
+  EXPECT_EQ(vertical, 2) << "the label in two lines";
+}
+
+// Explore's activation strip: a heatmap 150 pixels tall with a two-line heading.
+Figure activation_strip() { return activation_map_figure(memory::Schedule::uniform(1024, 16, 1024), 2048, "N = 1024"); }
+
+TEST(Layout, AColourBarIsNeverShorterThanTheMinimumAndItsLabelsDoNotTouch) {
+  const auto f = activation_strip();
+  for (double H : {104.0, 150.0, 320.0}) {
+    const auto L = lay_out(f, 600, H);
+    ASSERT_TRUE(L.colorbar);
+    const Box& bar = L.colorbar->bar;
+    EXPECT_GE(bar.h, std::min(kMinColorBarHeight, L.plot.y + L.plot.h - 6) - 1e-9) << "height " << H;
+    EXPECT_GE(bar.h, L.plot.h - 1e-9);
+    EXPECT_NEAR(bar.y + bar.h, L.plot.y + L.plot.h, 1e-9) << "its foot at the plot's";
+    EXPECT_GE(bar.y, 0.0);
+    // Labelled ticks keep a label's height apart.
+    const auto at = [&](double v) { return bar.y + bar.h - v * bar.h; };
+    const Tick* prev = nullptr;
+    for (const auto& t : L.colorbar->ticks) {
+      if (!t.labelled) continue;
+      if (prev) EXPECT_GT(std::abs(at(t.value) - at(prev->value)), kTickLabelSize * kCapHeight) << t.label;
+      prev = &t;
+    }
+    // The heading keeps left of a bar that rises beside it.
+    for (double size : {kTitleSize, kNoteSize})
+      for (const auto& [t, ends] : heading_lines(L, size))
+        if (t.at.y + size > bar.y) EXPECT_LT(ends.second, bar.x) << t.text << " at height " << H;
+  }
+  EXPECT_LT(lay_out(f, 600, 104).plot.h, kMinColorBarHeight) << "the strip is thinner than the bar";
+}
+
+// Whether any stroke of `bars` (the error bars, with their caps) meets box r.
+bool meets(const Lines& bars, const Box& r) {
+  for (const auto& path : bars.paths)
+    for (size_t i = 1; i < path.size(); ++i) {
+      const double x0 = std::min(path[i - 1].x, path[i].x), x1 = std::max(path[i - 1].x, path[i].x);
+      const double y0 = std::min(path[i - 1].y, path[i].y), y1 = std::max(path[i - 1].y, path[i].y);
+      if (x1 >= r.x && x0 <= r.x + r.w && y1 >= r.y && y0 <= r.y + r.h) return true;
+    }
+  return false;
+}
+
+TEST(Layout, TheLegendHidesNoErrorBarOfAnEAblation) {
+  // The quickstart's: the rightmost bar reaches the top right corner.
+  const auto f = e_ablation_figure({{"delta", 1, 4.507, 4.449, 4.566}, {"delta", 16, 4.578, 4.522, 4.633}});
+  for (const auto& [W, H] : {std::pair{480.0, 320.0}, std::pair{300.0, 200.0}}) {
+    const auto L = lay_out(f, W, H);
+    ASSERT_TRUE(L.legend);
+    const Box& box = L.legend->box;
+    int bars = 0;
+    for (const auto& [l, clipped] : all_of<Lines>(L))
+      if (clipped && !l.stroke.round_join && l.stroke.color == f.series[0].color) {
+        ++bars;
+        EXPECT_FALSE(meets(l, box)) << "the legend over an error bar at " << W << " x " << H;
+      }
+    EXPECT_EQ(bars, 1);
+    for (const auto& [d, clipped] : all_of<Dots>(L))
+      for (const auto& c : d.centres)
+        if (d.centres.size() > 1) EXPECT_FALSE(box.contains(c)) << "the legend over a point";
+  }
+}
+
+TEST(Layout, BetweenCornersFreeOfDataTheLegendTakesTheOneWithTheLeastBand) {
+  // A flat line low in the plot; its band reaches the top at the right only.
+  Figure f = line_figure();
+  f.series[0].x = {0, 10, 20, 30};
+  f.series[0].y = {1, 1, 1, 1};
+  f.series[0].lo = {0.5, 0.5, 0.5, 0.5};
+  f.series[0].hi = {1.5, 1.5, 1.5, 10};
+  const auto L = lay_out(f);
+  ASSERT_TRUE(L.legend);
+  EXPECT_FALSE(L.legend->above);
+  EXPECT_LT(L.legend->box.x + L.legend->box.w / 2, L.plot.x + L.plot.w / 2) << "upper left, off the band";
+  EXPECT_LT(L.legend->box.y + L.legend->box.h / 2, L.plot.y + L.plot.h / 2) << "upper left, off the band";
+}
+
+TEST(Layout, AGuideLineThroughEveryCornerDoesNotPushTheLegendOutOfThePlot) {
+  Figure f;
+  Series rising;
+  rising.name = "run";
+  for (int i = 0; i <= 20; ++i) {
+    rising.x.push_back(i);
+    rising.y.push_back(i);  // the upper left and the lower right are empty of data
+  }
+  f.series.push_back(rising);
+  for (double y : {20.5, -0.5}) {  // unnamed guides along the top and the bottom: through every corner
+    Series guide;
+    guide.x = {0, 20};
+    guide.y = {y, y};
+    guide.dashed = true;
+    f.series.push_back(guide);
+  }
+  const auto L = lay_out(f);
+  ASSERT_TRUE(L.legend);
+  EXPECT_FALSE(L.legend->above) << "a reference line is not data";
+}
+
+TEST(Layout, WhereEveryCornerHoldsDataTheLegendGoesAboveThePlot) {
+  Figure f = line_figure();
+  f.series[0].x.clear();
+  f.series[0].y.clear();
+  for (int i = 0; i <= 40; ++i) {  // a zigzag through all four corners
+    f.series[0].x.push_back(i);
+    f.series[0].y.push_back(i % 2 ? 10 : 0);
+  }
+  const auto L = lay_out(f);
+  ASSERT_TRUE(L.legend);
+  EXPECT_TRUE(L.legend->above);
+  EXPECT_LE(L.legend->box.y + L.legend->box.h, L.plot.y) << "above the plot box";
+  EXPECT_GE(L.legend->box.x, L.plot.x);
+  EXPECT_LE(L.legend->box.x + L.legend->box.w, L.plot.x + L.plot.w);
+  double heading_bottom = 0;
+  for (const auto& [t, ends] : heading_lines(L, kTitleSize)) heading_bottom = std::max(heading_bottom, t.at.y + kTitleSize);
+  EXPECT_GE(L.legend->box.y, heading_bottom) << "below the title";
+  EXPECT_FALSE(lay_out(line_figure()).legend->above) << "an empty corner keeps it inside";
+}
+
+TEST(Layout, EveryMarkerAndErrorBarCapLiesInsideThePlot) {
+  // Points on the axis bounds (block use: entropy 0 and 1 on a fixed 0..1 axis, the positions at
+  // the ends of an explicit x range), each with an interval reaching the bound.
+  Figure f;
+  f.x.min = 64;
+  f.x.max = 512;
+  f.x.scale = Scale::log;
+  f.y.min = 0;
+  f.y.max = 1;
+  Series s;
+  s.name = "run";
+  s.markers = true;
+  s.error_bars = true;
+  s.x = {64, 128, 256, 512};
+  s.y = {0, 0.5, 0.8, 1};
+  s.lo = {0, 0.4, 0.7, 0.9};
+  s.hi = {0.1, 0.6, 0.9, 1};
+  f.series.push_back(s);
+  const auto L = lay_out(f);
+  const Box inside{L.plot.x, L.plot.y, L.plot.w, L.plot.h};
+  int dots = 0;
+  for (const auto& [d, clipped] : all_of<Dots>(L))
+    for (const auto& c : d.centres) {
+      if (d.centres.size() == 1) continue;  // the legend's sample
+      ++dots;
+      for (const Point edge : {Point{c.x - d.radius, c.y - d.radius}, Point{c.x + d.radius, c.y + d.radius}})
+        EXPECT_TRUE(inside.contains(edge)) << "a marker at " << c.x << ", " << c.y << " is cut";
+    }
+  EXPECT_EQ(dots, 4);
+  for (const auto& [l, clipped] : all_of<Lines>(L))
+    if (clipped && !l.stroke.round_join)
+      for (const auto& path : l.paths)
+        for (const auto& p : path) EXPECT_TRUE(inside.contains(p)) << "an error bar's cap is cut at " << p.x << ", " << p.y;
+  // Away from the edges nothing moves: the data range still fills a box with room around its data.
+  const auto plain = lay_out(line_figure());
+  EXPECT_DOUBLE_EQ(plain.x.to_page(plain.x.lo), plain.plot.x);
+}
+
+TEST(Layout, ALongNoteWrapsInsideANarrowPanel) {
+  Figure f = line_figure();
+  f.notes = {"mean over 2 held-out sequences, log-spaced position buckets; bands: 95% intervals (bootstrap over "
+             "sequences, t over a group's seeds)"};
+  for (double W : {150.0, 200.0, 300.0}) {
+    const auto lines = heading_lines(lay_out(f, W, 240), kNoteSize);
+    EXPECT_GE(lines.size(), 2u);
+    for (const auto& [t, ends] : lines) {
+      EXPECT_GE(ends.first, 0.0) << t.text;
+      EXPECT_LE(ends.second, W) << t.text;
+    }
+  }
 }
 
 TEST(Layout, CairoMeasuresTheSameLayoutButTheText) {
