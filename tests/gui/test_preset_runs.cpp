@@ -38,6 +38,9 @@ TEST(PresetRuns, EveryPresetTrainsInTheWindowTheRunsTheCommandLineTrains) {
     std::vector<config::RunConfig> window;
     ASSERT_NO_THROW(window = ed.runs()) << p.label << ": " << ed.problem();
     expect_same_runs(window, cli_runs(p.path), p.label);
+    EXPECT_EQ(ed.run_count(), window.size()) << p.label;
+    // The saved-file notification names this command: the one that reads the file's grid.
+    EXPECT_EQ(ed.cli_command(), config::load_experiment_json(p.path).contains("sweep") ? "sweep" : "train") << p.label;
   }
 }
 
@@ -49,6 +52,7 @@ TEST(PresetRuns, EveryPresetSavedFromTheWindowRunsTheSameFromTheCommandLine) {
     ASSERT_NO_THROW(ed.load(p.path)) << p.label;
     const auto file = dir / "saved.json";
     ed.save(file);
+    EXPECT_EQ(config::load_experiment_json(file).contains("sweep"), ed.cli_command() == "sweep") << p.label;
     expect_same_runs(cli_runs(file), cli_runs(p.path), p.label + " (saved)");
     gui::ExperimentEditor back;
     ASSERT_NO_THROW(back.load(file)) << p.label;
