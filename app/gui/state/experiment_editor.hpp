@@ -63,7 +63,8 @@ class ExperimentEditor {
   // The runs the command line makes of to_experiment_json() (config::expand_variants, or
   // expand_sweep in sweep mode), validated (engine::validate_run): throws InputError naming the
   // field. compare: "<name>-baseline" (E = 1) and "<name>-proteus-e<E>"; sweep: "<name>-E<e>" per E
-  // (over another field: "<name>-E<e>-<field><value>" per value, E = 1 and config's E).
+  // (over another field: "<name>-E<e>-<field><value>" per value, E = 1 and config's E), crossed
+  // with the kept grid's axes and variants; the file's variants: "<name>-<variant>" each.
   std::vector<config::RunConfig> runs() const;
   // "" when runs() would succeed, else the InputError's text (the window shows it and disables Start).
   std::string problem() const;
