@@ -111,6 +111,50 @@ TEST(ExperimentEditor, ASweepOverAnotherFieldTrainsABaselineAtEveryPointAndRound
   EXPECT_NE(ed.problem().find("not a config field"), std::string::npos) << ed.problem();
 }
 
+// A grid over two fields and E (the memory-load map): the controls edit one field, the other axis
+// is kept as the file gives it, and trading which one is edited keeps the runs.
+TEST(ExperimentEditor, ASweepOverTwoFieldsKeepsTheAxisTheControlsCannotEdit) {
+  gui::ExperimentEditor ed;
+  ed.load(kExperiments / "maps" / "memory-load-cpu.json");
+  EXPECT_EQ(ed.mode, gui::RunMode::sweep_e);
+  EXPECT_EQ(ed.sweep_field, "data.mqar.pairs");
+  EXPECT_EQ(ed.config.model.mixer.E, 16);
+  ASSERT_TRUE(ed.kept.sweep.contains("data.mqar.layout"));
+  EXPECT_EQ(ed.kept.describe(), (std::vector<std::string>{"sweep data.mqar.layout: pairs-first, spread"}));
+  EXPECT_EQ(ed.cli_command(), "sweep");
+  EXPECT_EQ(ed.kept_left_out(), "");
+  const auto runs = ed.runs();
+  EXPECT_EQ(runs.size(), 6u * 2u * 2u * 4u) << "pairs x layouts x E x seeds";
+  EXPECT_EQ(ed.run_count(), runs.size());
+
+  const auto note = ed.pick_sweep_field("data.mqar.layout");
+  EXPECT_NE(note.find("data.mqar.pairs"), std::string::npos) << note;
+  EXPECT_EQ(ed.sweep_field, "data.mqar.layout");
+  EXPECT_TRUE(ed.kept.sweep.contains("data.mqar.pairs"));
+  const auto traded = ed.runs();
+  ASSERT_EQ(traded.size(), runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(traded[i].name, runs[i].name);
+
+  ed.mode = gui::RunMode::single;
+  EXPECT_NE(ed.kept_left_out().find("data.mqar.pairs"), std::string::npos) << ed.kept_left_out();
+  EXPECT_EQ(ed.runs().size(), 4u) << "one run, once per seed";
+  EXPECT_EQ(ed.cli_command(), "train");
+}
+
+// Variants other than the compare pair (four normalisations) are trained as the file gives them.
+TEST(ExperimentEditor, OtherVariantsAreTrainedAsTheFileGivesThem) {
+  gui::ExperimentEditor ed;
+  ed.load(kExperiments / "paper" / "normalize-variants-cpu.json");
+  EXPECT_EQ(ed.mode, gui::RunMode::variants);
+  EXPECT_EQ(ed.kept.variant_count(), 4u);
+  EXPECT_EQ(ed.cli_command(), "train");
+  EXPECT_EQ(ed.runs().size(), 4u * 3u) << "variants x seeds";
+  EXPECT_EQ(ed.run_count(), 12u);
+  ed.mode = gui::RunMode::compare;
+  EXPECT_NE(ed.kept_left_out().find("4 variants"), std::string::npos) << ed.kept_left_out();
+  EXPECT_EQ(ed.runs().size(), 2u * 3u);
+}
+
 TEST(ExperimentEditor, SavedFilesRunTheSameRunsFromTheCommandLine) {
   const auto dir = test_support::fresh_dir("editor-save");
   for (auto mode : {gui::RunMode::single, gui::RunMode::compare, gui::RunMode::sweep_e}) {

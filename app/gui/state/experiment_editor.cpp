@@ -30,13 +30,67 @@ std::vector<PresetFile> find_presets(const std::filesystem::path& experiments_di
   return out;
 }
 
+namespace {
+
+constexpr const char* kE = "model.mixer.E";
+
+// The experiment's own name: runs() adds the variant, grid and seed suffixes again.
+std::string experiment_name(const nlohmann::json& experiment) {
+  const auto it = experiment.find("name");
+  return it != experiment.end() && it->is_string() ? it->get<std::string>() : config::RunConfig().name;
+}
+
+// The run the controls edit: the file less its variants and sweep, at its first seed.
+config::RunConfig base_run(const nlohmann::json& experiment) {
+  auto base = experiment;
+  base.erase("sweep");
+  base.erase("variants");
+  auto run = config::expand_variants(base).front();
+  run.name = experiment_name(experiment);
+  run.group.clear();
+  return run;
+}
+
+// Two lists of runs are the same runs: names and resolved configs, in order.
+bool same_runs(const std::vector<config::RunConfig>& a, const std::vector<config::RunConfig>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].name != b[i].name || config::to_json(a[i]) != config::to_json(b[i])) return false;
+  return true;
+}
+
+// "E = [1, e]" with e > 1: what the controls write for a sweep over another field (a baseline at every point).
+bool is_baseline_pair(const nlohmann::json& es) {
+  return es.is_array() && es.size() == 2 && es[0].is_number_integer() && es[0].get<int64_t>() == 1 &&
+         es[1].is_number_integer() && es[1].get<int64_t>() > 1 && es[1].get<int64_t>() <= (1 << 30);
+}
+
+std::vector<int> e_list(const nlohmann::json& es) {
+  std::vector<int> out;
+  for (const auto& e : es) {
+    if (!e.is_number_integer()) throw InputError("sweep.model.mixer.E", "must be a list of integers");
+    out.push_back(e.get<int>());
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& common_sweep_fields() {
+  static const std::vector<std::string> fields = {kE, "model.mixer.d_head", "train.steps", "data.mqar.pairs",
+                                                  "data.seq_len", "model.mixer.rule"};
+  return fields;
+}
+
 void ExperimentEditor::load(const std::filesystem::path& file) {
   const auto exp = config::load_experiment_json(file);
   std::vector<std::string> new_notes;
   RunMode new_mode = RunMode::single;
   std::vector<int> new_sweep = sweep_E;
-  std::string new_field = "model.mixer.E";
+  std::string new_field = kE;
   std::vector<nlohmann::json> new_values;
+  bool new_baseline = true;
+  KeptGrid new_kept;
   config::RunConfig new_config;
   int new_seeds = 1;
   if (const auto it = exp.find("seeds"); it != exp.end() && it->is_array() && !it->empty()) {
@@ -50,59 +104,57 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
   }
   if (exp.contains("sweep") && exp["sweep"].is_object()) {
     const auto& grid = exp["sweep"];
-    auto base = exp;
-    base.erase("sweep");
-    base.erase("variants");
-    new_config = config::expand_variants(base).front();
-    new_config.name = exp.value("name", new_config.name);  // runs() adds the seed suffix again
-    if (grid.contains("model.mixer.E")) {
-      new_mode = RunMode::sweep_e;
-      new_sweep.clear();
-      for (const auto& e : grid["model.mixer.E"]) {
-        if (!e.is_number_integer()) throw InputError("sweep.model.mixer.E", "must be a list of integers");
-        new_sweep.push_back(e.get<int>());
+    new_config = base_run(exp);
+    new_mode = RunMode::sweep_e;
+    if (exp.contains("variants")) new_kept.variants = exp["variants"];  // crossed with the grid, as the CLI does
+    std::vector<std::string> fields;
+    for (const auto& [path, values] : grid.items())
+      if (path != kE) fields.push_back(path);
+    if (fields.empty()) {
+      new_sweep = grid.contains(kE) ? e_list(grid[kE]) : std::vector<int>{};
+    } else {
+      // The controls edit one field, a common one first; the other axes are kept as given.
+      const auto& common = common_sweep_fields();
+      const auto edited = std::find_first_of(common.begin(), common.end(), fields.begin(), fields.end());
+      new_field = edited != common.end() ? *edited : fields.front();
+      for (const auto& [path, values] : grid.items()) {
+        if (path == new_field && values.is_array()) new_values.assign(values.begin(), values.end());
+        else if (path != kE) new_kept.sweep[path] = values;
       }
+      new_baseline = grid.contains(kE);
+      if (grid.contains(kE) && is_baseline_pair(grid[kE])) new_config.model.mixer.E = grid[kE][1].get<int>();
+      else if (grid.contains(kE)) new_kept.sweep[kE] = grid[kE];  // an E list the field controls cannot write
     }
-    for (const auto& [path, values] : grid.items()) {
-      if (path == "model.mixer.E") continue;
-      if (new_field == "model.mixer.E" && values.is_array() && !values.empty()) {
-        // The first other field is the one the window sweeps; E (if listed) is its largest gated value.
-        new_mode = RunMode::sweep_e;
-        new_field = path;
-        new_values.assign(values.begin(), values.end());
-        if (!new_sweep.empty() && grid.contains("model.mixer.E"))
-          new_config.model.mixer.E = *std::max_element(new_sweep.begin(), new_sweep.end());
-        continue;
-      }
-      new_notes.push_back("the window sweeps one field beside E: sweep over " + path +
-                          " left out (run it with 'proteus sweep')");
+  } else if (exp.contains("variants")) {
+    const auto runs = config::expand_variants(exp);
+    // Compare mode when its pair makes exactly the file's runs; else the file's variants as given.
+    ExperimentEditor pair;
+    pair.mode = RunMode::compare;
+    pair.seeds = new_seeds;
+    pair.config = *std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+      return a.model.mixer.E < b.model.mixer.E;
+    });
+    pair.config.name = experiment_name(exp);
+    pair.config.group.clear();
+    if (pair.config.model.mixer.E > 1 && same_runs(config::expand_variants(pair.to_experiment_json()), runs)) {
+      new_mode = RunMode::compare;
+      new_config = std::move(pair.config);
+    } else {
+      new_mode = RunMode::variants;
+      new_config = base_run(exp);
+      new_kept.variants = exp["variants"];
     }
   } else {
-    const auto runs = config::expand_variants(exp);
-    const bool has_baseline =
-        runs.size() > 1 && std::any_of(runs.begin(), runs.end(), [](const auto& r) { return r.model.mixer.E == 1; });
-    if (has_baseline) {
-      new_mode = RunMode::compare;
-      new_config = *std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
-        return a.model.mixer.E < b.model.mixer.E;
-      });
-      // The variant's name suffix is added again by runs(): keep the experiment's own name.
-      new_config.name = exp.value("name", new_config.name);
-      if (runs.size() > 2 * static_cast<size_t>(new_seeds))
-        new_notes.push_back("the window compares two runs: the baseline and the variant with the largest E");
-    } else {
-      new_config = runs.front();
-      if (runs.size() > static_cast<size_t>(new_seeds))
-        new_notes.push_back("only the first of " + std::to_string(runs.size() / new_seeds) + " variants loaded");
-    }
+    new_config = base_run(exp);
   }
-  new_config.group.clear();  // runs() names the groups again
   config = std::move(new_config);
   mode = new_mode;
   seeds = new_seeds;
   sweep_E = std::move(new_sweep);
   sweep_field = std::move(new_field);
   sweep_values = std::move(new_values);
+  sweep_baseline = new_baseline;
+  kept = std::move(new_kept);
   source = file.string();
   notes = std::move(new_notes);
 }
@@ -122,12 +174,19 @@ nlohmann::json ExperimentEditor::to_experiment_json() const {
     j["variants"] = nlohmann::json::array(
         {{{"name", "baseline"}, {"set", base_set}},
          {{"name", "proteus-e" + std::to_string(config.model.mixer.E)}, {"set", {{"model.mixer.E", config.model.mixer.E}}}}});
-  } else if (mode == RunMode::sweep_e && sweep_field != "model.mixer.E") {
-    j["sweep"] = {{sweep_field, sweep_values}};
-    if (config.model.mixer.E > 1) j["sweep"]["model.mixer.E"] = {1, config.model.mixer.E};  // a baseline at every point
-    if (custom) j["model"]["mixer"]["schedule"] = {{"type", "uniform"}};  // as runs() does
+  } else if (mode == RunMode::variants) {
+    if (kept.has_variants()) j["variants"] = kept.variants;
   } else if (mode == RunMode::sweep_e) {
-    j["sweep"] = {{"model.mixer.E", sweep_E}};
+    if (kept.has_variants()) j["variants"] = kept.variants;
+    auto grid = kept.sweep;
+    if (sweep_field == kE) {
+      grid[kE] = sweep_E;
+    } else {
+      grid[sweep_field] = sweep_values;
+      // A baseline at every point, unless the kept grid lists E itself.
+      if (sweep_baseline && config.model.mixer.E > 1 && !grid.contains(kE)) grid[kE] = {1, config.model.mixer.E};
+    }
+    j["sweep"] = std::move(grid);
     if (custom) j["model"]["mixer"]["schedule"] = {{"type", "uniform"}};  // as runs() does
   }
   return j;
@@ -157,8 +216,10 @@ std::vector<config::RunConfig> ExperimentEditor::runs() const {
   }
   if (seeds < 1 || seeds > kMaxSeeds)
     throw InputError("seeds", "must be in [1, " + std::to_string(kMaxSeeds) + "], got " + std::to_string(seeds));
+  if (mode == RunMode::variants && !kept.has_variants())
+    throw InputError("variants", "no variants loaded from a file: pick one run, compare or sweep");
   // The edited run is itself a run of single and compare mode: its problems are named by field.
-  if (mode != RunMode::sweep_e) engine::validate_run(config);
+  if (mode == RunMode::single || mode == RunMode::compare) engine::validate_run(config);
   // The runs are what the command line makes of the saved file.
   const auto experiment = to_experiment_json();
   auto out = mode == RunMode::sweep_e ? config::expand_sweep(experiment) : config::expand_variants(experiment);
@@ -180,6 +241,52 @@ std::string ExperimentEditor::problem() const {
   } catch (const std::exception& e) {
     return e.what();
   }
+}
+
+size_t ExperimentEditor::run_count() const {
+  const auto j = to_experiment_json();
+  size_t n = static_cast<size_t>(std::max(1, seeds));
+  if (const auto v = j.find("variants"); v != j.end() && v->is_array()) n *= v->size();
+  if (const auto grid = j.find("sweep"); grid != j.end() && grid->is_object())
+    for (const auto& [path, values] : grid->items()) n *= values.is_array() ? values.size() : 1;
+  return n;
+}
+
+std::string ExperimentEditor::cli_command() const { return mode == RunMode::sweep_e ? "sweep" : "train"; }
+
+std::string ExperimentEditor::kept_left_out() const {
+  std::string left;
+  if (kept.has_variants() && mode != RunMode::variants && mode != RunMode::sweep_e)
+    left = "the file's " + std::to_string(kept.variant_count()) + " variants";
+  if (!kept.sweep.empty() && mode != RunMode::sweep_e) {
+    std::string axes;
+    for (const auto& [path, values] : kept.sweep.items()) axes += (axes.empty() ? "" : ", ") + path;
+    left += (left.empty() ? "the file's sweep over " : " and its sweep over ") + axes;
+  }
+  if (left.empty()) return "";
+  const char* mode_name = mode == RunMode::single ? "one run" : mode == RunMode::compare ? "compare" : "the file's variants";
+  return std::string(mode_name) + " leaves out " + left + " (sweep trains them all)";
+}
+
+std::string ExperimentEditor::pick_sweep_field(const std::string& field) {
+  if (field == sweep_field) return "";
+  const std::string before = sweep_field;
+  std::string note;
+  if (const auto axis = kept.sweep.find(field); axis != kept.sweep.end()) {
+    // Trade places: the edited field joins the kept grid, so the runs stay the same.
+    const nlohmann::json values = *axis;
+    kept.sweep.erase(field);
+    if (before == kE) kept.sweep[kE] = sweep_E;
+    else kept.sweep[before] = sweep_values;
+    if (field == kE) sweep_E = e_list(values);
+    else sweep_values.assign(values.begin(), values.end());
+    note = field + " is edited here now; " + before + " joins the file's grid (read-only): the same runs";
+  } else {
+    if (before != kE && !sweep_values.empty()) note = "the sweep over " + before + " is left out: " + field + " is swept now";
+    if (field != kE) sweep_values.clear();
+  }
+  sweep_field = field;
+  return note;
 }
 
 memory::Schedule ExperimentEditor::schedule() const {

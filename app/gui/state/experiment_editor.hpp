@@ -1,6 +1,7 @@
 // What the window's controls edit: one run config, and how it becomes runs (one run, the compare
-// pair baseline E = 1 vs Proteus, or an E sweep), loaded from and saved to the same experiment
-// JSON files `proteus train` and `proteus sweep` read. No drawing: tested headlessly.
+// pair baseline E = 1 vs Proteus, a sweep, or a file's own variants), loaded from and saved to the
+// same experiment JSON files `proteus train` and `proteus sweep` read. What the controls cannot
+// edit of a file's grid is kept as given (kept_grid.hpp). No drawing: tested headlessly.
 #pragma once
 #include <filesystem>
 #include <string>
@@ -8,16 +9,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/state/kept_grid.hpp"
 #include "core/config/config.hpp"
 #include "core/figures/figure.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::gui {
 
-enum class RunMode { single, compare, sweep_e };
+// variants: the loaded file's own variants (kept.variants), trained as the file gives them.
+enum class RunMode { single, compare, sweep_e, variants };
 
 // The most seeds the window trains per run (a seed group); the command line takes any list.
 inline constexpr int kMaxSeeds = 10;
+
+// The fields a sweep is most often over: the one the controls edit when a file sweeps several.
+const std::vector<std::string>& common_sweep_fields();
 
 struct PresetFile {
   std::string label;  // path relative to experiments/, e.g. "rules/delta-cpu.json"
@@ -36,14 +42,18 @@ class ExperimentEditor {
   // trained with E = 1 beside config's E, so the gating-effect map has a baseline at every point.
   std::string sweep_field = "model.mixer.E";  // model.mixer.E: the E sweep over sweep_E
   std::vector<nlohmann::json> sweep_values;
+  bool sweep_baseline = true;          // over another field: each value also trained with E = 1
+  KeptGrid kept;                       // the loaded file's grid beyond the controls, trained as given
   int seeds = 1;                       // each run trained once per seed: config.seed, +1, ... (a seed group)
   std::string source;                  // the file last loaded or saved; "" for the defaults
-  std::vector<std::string> notes;      // what loading left out (a sweep over other fields, ...)
+  std::vector<std::string> notes;      // what loading changed (a seed list the window cannot train, ...)
 
-  // Loads an experiment file (parent chain merged): variants with an E = 1 run become compare
-  // mode (config = the variant with the largest E), a sweep over model.mixer.E or over one other
-  // field (with or without an E list: config takes its largest E) becomes sweep mode, anything else one run. Throws InputError naming the file or field; the editor is
-  // unchanged then.
+  // Loads an experiment file (parent chain merged): variants that are the compare pair (an E = 1
+  // baseline and "proteus-e<E>") become compare mode, other variants variants mode; a sweep becomes
+  // sweep mode over E or over one other field (E = [1, e] gives config's E and a baseline at every
+  // point), its other axes and any variants kept as given; anything else one run. The runs are
+  // the file's, as the command line makes them. Throws InputError naming the file or field; the
+  // editor is unchanged then.
   void load(const std::filesystem::path& file);
   // The experiment as JSON that load() and the command line read back to the same runs.
   nlohmann::json to_experiment_json() const;
@@ -53,10 +63,21 @@ class ExperimentEditor {
   // The runs the command line makes of to_experiment_json() (config::expand_variants, or
   // expand_sweep in sweep mode), validated (engine::validate_run): throws InputError naming the
   // field. compare: "<name>-baseline" (E = 1) and "<name>-proteus-e<E>"; sweep: "<name>-E<e>" per E
-  // (over another field: "<name>-E<e>-<field><value>" per value, E = 1 and config's E).
+  // (over another field: "<name>-E<e>-<field><value>" per value, E = 1 and config's E), crossed
+  // with the kept grid's axes and variants; the file's variants: "<name>-<variant>" each.
   std::vector<config::RunConfig> runs() const;
   // "" when runs() would succeed, else the InputError's text (the window shows it and disables Start).
   std::string problem() const;
+  // How many runs to_experiment_json() makes (the grid's sizes x the variants x the seeds), unchecked.
+  size_t run_count() const;
+  // The command that trains the saved file: "sweep" in sweep mode, else "train".
+  std::string cli_command() const;
+  // What of the kept grid the current mode does not train ("" when all of it is trained).
+  std::string kept_left_out() const;
+  // Sweeps over `field` instead of sweep_field. A field of the kept grid trades places with the
+  // edited one (its values come along, the runs stay the same); another field starts empty.
+  // Returns what changed for the user ("" when nothing worth saying).
+  std::string pick_sweep_field(const std::string& field);
 
   // The memory schedule of one head as configured (D = d_head^2, E, N); throws InputError for
   // values out of range.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "app/gui/view/kept_grid_view.hpp"
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/sweep_controls.hpp"
 #include "app/gui/view/widgets.hpp"
@@ -45,8 +46,7 @@ void draw_controls_panel(LabApp& app) {
   auto save = [&] {
     try {
       ed.save(file);
-      app.notify("saved " + file + " (runs with: proteus " + std::string(ed.mode == RunMode::sweep_e ? "sweep " : "train ") +
-                 file + ")");
+      app.notify("saved " + file + " (runs with: proteus " + ed.cli_command() + " " + file + ")");
     } catch (const std::exception& e) {
       app.notify(std::string("cannot save: ") + e.what(), true);
     }
@@ -76,8 +76,14 @@ void draw_controls_panel(LabApp& app) {
   changed |= ImGui::RadioButton("compare with E = 1", &mode, 1);
   flow_same_line(radio_width("sweep"));
   changed |= ImGui::RadioButton("sweep", &mode, 2);
+  if (ed.kept.has_variants()) {
+    // Offered only with a file's own variants: there is nothing else for it to train.
+    flow_same_line(radio_width("the file's variants"));
+    changed |= ImGui::RadioButton("the file's variants", &mode, static_cast<int>(RunMode::variants));
+  }
   ed.mode = static_cast<RunMode>(mode);
   if (ed.mode == RunMode::sweep_e) changed |= draw_sweep_controls(app);
+  changed |= draw_kept_grid(app);
   changed |= ImGui::InputText("name", &c.name);
   {
     int seed = static_cast<int>(c.seed);
@@ -100,7 +106,10 @@ void draw_controls_panel(LabApp& app) {
   }
   const bool can_start = app.problem.empty() && !app.training.active();
   ImGui::BeginDisabled(!can_start);
-  const char* label = ed.mode == RunMode::compare ? "Train baseline and Proteus" : ed.mode == RunMode::sweep_e ? "Train the sweep" : "Train";
+  const char* label = ed.mode == RunMode::compare   ? "Train baseline and Proteus"
+                      : ed.mode == RunMode::sweep_e  ? "Train the sweep"
+                      : ed.mode == RunMode::variants ? "Train the file's variants"
+                                                     : "Train";
   if (ImGui::Button(label, ImVec2(-1, 0))) app.start_training();
   ImGui::EndDisabled();
 }

@@ -36,11 +36,7 @@ bool parse_values(const std::string& text, std::vector<nlohmann::json>& out) {
 }
 
 // Swept most often, offered first; every other field follows in the schema's order.
-const std::vector<std::string>& common_fields() {
-  static const std::vector<std::string> fields = {"model.mixer.E", "model.mixer.d_head", "train.steps", "data.mqar.pairs",
-                                                  "data.seq_len", "model.mixer.rule"};
-  return fields;
-}
+const std::vector<std::string>& common_fields() { return common_sweep_fields(); }
 
 }  // namespace
 
@@ -51,10 +47,14 @@ bool draw_sweep_controls(LabApp& app) {
   if (ImGui::BeginCombo("swept field", ed.sweep_field.c_str())) {
     const auto pick = [&](const std::string& f) {
       if (ImGui::Selectable(f.c_str(), f == ed.sweep_field) && f != ed.sweep_field) {
-        ed.sweep_field = f;
-        ed.sweep_values.clear();
+        try {
+          if (const auto note = ed.pick_sweep_field(f); !note.empty()) app.notify(note);
+        } catch (const std::exception& e) {
+          app.notify(std::string("cannot sweep ") + f + ": " + e.what(), true);
+        }
         state.sweep_values_shown.clear();
         state.sweep_values_text.clear();
+        state.sweep_shown.clear();
         changed = true;
       }
     };
@@ -93,7 +93,15 @@ bool draw_sweep_controls(LabApp& app) {
     ImGui::SetTooltip("Comma-separated: 16, 32, 64. Each value is trained with E = 1 and with the E below,\n"
                       "so the Training view draws the effect of gating against this field as runs finish\n"
                       "(numbers only: a list of names, rules say, is trained and drawn run by run).");
-  ImGui::TextDisabled("each value: E = 1 and E = %d, %d seed%s", ed.config.model.mixer.E, ed.seeds, ed.seeds == 1 ? "" : "s");
+  if (ed.kept.sweep.contains("model.mixer.E")) {
+    ImGui::TextDisabled("each value: E from the file's grid below, %d seed%s", ed.seeds, ed.seeds == 1 ? "" : "s");
+    return changed;
+  }
+  changed |= ImGui::Checkbox("a baseline (E = 1) at each value", &ed.sweep_baseline);
+  if (ed.sweep_baseline && ed.config.model.mixer.E > 1)
+    ImGui::TextDisabled("each value: E = 1 and E = %d, %d seed%s", ed.config.model.mixer.E, ed.seeds, ed.seeds == 1 ? "" : "s");
+  else
+    ImGui::TextDisabled("each value: E = %d, %d seed%s", ed.config.model.mixer.E, ed.seeds, ed.seeds == 1 ? "" : "s");
   return changed;
 }
 
