@@ -305,9 +305,14 @@ std::vector<GatingEffectMap> gating_effect_maps(const std::vector<EffectRun>& ru
   std::vector<std::string> line_fields;
   for (const auto& f : swept)
     if (f != x) line_fields.push_back(f);
+  std::set<int> lengths;
+  for (const auto& p : points) lengths.insert(p.gated.front()->config.data.seq_len);
   std::vector<GatingEffectMap> maps;
   for (const std::string metric : {"nll", "needle", "mqar"})
-    if (auto map = metric_map(metric, points, x, line_fields)) maps.push_back(std::move(*map));
+    if (auto map = metric_map(metric, points, x, line_fields)) {
+      map->lengths_differ = lengths.size() > 1;
+      maps.push_back(std::move(*map));
+    }
   return maps;
 }
 
@@ -374,10 +379,10 @@ Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range
   std::set<double> ticks(xs.begin(), xs.end());
   if (ticks.size() <= 8) f.x.tick_values.assign(ticks.begin(), ticks.end());
   f.legend = map.lines.size() > 1 || (map.lines.size() == 1 && !map.lines.front().empty());
-  const bool length_swept = map.x_field == "data.seq_len" ||
-                            std::find(map.line_fields.begin(), map.line_fields.end(), "data.seq_len") != map.line_fields.end();
-  if (nll && r != map.ranges.end() && !length_swept)
+  if (nll && r != map.ranges.end() && !map.lengths_differ)
     f.notes.push_back("positions " + std::to_string(r->lo) + "-" + std::to_string(r->hi) + " (N = training length; by whole buckets)");
+  else if (nll && r != map.ranges.end())  // N moves with the swept field: no one range of positions is true
+    f.notes.push_back("positions in units of each point's training length N (by whole buckets)");
   for (const auto& n : map.notes) f.notes.push_back(n);
   for (const auto& z : zero_crossings(map))
     if (z.range == range)

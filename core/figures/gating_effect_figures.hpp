@@ -40,6 +40,7 @@ struct GatingEffectMap {
   std::vector<eval::PositionRange> ranges;  // nll: of the first point (names shared by every point); else {"all"}
   std::vector<EffectPoint> points;      // sorted by line, then range, then x
   std::vector<std::string> notes;
+  bool lengths_differ = false;  // the points' training lengths N differ: ranges are in units of each one's N
 };
 
 struct GatingEffectOptions {

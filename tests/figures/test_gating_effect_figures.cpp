@@ -132,6 +132,23 @@ TEST(GatingEffect, ALockstepClassIsNamedByItsModelFieldOrTheFieldAskedFor) {
   ASSERT_EQ(by_batch.size(), 1u);
   EXPECT_EQ(by_batch.front().x_field, "data.batch");
   EXPECT_NEAR(point_at(by_batch.front(), "N-4N", 32).effect.mean, 0.32, 1e-9) << "batch 32 is d_head 32";
+  const auto f = figures::gating_effect_figure(maps.front(), "N-4N");
+  bool names_positions = false;
+  for (const auto& n : f.notes) names_positions |= n.find("positions 65-256") != std::string::npos;
+  EXPECT_TRUE(names_positions) << "one training length: the note names the positions";
+}
+
+TEST(GatingEffect, TrainingLengthsThatMoveWithXGiveNoSinglePositionRange) {
+  auto runs = head_size_sweep();
+  for (auto& r : runs) r.config.data.seq_len = 4 * r.config.model.mixer.d_head;  // 32 tokens per key dimension, scaled
+  const auto maps = figures::gating_effect_maps(runs);
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_TRUE(maps.front().lengths_differ);
+  const auto f = figures::gating_effect_figure(maps.front(), "N-4N");
+  for (const auto& n : f.notes) EXPECT_EQ(n.find("positions 65-256"), std::string::npos) << "the first point's range is not every point's";
+  bool in_units = false;
+  for (const auto& n : f.notes) in_units |= n.find("units of each point's training length") != std::string::npos;
+  EXPECT_TRUE(in_units);
 }
 
 TEST(GatingEffect, OneSeedBootstrapsOverTheSharedSequences) {
