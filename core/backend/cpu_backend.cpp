@@ -739,8 +739,8 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
   state->d_k = args.d_k;
   state->d_v = args.d_v;
   state->window = memory::rule_uses_gamma(args.rule) ? args.window : 0;
-  state->form = memory::resolve_rule_form(args.form, args.rule, *args.schedule, args.d_v);
-  state->chunk = args.chunk > 0 ? args.chunk : memory::default_chunk_size(args.d_k);
+  state->form = this->form_to_run(args);
+  state->chunk = this->chunk_to_run(args);
   state->heads.resize(static_cast<size_t>(args.B) * args.H);
   const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
   parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {

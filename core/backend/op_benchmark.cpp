@@ -119,9 +119,9 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   result.message = choice.message;
   result.forward_ms = median(fwd);
   result.forward_backward_ms = median(fwd_bwd);
-  const auto form = memory::resolve_rule_form(s.form, s.rule, schedule, s.d_v);
+  const auto form = be.form_to_run(args);  // what this backend ran (its kernels, the self-check's refusals)
   result.form = std::string(memory::rule_form_name(form));
-  result.chunk = s.chunk > 0 ? s.chunk : static_cast<int>(memory::default_chunk_size(s.d_k));
+  result.chunk = be.chunk_to_run(args);
   const bool momentum = s.rule == memory::Rule::titans && form == memory::RuleForm::recurrent;
   result.kept_mb = double(s.B) * s.H * memory::checkpoint_ranges(s.T, result.chunk) * D * sizeof(float) *
                    (momentum ? 2 : 1) / 1e6;
