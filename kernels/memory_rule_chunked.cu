@@ -1,10 +1,11 @@
-// The chunked linear and delta rules on the GPU, forward and backward (memory_rule_chunked.hpp);
+// The chunked linear, delta and comba rules on the GPU, forward and backward (memory_rule_chunked.hpp);
 // the CUDA twin of core/memory/chunked_rule.cpp, whose names (MB, MA, IA, U, Kt, dHe, ...) it keeps.
 // Chunks are packed into (B H chunks, C, width) so every chunk product is one strided-batched
 // FP32 GEMM; a ragged last chunk is padded with zero keys, values and write strengths and a log
 // retention of 0, which changes nothing (a zero write, no decay). With Tinv = (I + diag(beta) MA)^-1:
-//   forward, parallel over chunks: MB = (Q K^T) ⊙ GB, MA = (K K^T) ⊙ GA, Tinv,
-//            Ub = Tinv diag(beta) V, Wk = Tinv diag(beta e^g) K            (linear: Ub = diag(beta) V)
+//   forward, parallel over chunks: MB = (Q K^T) ⊙ GB, MA = (E K^T) ⊙ GA, Tinv,
+//            Ub = Tinv diag(beta) V, Wk = Tinv diag(beta e^gh) E            (linear: Ub = diag(beta) V)
+// where E is the erase direction (K for delta, comba's P) and gh its log-decay (g; comba g_{t-1}).
 //   state pass, in order, parallel over heads and value tiles: U = Ub - Wk H, H' = e^{g_L} H + Kt^T U
 //   output, parallel: O = diag(e^g) Q H + MB U
 // The backward recomputes all of that from the chunk-start states, walks chunks in reverse for the
@@ -34,8 +35,8 @@ bool chunked_kernels_cover(memory::Rule rule, int d_k, int chunk, std::string* w
     if (why_not) *why_not = why;
     return false;
   };
-  if (rule != memory::Rule::linear && rule != memory::Rule::delta)
-    return no("the GPU's chunked kernels cover linear and delta only");
+  if (rule != memory::Rule::linear && rule != memory::Rule::delta && rule != memory::Rule::comba)
+    return no("the GPU's chunked kernels cover linear, delta and comba");
   if (d_k > kChunkedMaxKeyWidth) return no("key width " + std::to_string(d_k) + " > " + std::to_string(kChunkedMaxKeyWidth));
   if (chunk < 1 || chunk > kChunkedMaxChunk) return no("chunk " + std::to_string(chunk) + " outside [1, 64]");
   return true;
@@ -64,7 +65,8 @@ void gemm(cublasContext* h, bool ta, bool tb, int m, int n, int k, float alpha, 
 
 struct Dims {
   int B = 0, T = 0, H = 0, dk = 0, dv = 0, C = 0, NC = 0;
-  bool erases = false;  // delta
+  bool erases = false;  // delta or comba: U goes through the solve
+  bool comba = false;   // erases along p, at the log-decay before the step (gh_t = g_{t-1})
   __host__ __device__ int batches() const { return B * H * NC; }
   __host__ __device__ size_t rows() const { return static_cast<size_t>(batches()) * C; }
 };
@@ -74,15 +76,16 @@ __device__ inline size_t token_row(int b, int tok, int h, int T, int H) { return
 
 struct PackArgs {
   Dims d;
-  const float *q, *k, *v, *beta, *a;
+  const float *q, *k, *v, *beta, *a, *p;
   const int32_t* rows;  // (T) open key rows per step
   float *Q, *K, *V, *Qg, *Kd, *Kb, *Vb, *g, *bt;  // Kb null for linear
+  float *E, *gh;  // comba's erase direction (masked p) and its log-decay; null otherwise (K and g serve)
 };
 
 // One block per chunk: the cumulative log-decay, then the masked inputs (selection) and their
 // decayed and weighted copies. Only non-positive numbers are exponentiated.
 __global__ void pack_chunks_kernel(PackArgs p) {
-  __shared__ float g[kChunkedMaxChunk], beta[kChunkedMaxChunk];
+  __shared__ float g[kChunkedMaxChunk], gh[kChunkedMaxChunk], beta[kChunkedMaxChunk];
   const Dims d = p.d;
   const int n = blockIdx.x, bh = n / d.NC, c = n % d.NC, b = bh / d.H, h = bh % d.H;
   if (threadIdx.x == 0) {
@@ -91,8 +94,10 @@ __global__ void pack_chunks_kernel(PackArgs p) {
       const int tok = c * d.C + t;
       const bool real = tok < d.T;
       const size_t r = real ? token_row(b, tok, h, d.T, d.H) : 0;
+      gh[t] = p.gh ? acc : 0.0f;  // comba's erase reads S_{t-1}: the decay up to the step before
       acc += real && p.a ? logf(p.a[r]) : 0.0f;
       g[t] = acc;
+      if (!p.gh) gh[t] = acc;
       beta[t] = real && p.beta ? p.beta[r] : 0.0f;
     }
   }
@@ -101,6 +106,7 @@ __global__ void pack_chunks_kernel(PackArgs p) {
   for (int t = threadIdx.x; t < d.C; t += blockDim.x) {
     p.g[static_cast<size_t>(n) * d.C + t] = g[t];
     p.bt[static_cast<size_t>(n) * d.C + t] = beta[t];
+    if (p.gh) p.gh[static_cast<size_t>(n) * d.C + t] = gh[t];
   }
   const size_t base_k = static_cast<size_t>(n) * d.C * d.dk, base_v = static_cast<size_t>(n) * d.C * d.dv;
   for (int e = threadIdx.x; e < d.C * d.dk; e += blockDim.x) {
@@ -108,11 +114,13 @@ __global__ void pack_chunks_kernel(PackArgs p) {
     const bool open = tok < d.T && i < p.rows[min(tok, d.T - 1)];
     const size_t r = open ? token_row(b, tok, h, d.T, d.H) * d.dk + i : 0;
     const float qv = open ? p.q[r] : 0.0f, kv = open ? p.k[r] : 0.0f;  // selection, not multiplication
+    const float ev = p.E ? (open ? p.p[r] : 0.0f) : kv;
     p.Q[base_k + e] = qv;
     p.K[base_k + e] = kv;
+    if (p.E) p.E[base_k + e] = ev;
     p.Qg[base_k + e] = expf(g[t]) * qv;
     p.Kd[base_k + e] = expf(gL - g[t]) * kv;
-    if (p.Kb) p.Kb[base_k + e] = beta[t] * expf(g[t]) * kv;
+    if (p.Kb) p.Kb[base_k + e] = beta[t] * expf(gh[t]) * ev;
   }
   for (int e = threadIdx.x; e < d.C * d.dv; e += blockDim.x) {
     const int t = e / d.dv, j = e - t * d.dv, tok = c * d.C + t;
@@ -122,15 +130,17 @@ __global__ void pack_chunks_kernel(PackArgs p) {
   }
 }
 
-// One block per chunk, a thread per row then per column: MB = Aqk ⊙ GB and MA = Akk ⊙ GA in place
-// (GB: e^{g_t - g_s} for s <= t, GA the same for s < t, zero elsewhere by selection), then
+// One block per chunk, a thread per row then per column: MB = Aqk ⊙ GB and MA = Aek ⊙ GA in place
+// (GB: e^{g_t - g_s} for s <= t, GA: e^{gh_t - g_s} for s < t, zero elsewhere by selection), then
 // Tinv = (I + diag(beta) MA)^-1 by forward substitution, one column per thread.
-__global__ void chunk_masks_kernel(Dims d, const float* g, const float* bt, float* MB, float* MA, float* Tinv) {
+__global__ void chunk_masks_kernel(Dims d, const float* g, const float* gh, const float* bt, float* MB, float* MA,
+                                   float* Tinv) {
   extern __shared__ float shared[];
   float* IA = shared;           // (C, C) the strictly lower part of I + diag(beta) MA
   float* X = shared + d.C * d.C;  // (C, C) Tinv
   const int n = blockIdx.x, C = d.C;
   const float* gn = g + static_cast<size_t>(n) * C;
+  const float* ghn = gh + static_cast<size_t>(n) * C;
   const size_t base = static_cast<size_t>(n) * C * C;
   for (int t = threadIdx.x; t < C; t += blockDim.x) {
     const float bt_t = bt[static_cast<size_t>(n) * C + t];
@@ -138,7 +148,7 @@ __global__ void chunk_masks_kernel(Dims d, const float* g, const float* bt, floa
       const float decay = s <= t ? expf(gn[t] - gn[s]) : 0.0f;
       MB[base + t * C + s] = s <= t ? MB[base + t * C + s] * decay : 0.0f;
       if (MA) {
-        const float ma = s < t ? MA[base + t * C + s] * decay : 0.0f;
+        const float ma = s < t ? MA[base + t * C + s] * expf(ghn[t] - gn[s]) : 0.0f;
         MA[base + t * C + s] = ma;
         IA[t * C + s] = bt_t * ma;
       }
@@ -268,7 +278,7 @@ __global__ void pack_values_kernel(Dims d, const float* in, float* packed) {
 // Every chunk's inputs and products, recomputed from the inputs by forward and backward alike.
 struct ChunkWork {
   Dims d;
-  DeviceScratch<float> Q, K, V, Qg, Kd, Kb, Vb, g, bt, MB, MA, Tinv, U, Wk;
+  DeviceScratch<float> Q, K, V, Qg, Kd, Kb, Vb, g, bt, MB, MA, Tinv, U, Wk, E, gh;
   explicit ChunkWork(const Dims& dims)
       : d(dims),
         Q(d.rows() * d.dk, nullptr, "chunked rule (Q)"),
@@ -284,7 +294,12 @@ struct ChunkWork {
         MA(d.erases ? d.rows() * d.C : 0, nullptr, "chunked rule (MA)"),
         Tinv(d.erases ? d.rows() * d.C : 0, nullptr, "chunked rule (Tinv)"),
         U(d.rows() * d.dv, nullptr, "chunked rule (U)"),
-        Wk(d.erases ? d.rows() * d.dk : 0, nullptr, "chunked rule (Wk)") {}
+        Wk(d.erases ? d.rows() * d.dk : 0, nullptr, "chunked rule (Wk)"),
+        E(d.comba ? d.rows() * d.dk : 0, nullptr, "chunked rule (E)"),
+        gh(d.comba ? d.rows() : 0, nullptr, "chunked rule (gh)") {}
+
+  const float* erase_dir() const { return d.comba ? E.get() : K.get(); }      // (chunks, C, d_k)
+  const float* erase_decay() const { return d.comba ? gh.get() : g.get(); }  // (chunks, C)
 
   long long sk() const { return static_cast<long long>(d.C) * d.dk; }
   long long sv() const { return static_cast<long long>(d.C) * d.dv; }
@@ -293,25 +308,26 @@ struct ChunkWork {
 
   // Everything before the state pass; U holds Ub afterwards.
   void prepare(cublasContext* h, const backend::MemoryRuleArgs<float>& args, const int32_t* rows) {
-    PackArgs p{d,      args.q,   args.k,      args.v,  args.beta,  args.a,  rows,  Q.get(), K.get(),
-               V.get(), Qg.get(), Kd.get(), d.erases ? Kb.get() : nullptr, Vb.get(), g.get(), bt.get()};
+    PackArgs p{d,       args.q,   args.k,   args.v,  args.beta, args.a, d.comba ? args.p : nullptr, rows, Q.get(),
+               K.get(), V.get(),  Qg.get(), Kd.get(), d.erases ? Kb.get() : nullptr, Vb.get(), g.get(), bt.get(),
+               d.comba ? E.get() : nullptr, d.comba ? gh.get() : nullptr};
     const int N = d.batches(), C = d.C;
     pack_chunks_kernel<<<N, kThreads>>>(p);
     check_launch("chunked rule (pack)");
     gemm(h, false, true, C, C, d.dk, 1.0f, Q.get(), d.dk, sk(), K.get(), d.dk, sk(), 0.0f, MB.get(), C, sc(), N,
          "chunked rule (Q K^T)");
     if (d.erases)
-      gemm(h, false, true, C, C, d.dk, 1.0f, K.get(), d.dk, sk(), K.get(), d.dk, sk(), 0.0f, MA.get(), C, sc(), N,
-           "chunked rule (K K^T)");
+      gemm(h, false, true, C, C, d.dk, 1.0f, erase_dir(), d.dk, sk(), K.get(), d.dk, sk(), 0.0f, MA.get(), C, sc(), N,
+           "chunked rule (E K^T)");
     const size_t shared = 2 * static_cast<size_t>(C) * C * sizeof(float);
-    chunk_masks_kernel<<<N, kChunkedMaxChunk, shared>>>(d, g.get(), bt.get(), MB.get(), d.erases ? MA.get() : nullptr,
-                                                        d.erases ? Tinv.get() : nullptr);
+    chunk_masks_kernel<<<N, kChunkedMaxChunk, shared>>>(d, g.get(), erase_decay(), bt.get(), MB.get(),
+                                                        d.erases ? MA.get() : nullptr, d.erases ? Tinv.get() : nullptr);
     check_launch("chunked rule (masks, solve)");
     if (d.erases) {
       gemm(h, false, false, C, d.dv, C, 1.0f, Tinv.get(), C, sc(), Vb.get(), d.dv, sv(), 0.0f, U.get(), d.dv, sv(), N,
            "chunked rule (Tinv beta V)");
       gemm(h, false, false, C, d.dk, C, 1.0f, Tinv.get(), C, sc(), Kb.get(), d.dk, sk(), 0.0f, Wk.get(), d.dk, sk(),
-           N, "chunked rule (Tinv beta e^g K)");
+           N, "chunked rule (Tinv beta e^gh E)");
     } else {
       check(cudaMemcpyAsync(U.get(), Vb.get(), d.rows() * d.dv * sizeof(float), cudaMemcpyDeviceToDevice),
             "chunked rule (U = beta V)");
@@ -325,7 +341,8 @@ Dims dims_of(const backend::MemoryRuleArgs<float>& args, int chunk) {
   Dims d;
   d.B = args.B, d.T = args.T, d.H = args.H, d.dk = args.d_k, d.dv = args.d_v, d.C = chunk;
   d.NC = (args.T + chunk - 1) / chunk;
-  d.erases = args.rule == Rule::delta;
+  d.erases = args.rule == Rule::delta || args.rule == Rule::comba;
+  d.comba = args.rule == Rule::comba;
   return d;
 }
 
@@ -336,7 +353,7 @@ std::vector<int32_t> open_rows(const memory::Schedule& schedule, int T, int d_v)
 }
 
 struct GradOut {
-  float *q, *k, *v, *beta, *a;
+  float *q, *k, *v, *beta, *a, *p;
   const float* a_in;  // the retention (null: none), for dL/da = dL/dlog(a) / a
 };
 
@@ -345,17 +362,19 @@ struct GradOut {
 // written over dMB and dA0 (dA = -dA0). Then the reverse cumulative sum gives dL/da.
 struct ScalarArgs {
   Dims d;
-  const float *g, *bt, *Qg, *dQd, *Kd, *dKt, *MB, *MA, *K, *V, *KH, *dW, *dEd0, *dU, *checkpoints, *dHe;
+  const float *g, *gh, *bt, *Qg, *dQd, *Kd, *dKt, *MB, *MA, *E, *V, *EH, *dW, *dEd0, *dU, *checkpoints, *dHe;
   float *dMB, *dA0;
   GradOut out;
 };
 
 __global__ void chunk_step_sums_kernel(ScalarArgs p) {
-  __shared__ float dg[kChunkedMaxChunk], through[kChunkedMaxChunk], dbeta[kChunkedMaxChunk], scratch[32];
+  __shared__ float dg[kChunkedMaxChunk], dgh[kChunkedMaxChunk], through[kChunkedMaxChunk], dbeta[kChunkedMaxChunk];
+  __shared__ float scratch[32];
   const Dims d = p.d;
   const int n = blockIdx.x, C = d.C, t = threadIdx.x;
   const size_t rc = static_cast<size_t>(n) * C;
   const float* gn = p.g + rc;
+  const float* ghn = p.gh + rc;
   const float gL = gn[C - 1];
   float partial = 0.0f;
   for (int e = threadIdx.x; e < d.dk * d.dv; e += blockDim.x)
@@ -371,13 +390,13 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
     float rowB = 0.0f, colB = 0.0f;
     for (int s = 0; s <= t; ++s) rowB += p.dMB[rp + s] * p.MB[rp + s];
     for (int r = t; r < C; ++r) colB += p.dMB[(rc + r) * C + t] * p.MB[(rc + r) * C + t];
-    float db = 0.0f, extra = 0.0f;
+    float db = 0.0f, erase_term = 0.0f, erased_after = 0.0f;
     const float bt = p.bt[rc + t];
     if (d.erases) {
-      const float eg = expf(gn[t]);
+      const float eg = expf(ghn[t]);
       float res = 0.0f, ed = 0.0f, rowA = 0.0f, colA = 0.0f;
-      for (int j = 0; j < d.dv; ++j) res += p.dW[rv + j] * (p.V[rv + j] - eg * p.KH[rv + j]);
-      for (int i = 0; i < d.dk; ++i) ed += p.K[rk + i] * p.dEd0[rk + i];
+      for (int j = 0; j < d.dv; ++j) res += p.dW[rv + j] * (p.V[rv + j] - eg * p.EH[rv + j]);
+      for (int i = 0; i < d.dk; ++i) ed += p.E[rk + i] * p.dEd0[rk + i];
       db = res;
       for (int s = 0; s < t; ++s) {
         const float dA = -p.dA0[rp + s];
@@ -385,11 +404,13 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
         rowA += bt * dA * p.MA[rp + s];
       }
       for (int r = t + 1; r < C; ++r) colA += p.bt[rc + r] * -p.dA0[(rc + r) * C + t] * p.MA[(rc + r) * C + t];
-      extra = -bt * eg * ed + rowA - colA;  // the erase's log-decay terms (ĝ = g for delta)
+      erase_term = -bt * eg * ed + rowA;  // d/dgh_t
+      erased_after = colA;                // the later erases that decay from step t
     } else {
       for (int j = 0; j < d.dv; ++j) db += p.dU[rv + j] * p.V[rv + j];
     }
-    dg[t] = -thr + qd + rowB - colB + extra;
+    dg[t] = -thr + qd + rowB - colB - erased_after;
+    dgh[t] = erase_term;
     through[t] = thr;
     dbeta[t] = db;
   }
@@ -398,9 +419,8 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
     const size_t rp = (rc + t) * C;
     const float bt = p.bt[rc + t];
     for (int s = 0; s < C; ++s) {
-      const float decay = s <= t ? expf(gn[t] - gn[s]) : 0.0f;
-      p.dMB[rp + s] = s <= t ? p.dMB[rp + s] * decay : 0.0f;
-      if (d.erases) p.dA0[rp + s] = s < t ? bt * -p.dA0[rp + s] * decay : 0.0f;
+      p.dMB[rp + s] = s <= t ? p.dMB[rp + s] * expf(gn[t] - gn[s]) : 0.0f;
+      if (d.erases) p.dA0[rp + s] = s < t ? bt * -p.dA0[rp + s] * expf(ghn[t] - gn[s]) : 0.0f;
     }
   }
   if (t == 0) {
@@ -409,7 +429,8 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
     const int bh = n / d.NC, c = n % d.NC, b = bh / d.H, h = bh % d.H;
     float suffix = dgl;  // g_L's adjoint reaches every step (padded steps carry nothing else)
     for (int s = C - 1; s >= 0; --s) {
-      suffix += dg[s];
+      // The erase's log-decay gh is g (delta) or shifted by one (comba: gh_{s+1} = g_s).
+      suffix += dg[s] + (d.comba ? (s + 1 < C ? dgh[s + 1] : 0.0f) : dgh[s]);
       const int tok = c * C + s;
       if (tok >= d.T) continue;
       const size_t r = token_row(b, tok, h, d.T, d.H);
@@ -422,11 +443,12 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
 struct AssembleArgs {
   Dims d;
   const int32_t* rows;
-  const float *g, *bt, *dQd, *dQx, *dKt, *dKx, *dEd0, *dW, *dU;
+  const float *g, *gh, *bt, *dQd, *dQx, *dKt, *dKx, *dEd0, *dEx, *dW, *dU;
   GradOut out;
 };
 
-// dq, dk over open rows (the rest exactly 0, by selection), dv; real tokens only.
+// dq, dk (and comba's dp) over open rows (the rest exactly 0, by selection), dv; real tokens only.
+// The erase direction's gradient dE = -beta e^gh dEd0 + dPA K belongs to k (delta) or p (comba).
 __global__ void chunk_assemble_kernel(AssembleArgs p) {
   const Dims d = p.d;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -438,12 +460,14 @@ __global__ void chunk_assemble_kernel(AssembleArgs p) {
     const size_t r = token_row(bh / d.H, tok, bh % d.H, d.T, d.H) * d.dk + i;
     const bool open = i < p.rows[tok];
     const float gt = p.g[row], gL = p.g[static_cast<size_t>(n) * d.C + d.C - 1];
+    const float dE = d.erases ? -p.bt[row] * expf(p.gh[row]) * p.dEd0[e] + p.dEx[e] : 0.0f;
     if (p.out.q) p.out.q[r] = open ? expf(gt) * p.dQd[e] + p.dQx[e] : 0.0f;
     if (p.out.k) {
       float dk = expf(gL - gt) * p.dKt[e] + p.dKx[e];
-      if (d.erases) dk += -p.bt[row] * expf(gt) * p.dEd0[e];
+      if (d.erases && !d.comba) dk += dE;
       p.out.k[r] = open ? dk : 0.0f;
     }
+    if (d.comba && p.out.p) p.out.p[r] = open ? dE : 0.0f;
   }
   if (!p.out.v) return;
   for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < d.rows() * d.dv; e += stride) {
@@ -523,7 +547,7 @@ void chunked_memory_rule_backward(cublasContext* h, const backend::MemoryRuleGra
       dMB(np, nullptr, "chunked rule backward (dMB)"), dW(d.erases ? nv : 0, nullptr, "chunked rule backward (dW)"),
       dEd0(d.erases ? nk : 0, nullptr, "chunked rule backward (dEd)"),
       dA0(d.erases ? np : 0, nullptr, "chunked rule backward (dA)"),
-      KH(d.erases ? nv : 0, nullptr, "chunked rule backward (K H)");
+      EH(d.erases ? nv : 0, nullptr, "chunked rule backward (E H)");
   gemm(h, false, true, C, d.dk, d.dv, 1.0f, w.U.get(), d.dv, w.sv(), dHe.get(), d.dv, w.ss(), 0.0f, dKt.get(), d.dk,
        w.sk(), N, "chunked rule backward (U dHe^T)");
   gemm(h, false, true, C, d.dk, d.dv, 1.0f, dOp.get(), d.dv, w.sv(), Hc, d.dv, w.ss(), 0.0f, dQd.get(), d.dk, w.sk(), N,
@@ -537,30 +561,31 @@ void chunked_memory_rule_backward(cublasContext* h, const backend::MemoryRuleGra
          N, "chunked rule backward (dW H^T)");
     gemm(h, false, true, C, C, d.dv, 1.0f, dW.get(), d.dv, w.sv(), w.U.get(), d.dv, w.sv(), 0.0f, dA0.get(), C, w.sc(),
          N, "chunked rule backward (dW U^T)");
-    gemm(h, false, false, C, d.dv, d.dk, 1.0f, w.K.get(), d.dk, w.sk(), Hc, d.dv, w.ss(), 0.0f, KH.get(), d.dv, w.sv(),
-         N, "chunked rule backward (K H)");
+    gemm(h, false, false, C, d.dv, d.dk, 1.0f, w.erase_dir(), d.dk, w.sk(), Hc, d.dv, w.ss(), 0.0f, EH.get(), d.dv,
+         w.sv(), N, "chunked rule backward (E H)");
   }
 
-  const GradOut out{grads.q, grads.k, grads.v, grads.beta, grads.a, args.a};
-  ScalarArgs sa{d,         w.g.get(),  w.bt.get(), w.Qg.get(), dQd.get(), w.Kd.get(), dKt.get(),  w.MB.get(),
-                w.MA.get(), w.K.get(), w.V.get(),  KH.get(),   dW.get(),  dEd0.get(), dU.get(),   Hc,
-                dHe.get(), dMB.get(),  dA0.get(),  out};
+  const GradOut out{grads.q, grads.k, grads.v, grads.beta, grads.a, d.comba ? grads.p : nullptr, args.a};
+  ScalarArgs sa{d,          w.g.get(),       w.erase_decay(), w.bt.get(), w.Qg.get(), dQd.get(), w.Kd.get(),
+                dKt.get(),  w.MB.get(),      w.MA.get(),      w.erase_dir(), w.V.get(), EH.get(), dW.get(),
+                dEd0.get(), dU.get(),        Hc,              dHe.get(),  dMB.get(),  dA0.get(), out};
   chunk_step_sums_kernel<<<N, kChunkedMaxChunk>>>(sa);
   check_launch("chunked rule backward (per-step sums)");
 
-  DeviceScratch<float> dQx(nk, nullptr, "chunked rule backward (dQx)"), dKx(nk, nullptr, "chunked rule backward (dKx)");
+  DeviceScratch<float> dQx(nk, nullptr, "chunked rule backward (dQx)"), dKx(nk, nullptr, "chunked rule backward (dKx)"),
+      dEx(d.erases ? nk : 0, nullptr, "chunked rule backward (dEx)");
   gemm(h, false, false, C, d.dk, C, 1.0f, dMB.get(), C, w.sc(), w.K.get(), d.dk, w.sk(), 0.0f, dQx.get(), d.dk, w.sk(),
        N, "chunked rule backward (dPB K)");
   gemm(h, true, false, C, d.dk, C, 1.0f, dMB.get(), C, w.sc(), w.Q.get(), d.dk, w.sk(), 0.0f, dKx.get(), d.dk, w.sk(),
        N, "chunked rule backward (dPB^T Q)");
   if (d.erases) {
-    gemm(h, true, false, C, d.dk, C, 1.0f, dA0.get(), C, w.sc(), w.K.get(), d.dk, w.sk(), 1.0f, dKx.get(), d.dk,
-         w.sk(), N, "chunked rule backward (dPA^T K)");
-    gemm(h, false, false, C, d.dk, C, 1.0f, dA0.get(), C, w.sc(), w.K.get(), d.dk, w.sk(), 1.0f, dKx.get(), d.dk,
+    gemm(h, true, false, C, d.dk, C, 1.0f, dA0.get(), C, w.sc(), w.erase_dir(), d.dk, w.sk(), 1.0f, dKx.get(), d.dk,
+         w.sk(), N, "chunked rule backward (dPA^T E)");
+    gemm(h, false, false, C, d.dk, C, 1.0f, dA0.get(), C, w.sc(), w.K.get(), d.dk, w.sk(), 0.0f, dEx.get(), d.dk,
          w.sk(), N, "chunked rule backward (dPA K)");
   }
-  AssembleArgs aa{d, drows.get(), w.g.get(), w.bt.get(), dQd.get(), dQx.get(), dKt.get(), dKx.get(),
-                  dEd0.get(), dW.get(), dU.get(), out};
+  AssembleArgs aa{d,         drows.get(), w.g.get(),  w.erase_decay(), w.bt.get(), dQd.get(), dQx.get(), dKt.get(),
+                  dKx.get(), dEd0.get(),  dEx.get(), dW.get(),         dU.get(),    out};
   chunk_assemble_kernel<<<blocks_for(std::max(nk, nv), kThreads), kThreads>>>(aa);
   check_launch("chunked rule backward (gradients)");
 }

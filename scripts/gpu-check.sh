@@ -98,10 +98,9 @@ for step in "${steps[@]}"; do
     kcompare)
       # The chunked kernels against the recurrent ones and compiled chunked PyTorch at fla's shape
       # (B, T, H, D) = (8, 1024, 8, 64), forward and forward + backward (KERNELS.md: what to time).
-      # Also the parity of the two forms at that shape is implied by the self-check (small shapes):
-      # the grep shows whether the run fell back.
+      # The grep shows whether the self-check sent a rule back to the recurrent kernel.
       log "kernel compare (chunked vs recurrent vs compiled chunked PyTorch, fla's shape)"
-      for rule in delta linear; do
+      for rule in delta linear comba; do
         timeout 240 "$build/app/cli/proteus" bench --op memory-rule --rule "$rule" --device cuda --shape 8 1024 8 64 \
           --E 1 16 --form recurrent chunked --steps 10 --warmup 3 --out "$out/gpu-kernel-compare.md" 2>&1 |
           tee -a "$out/kcompare.log"
