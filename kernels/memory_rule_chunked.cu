@@ -37,7 +37,8 @@ bool chunked_kernels_cover(memory::Rule rule, int d_k, int chunk, std::string* w
   };
   if (rule != memory::Rule::linear && rule != memory::Rule::delta && rule != memory::Rule::comba)
     return no("the GPU's chunked kernels cover linear, delta and comba");
-  if (d_k > kChunkedMaxKeyWidth) return no("key width " + std::to_string(d_k) + " > " + std::to_string(kChunkedMaxKeyWidth));
+  if (d_k > kChunkedMaxKeyWidth)
+    return no("key width " + std::to_string(d_k) + " > " + std::to_string(kChunkedMaxKeyWidth));
   if (chunk < 1 || chunk > kChunkedMaxChunk) return no("chunk " + std::to_string(chunk) + " outside [1, 64]");
   return true;
 }
@@ -72,7 +73,9 @@ struct Dims {
 };
 
 // Token n's row of head (b, h) in a (B, T, H, width) tensor.
-__device__ inline size_t token_row(int b, int tok, int h, int T, int H) { return (static_cast<size_t>(b) * T + tok) * H + h; }
+__device__ inline size_t token_row(int b, int tok, int h, int T, int H) {
+  return (static_cast<size_t>(b) * T + tok) * H + h;
+}
 
 struct PackArgs {
   Dims d;
@@ -376,9 +379,9 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
   const float* gn = p.g + rc;
   const float* ghn = p.gh + rc;
   const float gL = gn[C - 1];
+  const size_t state = static_cast<size_t>(n) * d.dk * d.dv;
   float partial = 0.0f;
-  for (int e = threadIdx.x; e < d.dk * d.dv; e += blockDim.x)
-    partial += p.checkpoints[static_cast<size_t>(n) * d.dk * d.dv + e] * p.dHe[static_cast<size_t>(n) * d.dk * d.dv + e];
+  for (int e = threadIdx.x; e < d.dk * d.dv; e += blockDim.x) partial += p.checkpoints[state + e] * p.dHe[state + e];
   const float state_term = expf(gL) * block_sum(partial, scratch);
   if (t < C) {
     const size_t rk = (rc + t) * d.dk, rv = (rc + t) * d.dv, rp = (rc + t) * C;

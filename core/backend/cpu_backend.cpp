@@ -22,6 +22,7 @@
 #include <new>
 #include <vector>
 
+#include "core/backend/activations.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/checkpointed_rule.hpp"
 #include "core/memory/chunked_rule.hpp"
@@ -105,31 +106,6 @@ Split split_rows(int rows, double flops_per_row) {
   int per = std::max(by_count, by_work);
   per = std::min(rows, (per + 7) / 8 * 8);  // a multiple of 8 keeps Eigen's register tiles whole
   return {per, (rows + per - 1) / per};
-}
-
-template <class T>
-T sigmoid(T x) {
-  if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-  const T e = std::exp(x);
-  return e / (T(1) + e);
-}
-
-// log(1 + e^x), exact-enough past 20 where e^x would dwarf the 1.
-template <class T>
-T softplus(T x) {
-  return x > T(20) ? x : std::log1p(std::exp(x));
-}
-
-template <class T>
-T softplus_grad(T x) {
-  return x > T(20) ? T(1) : sigmoid(x);
-}
-
-// silu'(x) = s (1 + x (1 - s)) with s = sigmoid(x).
-template <class T>
-T silu_grad(T x) {
-  const T s = sigmoid(x);
-  return s * (T(1) + x * (T(1) - s));
 }
 
 // ---- the memory rule's per-head state ----

@@ -196,7 +196,7 @@ KernelBenchResult benchmark_kernels(const KernelBenchSpec& s, const std::string&
          [&] { be.attention_backward(dq, dk, din, y, probs, q, k, v, s.B, s.T, H, d); });
   }
   {
-    // The rule's inputs as the model feeds them; its tape (every state) is what it moves most.
+    // The rule's inputs as the model feeds them; its kept states are what it moves most.
     float *q = pool.uniform(nc, -0.1f, 0.1f), *k = pool.uniform(nc, -0.1f, 0.1f), *v = pool.uniform(nc);
     float *beta = pool.uniform(nh, 0.1f, 0.9f), *a = pool.uniform(nh, 0.9f, 1.0f), *p = pool.uniform(nc, -0.1f, 0.1f);
     float *eta = pool.uniform(nh, 0.0f, 0.9f), *gamma = pool.uniform(nh * 2, 0.1f, 0.9f);
@@ -216,14 +216,19 @@ KernelBenchResult benchmark_kernels(const KernelBenchSpec& s, const std::string&
       if (memory::rule_uses_gamma(s.rule)) args.gamma = gamma;
       MemoryRuleGrads<float> g{dq, dk, dv, args.beta ? dbeta : nullptr, da, args.p ? dp : nullptr,
                                args.eta ? deta : nullptr, args.gamma ? dgamma : nullptr};
-      const std::string op = "memory_rule " + std::string(memory::rule_name(s.rule)) + " E=" + std::to_string(E);
+      // The recurrent form moves its whole tape; the chunked form only the chunk-start states.
+      const bool chunked = be.form_to_run(args) == memory::RuleForm::chunked;
+      const int chunk = be.chunk_to_run(args);
+      const double kept = chunked ? kF * double(s.B) * H * ((s.T + chunk - 1) / chunk) * D2 : tape;
+      const std::string op = "memory_rule " + std::string(memory::rule_name(s.rule)) + " E=" + std::to_string(E) +
+                             (chunked ? " chunked C=" + std::to_string(chunk) : " recurrent");
       const std::string shape = dims({s.B, s.T, H, d});
       std::unique_ptr<OpState> state;
-      measure(op, "fwd", shape, tape + kF * 4 * nc, 0, [&] {
+      measure(op, "fwd", shape, kept + kF * 4 * nc, 0, [&] {
         state.reset();
         state = be.memory_rule_forward(out, args);
       });
-      measure(op, "bwd", shape, tape + kF * 8 * nc, 0, [&] { be.memory_rule_backward(g, y, args, *state); });
+      measure(op, "bwd", shape, kept + kF * 8 * nc, 0, [&] { be.memory_rule_backward(g, y, args, *state); });
       float* norms = pool.zeros(nh * size_t(E));
       measure("memory_block_norms E=" + std::to_string(E), "", shape, tape + kF * nh * E, 0,
            [&] { be.memory_block_norms(norms, args, *state, E); });

@@ -41,7 +41,8 @@ using Scalar = std::remove_reference_t<decltype(*std::declval<S&>().output("", 0
 constexpr int N = 37, C = 24, OC = 19, B = 2, T = 11, H = 2, d = 6, V = 29;
 constexpr size_t kLong = 1001;  // elementwise ops: a ragged tail after any power of two
 
-void add_dense_cases(std::vector<OpCase>& cases) {
+// fill, copy, embedding, rmsnorm, matmul: buffers and the dense layers.
+void add_buffer_and_layer_cases(std::vector<OpCase>& cases) {
   {
     OpShape sh;
     sh.n = kLong;
@@ -116,6 +117,10 @@ void add_dense_cases(std::vector<OpCase>& cases) {
                          {"dw", plain(s.read(dw, OC * C))}};
     }));
   }
+}
+
+// conv_silu, l2norm, prefix_renorm: the memory mixer's input path.
+void add_mixer_input_cases(std::vector<OpCase>& cases) {
   {
     OpShape sh;
     sh.B = B, sh.T = T, sh.C = 5;
@@ -174,6 +179,10 @@ void add_dense_cases(std::vector<OpCase>& cases) {
       return CaseOutputs{{"out", std::move(o)}, {"norm", plain(s.read(nm, B * T * H))}, {"din", std::move(g)}};
     }));
   }
+}
+
+// sigmoid, decay, swiglu, add, axpy, scale, comba_query.
+void add_elementwise_cases(std::vector<OpCase>& cases) {
   {
     OpShape sh;
     sh.n = kLong;
@@ -255,6 +264,10 @@ void add_dense_cases(std::vector<OpCase>& cases) {
           {"out", plain(s.read(out, n))}, {"dp", plain(s.read(dp, n))}, {"dd", plain(s.read(ddh, H))}};
     }));
   }
+}
+
+// xent, attention, the reductions, adamw.
+void add_loss_attention_and_optimizer_cases(std::vector<OpCase>& cases) {
   {
     OpShape sh;
     sh.N = N, sh.V = V;
@@ -328,6 +341,13 @@ void add_dense_cases(std::vector<OpCase>& cases) {
       return CaseOutputs{{"params", {s.read(p, n), frozen}}, {"m", {s.read(m, n), frozen}}, {"v", {s.read(v, n), frozen}}};
     }));
   }
+}
+
+void add_dense_cases(std::vector<OpCase>& cases) {
+  add_buffer_and_layer_cases(cases);
+  add_mixer_input_cases(cases);
+  add_elementwise_cases(cases);
+  add_loss_attention_and_optimizer_cases(cases);
 }
 
 // ---- the memory rules ----

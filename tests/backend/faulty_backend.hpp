@@ -80,7 +80,8 @@ class FaultyBackend : public CpuBackend<float> {
   std::unique_ptr<OpState> memory_rule_forward(float* o, const MemoryRuleArgs<float>& args) override {
     auto state = CpuBackend<float>::memory_rule_forward(o, args);
     const bool chunked = form_to_run(args) == memory::RuleForm::chunked;  // honours the self-check's refusal
-    if (args.rule == memory::Rule::delta && (fault_ == Fault::delta_off || (fault_ == Fault::chunked_delta_off && chunked)))
+    const bool wrong = fault_ == Fault::delta_off || (fault_ == Fault::chunked_delta_off && chunked);
+    if (args.rule == memory::Rule::delta && wrong)
       for (size_t i = 0; i < static_cast<size_t>(args.B) * args.T * args.H * args.d_v; ++i) o[i] *= 1.001f;
     return state;
   }
