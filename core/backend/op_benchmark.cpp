@@ -1,11 +1,11 @@
 #include "core/backend/op_benchmark.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "core/backend/bench_timing.hpp"
 #include "core/backend/registry.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/checkpointed_rule.hpp"
@@ -13,11 +13,6 @@
 
 namespace proteus::backend {
 namespace {
-
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  return xs[xs.size() / 2];
-}
 
 std::vector<float> uniform(size_t n, std::mt19937& rng, float lo, float hi) {
   std::uniform_real_distribution<float> d(lo, hi);
@@ -96,21 +91,15 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   if (args.eta) g.eta = zeros(rows);
   if (args.gamma) g.gamma = zeros(rows * window);
 
-  using clock = std::chrono::steady_clock;
-  auto ms_since = [](clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-  };
+  SyncedStopwatch watch(be);
   std::vector<double> fwd, fwd_bwd;
   for (int r = 0; r < s.warmup + s.reps; ++r) {
-    be.synchronize();
-    auto t0 = clock::now();
+    watch.start();
     auto state = be.memory_rule_forward(o, args);
-    be.synchronize();
-    const double f = ms_since(t0);
+    const double f = watch.lap_ms();
     be.memory_rule_backward(g, ddO, args, *state);
-    be.synchronize();
-    const double fb = ms_since(t0);
-    if (r >= s.warmup) fwd.push_back(f), fwd_bwd.push_back(fb);
+    const double b = watch.lap_ms();
+    if (r >= s.warmup) fwd.push_back(f), fwd_bwd.push_back(f + b);
   }
   for (float* p : owned) be.free(p);
 
