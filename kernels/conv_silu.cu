@@ -2,7 +2,8 @@
 // one thread per (row, channel); dw sums over rows deterministically (column_sums.cuh).
 #include <cuda_runtime.h>
 
-#include "kernels/activations.cuh"
+#include "core/backend/activations.hpp"
+
 #include "kernels/block_reduce.cuh"
 #include "kernels/column_sums.cuh"
 #include "kernels/cuda_backend.hpp"
@@ -11,6 +12,9 @@
 
 namespace proteus::cuda {
 namespace {
+
+using backend::sigmoid;  // core/backend/activations.hpp: the CPU's definitions
+using backend::silu_grad;
 
 // pre (B, T, Ch) = sum_j w[c, j] in[b, t - (K-1) + j, c]; taps before t = 0 read zeros.
 __global__ void conv_silu_forward_kernel(float* out, float* pre, const float* in, const float* w, size_t n, int Tn,

@@ -4,7 +4,7 @@
 //  - Matrix products go to cuBLAS in plain FP32 (no TF32), so parity with the float64 oracle holds.
 //  - Reductions run in a fixed tree or a fixed row order (double where the CPU sums in double),
 //    never with atomics: the same inputs give the same bits on every run.
-//  - The memory rules run one thread block per (batch, head) over time, iterating only the
+//  - The recurrent memory rules run one thread block per (batch, head) over time, iterating only the
 //    active prefix [0, end(k(t))) and keeping the CPU's tape (every state S_t, and Z_t for titans);
 //    memory_rule_forward.cu / memory_rule_backward.cu say more.
 //  - Everything is queued on the legacy default stream; download() and the reductions to the
@@ -12,7 +12,8 @@
 //  - Token ids and targets are device int32 buffers (alloc_int32): no op copies ids per call.
 //  - supports() states the kernels' real limits (the rule kernels' shared memory, attention's
 //    grid); the model asks before it relies on an op.
-// Not here: the chunked (tensor-core) forms of the linear and delta rules (kernels/README.md).
+//  - The chunked form of the linear and delta rules (memory_rule_chunked.hpp) runs where the form
+//    resolves to chunked; not yet run on a GPU, so the self-check guards it per rule.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -107,6 +108,9 @@ class CudaBackend final : public backend::Backend<float> {
   void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* probs, const float* q,
                           const float* k, const float* v, int B, int Tn, int H, int d) override;
 
+  // Chunked where the base says so and memory_rule_chunked.hpp's kernels cover the rule and shape.
+  memory::RuleForm form_to_run(const MemoryRuleArgs<float>& args) const override;
+  int chunk_to_run(const MemoryRuleArgs<float>& args) const override;
   std::unique_ptr<OpState> memory_rule_forward(float* o, const MemoryRuleArgs<float>& args) override;
   void memory_rule_backward(const MemoryRuleGrads<float>& grads, const float* dO, const MemoryRuleArgs<float>& args,
                             const OpState& state) override;

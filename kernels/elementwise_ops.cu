@@ -3,7 +3,8 @@
 // input (add(out = x, ...)) and each element reads only its own inputs.
 #include <cuda_runtime.h>
 
-#include "kernels/activations.cuh"
+#include "core/backend/activations.hpp"
+
 #include "kernels/block_reduce.cuh"
 #include "kernels/column_sums.cuh"
 #include "kernels/cuda_backend.hpp"
@@ -12,6 +13,11 @@
 
 namespace proteus::cuda {
 namespace {
+
+using backend::sigmoid;  // core/backend/activations.hpp: the CPU's definitions
+using backend::silu_grad;
+using backend::softplus;
+using backend::softplus_grad;
 
 #define PROTEUS_GRID_STRIDE(i, n)                                                          \
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < (n); \

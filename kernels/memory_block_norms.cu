@@ -10,6 +10,7 @@
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_scratch.cuh"
+#include "kernels/memory_rule_chunked.hpp"
 #include "kernels/memory_rule_state.hpp"
 
 namespace proteus::cuda {
@@ -36,6 +37,16 @@ __global__ void block_norms_kernel(float* out, const float* S, int T, int64_t D,
 
 void CudaBackend::memory_block_norms(float* out, const backend::MemoryRuleArgs<float>& args,
                                      const backend::OpState& state, int n_blocks) {
+  if (dynamic_cast<const CudaChunkedState*>(&state)) {
+    // The chunked form keeps chunk-start states only: the recurrent kernel replays every S_t
+    // (block occupancy is an evaluation, not a training step, so the tape is affordable here).
+    backend::MemoryRuleArgs<float> recurrent = args;
+    recurrent.form = memory::RuleForm::recurrent;
+    DeviceScratch<float> o(static_cast<size_t>(args.B) * args.T * args.H * args.d_v, nullptr, "memory_block_norms (o)");
+    const auto replay = memory_rule_forward(o.get(), recurrent);
+    memory_block_norms(out, args, *replay, n_blocks);
+    return;
+  }
   const CudaRuleState& st = rule_state(state, args);
   const int64_t D = st.D();
   if (n_blocks < 1 || n_blocks > D)

@@ -10,12 +10,14 @@
 // locked elements did in the forward.
 #include <cuda_runtime.h>
 
+#include "core/common/input_error.hpp"
 #include "kernels/block_reduce.cuh"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device.hpp"
 #include "kernels/device_scratch.cuh"
 #include "kernels/memory_rule_kernels.cuh"
+#include "kernels/memory_rule_chunked.hpp"
 #include "kernels/memory_rule_state.hpp"
 
 namespace proteus::cuda {
@@ -211,6 +213,13 @@ void zero(float* p, size_t n, const char* what) {
 void CudaBackend::memory_rule_backward(const backend::MemoryRuleGrads<float>& grads, const float* dO,
                                        const backend::MemoryRuleArgs<float>& args, const backend::OpState& state) {
   check_rule_args(args);
+  if (const auto* chunked = dynamic_cast<const CudaChunkedState*>(&state)) {
+    if (chunked->rule != args.rule || chunked->B != args.B || chunked->T != args.T || chunked->H != args.H ||
+        chunked->d_k != args.d_k || chunked->d_v != args.d_v)
+      throw InputError("state", "comes from a forward of another rule or other shapes");
+    chunked_memory_rule_backward(cublas_, grads, dO, args, *chunked);
+    return;
+  }
   const CudaRuleState& st = rule_state(state, args);
   const Rule rule = args.rule;
   const size_t n = static_cast<size_t>(args.B) * args.T * args.H;

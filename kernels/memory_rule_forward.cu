@@ -20,6 +20,7 @@
 #include "kernels/device.hpp"
 #include "kernels/device_scratch.cuh"
 #include "kernels/memory_rule_kernels.cuh"
+#include "kernels/memory_rule_chunked.hpp"
 #include "kernels/memory_rule_state.hpp"
 
 namespace proteus::cuda {
@@ -100,9 +101,21 @@ void launch_forward(const RuleKernelArgs& args, float* o, int heads) {
 
 }  // namespace
 
+// The chunked kernels where the form resolves to chunked (and the self-check has not refused
+// them for this rule) and they cover the shape; the recurrent kernel otherwise: the same rule.
+memory::RuleForm CudaBackend::form_to_run(const backend::MemoryRuleArgs<float>& args) const {
+  const memory::RuleForm form = Backend<float>::form_to_run(args);
+  if (form == memory::RuleForm::chunked && !chunked_kernels_cover(args.rule, args.d_k, chunk_to_run(args)))
+    return memory::RuleForm::recurrent;
+  return form;
+}
+
+int CudaBackend::chunk_to_run(const backend::MemoryRuleArgs<float>& args) const { return chunked_chunk_size(args); }
+
 std::unique_ptr<backend::OpState> CudaBackend::memory_rule_forward(float* o,
                                                                    const backend::MemoryRuleArgs<float>& args) {
   check_rule_args(args);
+  if (form_to_run(args) == memory::RuleForm::chunked) return chunked_memory_rule_forward(cublas_, o, args);
   auto state = std::make_unique<CudaRuleState>();
   state->rule = args.rule;
   state->B = args.B;

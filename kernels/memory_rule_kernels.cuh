@@ -10,6 +10,7 @@
 
 #include "core/backend/backend.hpp"
 #include "core/common/input_error.hpp"
+#include "core/memory/active_prefix_bounds.hpp"
 #include "kernels/rule_limits.hpp"
 
 namespace proteus::cuda {
@@ -71,9 +72,9 @@ __device__ inline float gated_column_dot(const float* M, const float* e, int j, 
   return acc;
 }
 
-// Active rows: those holding at least one active element.
-__device__ inline int rows_touched(int end, int d_v) { return (end + d_v - 1) / d_v; }
-__device__ inline int active_cols(int end, int i, int d_v) { return min(max(end - i * d_v, 0), d_v); }
+// Active rows and each row's active columns (core/memory/active_prefix_bounds.hpp, the CPU's too), in int.
+__device__ inline int rows_touched(int end, int d_v) { return memory::rows_touched<int>(end, d_v); }
+__device__ inline int active_cols(int end, int i, int d_v) { return memory::active_cols<int>(end, i, d_v); }
 
 // sum over active columns j of row i: M[i, j] f[j], columns ascending.
 __device__ inline float gated_row_dot(const float* M, const float* f, int i, int end, int d_v) {

@@ -2,7 +2,8 @@
 # What a session lent a GPU runs on the device machine (the `device` tool), in one call:
 # build the headless targets, the `gpu` tests and the parity table on the device, the end-to-end
 # loss check (cuda against the CPU), the training benchmark. Logs go to $OUT (or ./gpu-out).
-#   scripts/gpu-check.sh [build|tests|e2e|bench|presets|kbench|profile|sanitize]...  (default: build tests e2e bench)
+#   scripts/gpu-check.sh [build|tests|e2e|bench|presets|kbench|kcompare|race|profile|sanitize]...
+#   (default: build tests e2e bench)
 # The machine has nvcc and CMake but no Debian packages: header-only deps and GoogleTest travel
 # in .deps/ (made here by scripts/gpu-deps.sh and named in the device tool's `carry`).
 set -uo pipefail
@@ -93,6 +94,36 @@ for step in "${steps[@]}"; do
         PYTHONUNBUFFERED=1 timeout 240 python3 experiments/reference/memory_rule_bench.py --shape $shape 2>&1 |
           tee -a "$out/kbench.log"
       done
+      ;;
+    kcompare)
+      # The chunked kernels against the recurrent ones and compiled chunked PyTorch at fla's shape
+      # (B, T, H, D) = (8, 1024, 8, 64), forward and forward + backward (KERNELS.md: what to time).
+      # The grep shows whether the self-check sent a rule back to the recurrent kernel.
+      log "kernel compare (chunked vs recurrent vs compiled chunked PyTorch, fla's shape)"
+      for rule in delta linear comba; do
+        timeout 240 "$build/app/cli/proteus" bench --op memory-rule --rule "$rule" --device cuda --shape 8 1024 8 64 \
+          --E 1 16 --form recurrent chunked --steps 10 --warmup 3 --out "$out/gpu-kernel-compare.md" 2>&1 |
+          tee -a "$out/kcompare.log"
+      done
+      for chunk in 16 32; do
+        timeout 120 "$build/app/cli/proteus" bench --op memory-rule --device cuda --shape 8 1024 8 64 --E 1 \
+          --form chunked --chunk "$chunk" --steps 10 --warmup 3 --out "$out/gpu-kernel-compare.md" 2>&1 |
+          tail -1 | tee -a "$out/kcompare.log"
+      done
+      PYTHONUNBUFFERED=1 timeout 300 python3 experiments/reference/memory_rule_bench.py --shape 8 1024 8 64 \
+        --reps 20 --warmup 3 2>&1 | tee -a "$out/kcompare.log"
+      grep -i "self-check\|recurrent kernel\|running on the CPU" "$out/kcompare.log" | head -3 | tee -a "$out/summary.txt"
+      ;;
+    race)
+      # The end-to-end race: ours against the PyTorch reference model, eager and torch.compile, on
+      # the GPU presets (RACE_CONFIGS to choose), same shapes and precision; the table goes to
+      # experiments/results/gpu-race.md (copy it back from $OUT) with date and device.
+      log "end-to-end race"
+      PYTHONUNBUFFERED=1 timeout 580 python3 experiments/reference/race.py \
+        ${RACE_CONFIGS:-experiments/gpu/quickstart-gpu.json} --proteus "$build/app/cli/proteus" \
+        --out experiments/results/gpu-race.md 2>&1 | tee -a "$out/race.log"
+      cp experiments/results/gpu-race.md "$out/gpu-race.md" 2>/dev/null
+      tail -4 "$out/race.log" >>"$out/summary.txt"
       ;;
     profile)
       # Where a training step's GPU time goes: every kernel of one step, summed by name.

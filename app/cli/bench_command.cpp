@@ -267,7 +267,8 @@ void add_bench_command(CLI::App& app) {
   c->add_flag("--no-decay", o->no_decay, "with --op memory-rule: the ungated-decay form (a = 1)");
   c->add_option("--form", o->forms, "with --op memory-rule: forms to time side by side: auto, recurrent, chunked")
       ->option_text("FORM...");
-  c->add_option("--chunk", o->chunk, "with --op memory-rule: chunk size (default: 16/32/64 by d_head)")
+  c->add_option("--chunk", o->chunk,
+                "with --op memory-rule: chunk size (default: the backend's; 16/32 by d_head on the CPU, 64 on cuda)")
       ->option_text("C");
   c->add_option("--run", o->run, "with --op explore: the trained run to edit")->option_text("RUN");
   c->add_option("--sequences", o->sequences, "with --op explore: held-out sequences (default 64)")->option_text("N");

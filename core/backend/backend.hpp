@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/backend/op.hpp"
+#include "core/memory/chunked_rule.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "core/memory/rule_form.hpp"
 
@@ -67,6 +68,22 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;  // "cpu", "cuda"
+
+  // The self-check's per-op fallback: once this backend's chunked form of `rule` has disagreed
+  // with the CPU, the rule runs its recurrent form here (both compute SPEC section 3's rule).
+  void refuse_chunked_form(Rule rule) { refused_chunked_ |= 1u << static_cast<unsigned>(rule); }
+  bool chunked_form_refused(Rule rule) const { return (refused_chunked_ >> static_cast<unsigned>(rule)) & 1u; }
+  // The form a memory-rule call runs here: resolve_rule_form's answer (which throws where `chunked`
+  // is asked and does not apply), recurrent where refused. A backend whose chunked kernels cover
+  // fewer rules or shapes narrows it further.
+  virtual memory::RuleForm form_to_run(const MemoryRuleArgs<T>& args) const {
+    const memory::RuleForm form = memory::resolve_rule_form(args.form, args.rule, *args.schedule, args.d_v);
+    return form == memory::RuleForm::chunked && chunked_form_refused(args.rule) ? memory::RuleForm::recurrent : form;
+  }
+  // The chunk size of the chunked form (and checkpoint spacing of the recurrent one) a call runs.
+  virtual int chunk_to_run(const MemoryRuleArgs<T>& args) const {
+    return args.chunk > 0 ? args.chunk : static_cast<int>(memory::default_chunk_size(args.d_k));
+  }
 
   // Whether this backend runs `op` at `shape` (fields the op lacks are 0). When it does not,
   // why_not (if given) says which limit, in a phrase ("value width 5000 > 4096").
@@ -178,6 +195,9 @@ class Backend {
   // decay_mask (n): 1 where weight decay applies (matrices), 0 for gains; null = everywhere.
   virtual void adamw_update(T* params, const T* grads, T* m, T* v, const T* update_mask, const T* decay_mask,
                             size_t n, T lr, T beta1, T beta2, T eps, T weight_decay, int step) = 0;
+
+ private:
+  uint32_t refused_chunked_ = 0;  // one bit per Rule
 };
 
 }  // namespace proteus::backend

@@ -22,6 +22,7 @@
 #include <new>
 #include <vector>
 
+#include "core/backend/activations.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/checkpointed_rule.hpp"
 #include "core/memory/chunked_rule.hpp"
@@ -105,31 +106,6 @@ Split split_rows(int rows, double flops_per_row) {
   int per = std::max(by_count, by_work);
   per = std::min(rows, (per + 7) / 8 * 8);  // a multiple of 8 keeps Eigen's register tiles whole
   return {per, (rows + per - 1) / per};
-}
-
-template <class T>
-T sigmoid(T x) {
-  if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-  const T e = std::exp(x);
-  return e / (T(1) + e);
-}
-
-// log(1 + e^x), exact-enough past 20 where e^x would dwarf the 1.
-template <class T>
-T softplus(T x) {
-  return x > T(20) ? x : std::log1p(std::exp(x));
-}
-
-template <class T>
-T softplus_grad(T x) {
-  return x > T(20) ? T(1) : sigmoid(x);
-}
-
-// silu'(x) = s (1 + x (1 - s)) with s = sigmoid(x).
-template <class T>
-T silu_grad(T x) {
-  const T s = sigmoid(x);
-  return s * (T(1) + x * (T(1) - s));
 }
 
 // ---- the memory rule's per-head state ----
@@ -739,8 +715,8 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
   state->d_k = args.d_k;
   state->d_v = args.d_v;
   state->window = memory::rule_uses_gamma(args.rule) ? args.window : 0;
-  state->form = memory::resolve_rule_form(args.form, args.rule, *args.schedule, args.d_v);
-  state->chunk = args.chunk > 0 ? args.chunk : memory::default_chunk_size(args.d_k);
+  state->form = this->form_to_run(args);
+  state->chunk = this->chunk_to_run(args);
   state->heads.resize(static_cast<size_t>(args.B) * args.H);
   const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
   parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {

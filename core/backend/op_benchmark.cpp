@@ -1,11 +1,11 @@
 #include "core/backend/op_benchmark.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "core/backend/bench_timing.hpp"
 #include "core/backend/registry.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/checkpointed_rule.hpp"
@@ -13,11 +13,6 @@
 
 namespace proteus::backend {
 namespace {
-
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  return xs[xs.size() / 2];
-}
 
 std::vector<float> uniform(size_t n, std::mt19937& rng, float lo, float hi) {
   std::uniform_real_distribution<float> d(lo, hi);
@@ -96,21 +91,15 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   if (args.eta) g.eta = zeros(rows);
   if (args.gamma) g.gamma = zeros(rows * window);
 
-  using clock = std::chrono::steady_clock;
-  auto ms_since = [](clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-  };
+  SyncedStopwatch watch(be);
   std::vector<double> fwd, fwd_bwd;
   for (int r = 0; r < s.warmup + s.reps; ++r) {
-    be.synchronize();
-    auto t0 = clock::now();
+    watch.start();
     auto state = be.memory_rule_forward(o, args);
-    be.synchronize();
-    const double f = ms_since(t0);
+    const double f = watch.lap_ms();
     be.memory_rule_backward(g, ddO, args, *state);
-    be.synchronize();
-    const double fb = ms_since(t0);
-    if (r >= s.warmup) fwd.push_back(f), fwd_bwd.push_back(fb);
+    const double b = watch.lap_ms();
+    if (r >= s.warmup) fwd.push_back(f), fwd_bwd.push_back(f + b);
   }
   for (float* p : owned) be.free(p);
 
@@ -119,9 +108,9 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   result.message = choice.message;
   result.forward_ms = median(fwd);
   result.forward_backward_ms = median(fwd_bwd);
-  const auto form = memory::resolve_rule_form(s.form, s.rule, schedule, s.d_v);
+  const auto form = be.form_to_run(args);  // what this backend ran (its kernels, the self-check's refusals)
   result.form = std::string(memory::rule_form_name(form));
-  result.chunk = s.chunk > 0 ? s.chunk : static_cast<int>(memory::default_chunk_size(s.d_k));
+  result.chunk = be.chunk_to_run(args);
   const bool momentum = s.rule == memory::Rule::titans && form == memory::RuleForm::recurrent;
   result.kept_mb = double(s.B) * s.H * memory::checkpoint_ranges(s.T, result.chunk) * D * sizeof(float) *
                    (momentum ? 2 : 1) / 1e6;

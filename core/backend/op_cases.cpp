@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/memory/chunked_rule.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::backend {
@@ -30,7 +31,7 @@ CaseOutput exact(std::vector<double> v) {
 // One generic body, run in both precisions.
 template <class Body>
 OpCase make_case(std::string name, Op op, OpShape shape, double max_nmse, Body body) {
-  return {std::move(name), op, shape, max_nmse, [body](CaseBuffers<float>& s) { return body(s); },
+  return {std::move(name), op, shape, max_nmse, std::nullopt, [body](CaseBuffers<float>& s) { return body(s); },
           [body](CaseBuffers<double>& s) { return body(s); }};
 }
 
@@ -40,7 +41,8 @@ using Scalar = std::remove_reference_t<decltype(*std::declval<S&>().output("", 0
 constexpr int N = 37, C = 24, OC = 19, B = 2, T = 11, H = 2, d = 6, V = 29;
 constexpr size_t kLong = 1001;  // elementwise ops: a ragged tail after any power of two
 
-void add_dense_cases(std::vector<OpCase>& cases) {
+// fill, copy, embedding, rmsnorm, matmul: buffers and the dense layers.
+void add_buffer_and_layer_cases(std::vector<OpCase>& cases) {
   {
     OpShape sh;
     sh.n = kLong;
@@ -115,6 +117,10 @@ void add_dense_cases(std::vector<OpCase>& cases) {
                          {"dw", plain(s.read(dw, OC * C))}};
     }));
   }
+}
+
+// conv_silu, l2norm, prefix_renorm: the memory mixer's input path.
+void add_mixer_input_cases(std::vector<OpCase>& cases) {
   {
     OpShape sh;
     sh.B = B, sh.T = T, sh.C = 5;
@@ -173,6 +179,10 @@ void add_dense_cases(std::vector<OpCase>& cases) {
       return CaseOutputs{{"out", std::move(o)}, {"norm", plain(s.read(nm, B * T * H))}, {"din", std::move(g)}};
     }));
   }
+}
+
+// sigmoid, decay, swiglu, add, axpy, scale, comba_query.
+void add_elementwise_cases(std::vector<OpCase>& cases) {
   {
     OpShape sh;
     sh.n = kLong;
@@ -254,6 +264,10 @@ void add_dense_cases(std::vector<OpCase>& cases) {
           {"out", plain(s.read(out, n))}, {"dp", plain(s.read(dp, n))}, {"dd", plain(s.read(ddh, H))}};
     }));
   }
+}
+
+// xent, attention, the reductions, adamw.
+void add_loss_attention_and_optimizer_cases(std::vector<OpCase>& cases) {
   {
     OpShape sh;
     sh.N = N, sh.V = V;
@@ -329,6 +343,13 @@ void add_dense_cases(std::vector<OpCase>& cases) {
   }
 }
 
+void add_dense_cases(std::vector<OpCase>& cases) {
+  add_buffer_and_layer_cases(cases);
+  add_mixer_input_cases(cases);
+  add_elementwise_cases(cases);
+  add_loss_attention_and_optimizer_cases(cases);
+}
+
 // ---- the memory rules ----
 
 constexpr int kDk = 4, kDv = 3, kWindow = 2;
@@ -379,19 +400,25 @@ OpShape rule_shape(memory::Rule rule, int n_blocks) {
 void add_memory_cases(std::vector<OpCase>& cases) {
   const int horizon = T - 3;  // every block open before the end
   // E = 3 cuts rows (blocks of 4 elements in rows of 3): the recurrent form. E = 4 is one row per
-  // block: the chunked form where the rule has one, under auto; "_recurrent" asks for the other.
+  // block: the chunked form where the rule has one, under auto; "_recurrent" asks for the other,
+  // and "_chunked" asks for the chunked form at the backend's own chunk size (one chunk of T on
+  // the CPU, a padded one on the GPU).
+  using memory::RuleForm;
   for (memory::Rule rule : memory::all_rules())
     for (int E : {1, 3, 4})
-      for (memory::RuleForm form : {memory::RuleForm::automatic, memory::RuleForm::recurrent}) {
-      if (form == memory::RuleForm::recurrent && E == 3) continue;  // auto is already recurrent there
+      for (RuleForm form : {RuleForm::automatic, RuleForm::recurrent, RuleForm::chunked}) {
+      const auto schedule_of = [=] { return memory::Schedule::uniform(kDk * kDv, E, horizon); };
+      const bool chunked_applies = memory::chunked_form_applies(rule, schedule_of(), kDv);
+      if (form == RuleForm::recurrent && !chunked_applies) continue;  // auto is already recurrent there
+      if (form == RuleForm::chunked && !chunked_applies) continue;    // an input error, not a case
       const std::string name = "memory_rule_" + std::string(memory::rule_name(rule)) + "_E" + std::to_string(E) +
-                               (form == memory::RuleForm::recurrent ? "_recurrent" : "");
-      cases.push_back(make_case(name, Op::memory_rule, rule_shape(rule, 0), 1e-9, [=](auto& s) {
+                               (form == RuleForm::automatic ? "" : "_" + std::string(memory::rule_form_name(form)));
+      OpCase c = make_case(name, Op::memory_rule, rule_shape(rule, 0), 1e-9, [=](auto& s) {
         const int n = B * T * H;
-        const auto schedule = memory::Schedule::uniform(kDk * kDv, E, horizon);
+        const auto schedule = schedule_of();
         auto args = rule_inputs(s, rule, schedule);
         args.form = form;
-        args.chunk = 3;  // several chunks, a ragged last one
+        args.chunk = form == RuleForm::chunked ? 0 : 3;  // 3: several chunks, a ragged last one
         auto* o = s.output("o", n * kDv);
         auto state = s.backend().memory_rule_forward(o, args);
         MemoryRuleGrads<Scalar<decltype(s)>> g;  // activation gradients: all overwritten
@@ -414,7 +441,9 @@ void add_memory_cases(std::vector<OpCase>& cases) {
         if (g.eta) out["deta"] = plain(s.read(g.eta, n));
         if (g.gamma) out["dgamma"] = plain(s.read(g.gamma, n * kWindow));
         return out;
-      }));
+      });
+      if (form != RuleForm::recurrent && chunked_applies) c.chunked_rule = rule;
+      cases.push_back(std::move(c));
     }
   // Block occupancy, read from the forward's state. With one block per element the norms are
   // |S_t[e]|: every locked element must still hold S_0 = 0, bit for bit. Five blocks of 12

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct OpCase {
   Op op;             // the op it checks (what a failure names)
   OpShape shape;     // what the backend is asked (supports); an unsupported case is skipped
   double max_nmse;   // float against float64: sum (a - b)^2 / sum b^2 outside the masked region
+  // Set on the memory-rule cases whose form resolves to chunked (auto or chunked asked, where the
+  // chunked form applies): a failure there refuses that rule's chunked form only (self_check.hpp).
+  std::optional<memory::Rule> chunked_rule;
   std::function<CaseOutputs(CaseBuffers<float>&)> run_float;
   std::function<CaseOutputs(CaseBuffers<double>&)> run_double;
 };

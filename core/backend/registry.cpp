@@ -72,6 +72,8 @@ BackendChoice make_backend(const std::string& device, int threads) {
     if (be) {
       const SelfCheckVerdict verdict = checked_once(device, *be);
       if (verdict.passed) {
+        apply_refusals(verdict, *be);  // the verdict may come from an earlier instance
+        if (!verdict.notice.empty()) choice.message = "device " + device + ": " + verdict.notice;
         choice.backend = std::move(be);
         choice.device = device;
         return choice;

@@ -21,7 +21,9 @@ std::vector<std::string> registered_backends();  // "cpu" first
 struct BackendChoice {
   std::unique_ptr<Backend<float>> backend;
   std::string device;   // what the run actually got
-  std::string message;  // non-empty when the request could not be honoured
+  // Non-empty when the request could not be honoured, or (device kept) when the self-check sent a
+  // rule's chunked form back to the recurrent kernel: one line either way.
+  std::string message;
 };
 
 // device: "cpu" | "cuda" | any registered name. threads: CPU threads, 0 = all cores.

@@ -1,6 +1,7 @@
 #include "core/backend/self_check.hpp"
 
 #include <chrono>
+#include <map>
 
 #include "core/backend/case_check.hpp"
 #include "core/backend/cpu_backend.hpp"
@@ -26,9 +27,10 @@ std::string describe(const CaseCheck& c) {
 SelfCheckVerdict self_check(Backend<float>& be) {
   const auto t0 = std::chrono::steady_clock::now();
   SelfCheckVerdict v;
-  std::vector<std::string> failures;
+  std::vector<std::string> failures, notices;
   try {
     auto oracle = make_cpu_backend<double>(1);
+    std::map<memory::Rule, std::string> chunked_failures;  // rule -> its first failing case, described
     for (const auto& c : op_cases()) {
       const CaseCheck r = check_case(c, be, *oracle);
       if (r.skipped) {
@@ -36,7 +38,26 @@ SelfCheckVerdict self_check(Backend<float>& be) {
         continue;
       }
       ++v.cases;
-      if (!r.passed()) failures.push_back(describe(r));
+      if (r.passed()) continue;
+      if (c.chunked_rule) chunked_failures.emplace(*c.chunked_rule, describe(r));
+      else failures.push_back(describe(r));
+    }
+    // The per-op fallback: refuse each failing chunked form, then its rule's chunked cases must
+    // pass on the recurrent form, or the backend is refused after all.
+    for (const auto& [rule, first] : chunked_failures) {
+      be.refuse_chunked_form(rule);
+      bool recurrent_agrees = true;
+      for (const auto& c : op_cases()) {
+        if (c.chunked_rule != rule) continue;
+        const CaseCheck r = check_case(c, be, *oracle);
+        if (!r.skipped && !r.passed()) {
+          failures.push_back(describe(r) + " (recurrent form too)");
+          recurrent_agrees = false;
+        }
+      }
+      if (!recurrent_agrees) continue;
+      v.chunked_refused.push_back(rule);
+      notices.push_back(std::string(memory::rule_name(rule)) + " (" + first + ")");
     }
   } catch (const std::exception& e) {  // the oracle could not even be set up
     failures.push_back(std::string("the self-check could not run: ") + e.what());
@@ -46,8 +67,18 @@ SelfCheckVerdict self_check(Backend<float>& be) {
   if (failures.size() > kFailuresNamed)
     v.failure += "; and " + std::to_string(failures.size() - kFailuresNamed) + " more failing cases";
   v.passed = failures.empty();
+  if (!notices.empty()) {
+    v.notice = "the chunked form of memory rule ";
+    for (size_t i = 0; i < notices.size(); ++i) v.notice += (i ? "; " : "") + notices[i];
+    v.notice += " disagrees with the CPU: " + std::string(notices.size() > 1 ? "those rules run" : "it runs") +
+                " on the recurrent kernel";
+  }
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return v;
+}
+
+void apply_refusals(const SelfCheckVerdict& verdict, Backend<float>& be) {
+  for (memory::Rule rule : verdict.chunked_refused) be.refuse_chunked_form(rule);
 }
 
 }  // namespace proteus::backend

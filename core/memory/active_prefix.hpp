@@ -5,14 +5,13 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/memory/active_prefix_bounds.hpp"
+
 namespace proteus::memory::detail {
 
-// Rows that hold at least one active element.
-inline int64_t rows_touched(int64_t end, int64_t d_v) { return (end + d_v - 1) / d_v; }
-// Active columns of row i: d_v for whole rows, the remainder for the row the prefix ends in.
-inline int64_t active_cols(int64_t end, int64_t i, int64_t d_v) {
-  return std::clamp<int64_t>(end - i * d_v, 0, d_v);
-}
+// The bounds come from active_prefix_bounds.hpp, shared with the CUDA kernels; here in int64_t.
+inline int64_t rows_touched(int64_t end, int64_t d_v) { return memory::rows_touched<int64_t>(end, d_v); }
+inline int64_t active_cols(int64_t end, int64_t i, int64_t d_v) { return memory::active_cols<int64_t>(end, i, d_v); }
 
 // o (d_v) = (G ⊙ S)^T q over the active prefix.
 template <class T>

@@ -1,10 +1,10 @@
 #include "core/train/benchmark.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
 
+#include "core/backend/bench_timing.hpp"
 #include "core/backend/registry.hpp"
 #include "core/data/batch_source.hpp"
 #include "core/model/model.hpp"
@@ -12,19 +12,12 @@
 #include "core/train/lr_schedule.hpp"
 
 namespace proteus::train {
-namespace {
 
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  return xs.empty() ? 0.0 : xs[xs.size() / 2];
-}
-
-}  // namespace
+using backend::median;
 
 BenchResult benchmark_training(const config::RunConfig& cfg, int warmup_steps, int timed_steps) {
-  using Clock = std::chrono::steady_clock;
-  auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
   auto be = backend::make_backend(cfg.device, cfg.threads);
+  backend::SyncedStopwatch watch(*be.backend);
   model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
   GatedAdamW<float> opt(model, cfg);
   data::BatchSource data(cfg.data);
@@ -33,24 +26,21 @@ BenchResult benchmark_training(const config::RunConfig& cfg, int warmup_steps, i
   std::vector<double> step, fwd, bwd, upd;
   for (int i = 0; i < warmup_steps + timed_steps; ++i) {
     const auto batch = data.next_train_batch(rng);  // drawing data is not timed: it overlaps nothing here
-    const auto t0 = Clock::now();
+    watch.start();
     model.forward(batch.tokens.data(), batch.targets.data(), batch.weights.data(), batch.B, batch.T);
-    be.backend->synchronize();
-    const auto t1 = Clock::now();
+    const double f = watch.lap_ms();
     model.backward();
     const double norm = std::sqrt(be.backend->sum_squares(model.grads(), P));
     if (cfg.train.grad_clip > 0 && norm > cfg.train.grad_clip)
       be.backend->scale(model.grads(), static_cast<float>(cfg.train.grad_clip / norm), P);
-    be.backend->synchronize();
-    const auto t2 = Clock::now();
+    const double b = watch.lap_ms();
     opt.step(i + 1, learning_rate(cfg.train, i + 1));
-    be.backend->synchronize();
-    const auto t3 = Clock::now();
+    const double u = watch.lap_ms();
     if (i < warmup_steps) continue;
-    fwd.push_back(ms(t0, t1));
-    bwd.push_back(ms(t1, t2));
-    upd.push_back(ms(t2, t3));
-    step.push_back(ms(t0, t3));
+    fwd.push_back(f);
+    bwd.push_back(b);
+    upd.push_back(u);
+    step.push_back(f + b + u);
   }
   BenchResult r;
   r.name = cfg.name;

@@ -21,6 +21,8 @@ enum class Fault {
   throws,             // add fails as a kernel launch would
   no_attention,       // says it cannot run attention (supports)
   narrow_rules,       // says it cannot run memory rules with d_v > 4 (supports), as a kernel limit would
+  chunked_delta_off,  // the delta rule's chunked form 0.1% off, its recurrent form right: a wrong new kernel
+  delta_off,          // the delta rule 0.1% off in both forms
 };
 
 class FaultyBackend : public CpuBackend<float> {
@@ -73,6 +75,15 @@ class FaultyBackend : public CpuBackend<float> {
       const size_t n = static_cast<size_t>(args.B) * args.H * args.T * n_blocks;
       for (size_t i = 0; i < n; ++i) out[i] += 1e-30f;
     }
+  }
+
+  std::unique_ptr<OpState> memory_rule_forward(float* o, const MemoryRuleArgs<float>& args) override {
+    auto state = CpuBackend<float>::memory_rule_forward(o, args);
+    const bool chunked = form_to_run(args) == memory::RuleForm::chunked;  // honours the self-check's refusal
+    const bool wrong = fault_ == Fault::delta_off || (fault_ == Fault::chunked_delta_off && chunked);
+    if (args.rule == memory::Rule::delta && wrong)
+      for (size_t i = 0; i < static_cast<size_t>(args.B) * args.T * args.H * args.d_v; ++i) o[i] *= 1.001f;
+    return state;
   }
 
   void add(float* out, const float* x, const float* y, size_t n) override {

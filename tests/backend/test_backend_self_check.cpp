@@ -1,13 +1,18 @@
 // The self-check that guards users from a wrong kernel, proven on the CPU with fake backends
 // registered under test names: a backend with a wrong matmul (or one that throws) is refused
 // with a message naming the op and its error, and the run gets the CPU; a correct one passes and
-// is selected; the verdict is kept for the process (the second request runs no check).
+// is selected; the verdict is kept for the process (the second request runs no check). A wrong
+// chunked form of one rule is refused for that rule alone: the backend stays, the rule runs its
+// recurrent form, and the run says so in one line (the per-op fallback a new GPU kernel relies on).
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <memory>
 #include <string>
 
+#include "core/backend/case_check.hpp"
+#include "core/backend/cpu_backend.hpp"
+#include "core/backend/op_cases.hpp"
 #include "core/backend/registry.hpp"
 #include "core/backend/self_check.hpp"
 #include "tests/backend/faulty_backend.hpp"
@@ -75,6 +80,47 @@ TEST(SelfCheck, KeepsARefusalForTheProcess) {
   EXPECT_EQ(second.message, first.message);
   EXPECT_NE(second.message.find("matmul (dw: normalised error"), std::string::npos) << second.message;
   EXPECT_EQ(FaultyBackend::matmul_calls, calls);
+}
+
+TEST(SelfCheck, AWrongChunkedFormFallsBackToRecurrentForThatRuleOnly) {
+  FaultyBackend be(Fault::chunked_delta_off);
+  const SelfCheckVerdict v = self_check(be);
+  EXPECT_TRUE(v.passed) << v.failure;
+  ASSERT_EQ(v.chunked_refused.size(), 1u);
+  EXPECT_EQ(v.chunked_refused[0], proteus::memory::Rule::delta);
+  EXPECT_TRUE(be.chunked_form_refused(proteus::memory::Rule::delta));
+  EXPECT_FALSE(be.chunked_form_refused(proteus::memory::Rule::linear));
+  EXPECT_NE(v.notice.find("chunked form of memory rule delta (memory_rule (memory_rule_delta_E1: o: normalised error"),
+            std::string::npos)
+      << v.notice;
+  EXPECT_EQ(v.notice.find('\n'), std::string::npos) << "one line";
+  // Now every case passes on this backend, the delta cases on the recurrent form.
+  auto oracle = make_cpu_backend<double>(1);
+  for (const auto& c : op_cases()) EXPECT_TRUE(check_case(c, be, *oracle).passed()) << c.name;
+}
+
+TEST(SelfCheck, KeepsTheDeviceAndSaysWhichRuleFellBack) {
+  register_fake("test-wrong-chunked-delta", Fault::chunked_delta_off);
+  for (int request = 0; request < 2; ++request) {  // the second instance gets the kept verdict's refusal
+    const auto choice = make_backend("test-wrong-chunked-delta", 1);
+    std::printf("  what the run prints: %s\n", choice.message.c_str());
+    EXPECT_EQ(choice.device, "test-wrong-chunked-delta");
+    ASSERT_NE(choice.backend, nullptr);
+    EXPECT_TRUE(choice.backend->chunked_form_refused(proteus::memory::Rule::delta));
+    EXPECT_FALSE(choice.backend->chunked_form_refused(proteus::memory::Rule::comba));
+    EXPECT_NE(choice.message.find("device test-wrong-chunked-delta: the chunked form of memory rule delta"),
+              std::string::npos)
+        << choice.message;
+    EXPECT_NE(choice.message.find("it runs on the recurrent kernel"), std::string::npos) << choice.message;
+  }
+}
+
+TEST(SelfCheck, RefusesTheBackendWhenTheRecurrentFormIsWrongToo) {
+  register_fake("test-wrong-delta", Fault::delta_off);
+  const auto choice = make_backend("test-wrong-delta", 1);
+  EXPECT_EQ(choice.device, "cpu");
+  EXPECT_NE(choice.message.find("memory_rule_delta_E1_recurrent"), std::string::npos) << choice.message;
+  EXPECT_NE(choice.message.find("running on the CPU"), std::string::npos) << choice.message;
 }
 
 TEST(SelfCheck, SkipsUnsupportedCasesAndPasses) {

@@ -2,7 +2,9 @@
 // reference in float64, for all five rules, E in {1, 3, 16}, T = 37 (a multiple of nothing the
 // kernels use), every output and every gradient; then what must hold exactly: locked state
 // elements keep their bits, a schedule that opens every block at t = 1 gives E = 1's bits, and
-// two runs give the same bits. Label `gpu`: without a device every test skips.
+// two runs give the same bits. Label `gpu`: without a device every test skips. These tests ask
+// for the recurrent form; the chunked kernels (memory_rule_chunked.cu) have their own at the end:
+// T over several chunks of 64 with a ragged one, value widths over two tiles, E in {1, 4}.
 //
 // Bounds (float32 kernels against the float64 oracle, over 37 recurrent steps), as the largest
 // |gpu - cpu| over the largest |cpu| of each tensor:
@@ -68,7 +70,8 @@ using Outputs = std::map<std::string, std::vector<double>>;
 // One forward and backward on a backend; the state is handed back for the tape checks.
 template <class F>
 Outputs run(Backend<F>& be, Rule rule, const Schedule& schedule, const Shape& s, const Inputs& in,
-            std::unique_ptr<backend::OpState>* state_out = nullptr) {
+            std::unique_ptr<backend::OpState>* state_out = nullptr,
+            memory::RuleForm form = memory::RuleForm::recurrent, int chunk = 0) {
   std::vector<F*> owned;
   auto up = [&](const std::vector<double>& x) -> const F* {
     if (x.empty()) return nullptr;
@@ -96,6 +99,7 @@ Outputs run(Backend<F>& be, Rule rule, const Schedule& schedule, const Shape& s,
   args.B = s.B, args.T = s.T, args.H = s.H, args.d_k = s.d_k, args.d_v = s.d_v, args.window = s.window;
   args.q = up(in.q), args.k = up(in.k), args.v = up(in.v), args.beta = up(in.beta), args.a = up(in.a);
   args.p = up(in.p), args.eta = up(in.eta), args.gamma = up(in.gamma);
+  args.form = form, args.chunk = chunk;
   F* o = zeros(n * s.d_v);
   auto state = be.memory_rule_forward(o, args);
   MemoryRuleGrads<F> g;
@@ -237,9 +241,66 @@ class CudaMemoryRule : public ::testing::Test {
               << what << ": locked block " << blk << " of head " << head << " at t = " << t;
   }
 
+  // The chunked kernels against the float64 recurrent oracle (the definition): every output,
+  // gradient and block norm (those replayed by the recurrent kernel), and the gradients of key
+  // rows still locked at their step exactly 0.
+  void check_chunked(Rule rule, int E, const Shape& s, int chunk, uint32_t seed) {
+    const std::string what = std::string(memory::rule_name(rule)) + " chunked E=" + std::to_string(E) +
+                             " chunk=" + std::to_string(chunk) + " T=" + std::to_string(s.T) +
+                             " d_k=" + std::to_string(s.d_k) + " d_v=" + std::to_string(s.d_v);
+    const auto schedule = Schedule::uniform(s.d_k * s.d_v, E, s.T - 20);
+    ASSERT_TRUE(schedule.row_aligned(s.d_v)) << what;
+    const Inputs in = make_inputs(rule, s, true, seed);
+    std::unique_ptr<backend::OpState> state;
+    const Outputs got = run<float>(*gpu_, rule, schedule, s, in, &state, memory::RuleForm::chunked, chunk);
+    ASSERT_EQ(dynamic_cast<const cuda::CudaRuleState*>(state.get()), nullptr) << what << ": ran recurrent";
+    const Outputs want = run<double>(*oracle_, rule, schedule, s, in);
+    for (const auto& [name, w] : want) {
+      const auto& g = got.at(name);
+      for (size_t i = 0; i < g.size(); ++i) ASSERT_TRUE(std::isfinite(g[i])) << what << " " << name << "[" << i << "]";
+      const bool forward = name == "o" || name == "block_norms";
+      EXPECT_LT(rel_max_error(g, w), forward ? kForwardBound : kGradientBound) << what << " " << name;
+    }
+    for (const char* name : {"dq", "dk", "dp"}) {
+      if (!got.count(name)) continue;
+      const auto& g = got.at(name);
+      for (int b = 0; b < s.B; ++b)
+        for (int t = 0; t < s.T; ++t)
+          for (int h = 0; h < s.H; ++h)
+            for (int i = static_cast<int>(schedule.active_rows(t + 1, s.d_v)); i < s.d_k; ++i)
+              ASSERT_EQ(g[((static_cast<size_t>(b) * s.T + t) * s.H + h) * s.d_k + i], 0.0)
+                  << what << " " << name << ": locked row " << i << " at t = " << t + 1;
+    }
+  }
+
   std::unique_ptr<Backend<float>> gpu_;
   std::unique_ptr<Backend<double>> oracle_;
 };
+
+TEST_F(CudaMemoryRule, ChunkedMatchesTheFloat64ReferenceForLinearDeltaAndComba) {
+  Shape s;
+  s.B = 2, s.T = 150, s.H = 3, s.d_k = 16, s.d_v = 40;  // chunks 64 + 64 + 22; value tiles 32 + 8
+  uint32_t seed = 3000;
+  for (Rule rule : {Rule::linear, Rule::delta, Rule::comba})
+    for (int E : {1, 4})
+      for (int chunk : {0, 16, 5}) check_chunked(rule, E, s, chunk, seed += 10);
+  Shape model;  // a model-sized head: d 64, one chunk and a few steps more
+  model.B = 1, model.T = 70, model.H = 2, model.d_k = 64, model.d_v = 64;
+  for (Rule rule : {Rule::linear, Rule::delta, Rule::comba}) check_chunked(rule, 16, model, 0, seed += 10);
+}
+
+// The self-check's fallback on the real backend: a refused chunked form runs the recurrent kernel.
+TEST_F(CudaMemoryRule, ARefusedChunkedFormRunsTheRecurrentKernel) {
+  const Shape s;
+  const auto schedule = Schedule::uniform(s.d_k * s.d_v, 1, s.T);
+  const Inputs in = make_inputs(Rule::delta, s, true, 11);
+  std::unique_ptr<backend::OpState> state;
+  run<float>(*gpu_, Rule::delta, schedule, s, in, &state, memory::RuleForm::automatic);
+  EXPECT_EQ(dynamic_cast<const cuda::CudaRuleState*>(state.get()), nullptr) << "auto runs chunked here";
+  gpu_->refuse_chunked_form(Rule::delta);
+  run<float>(*gpu_, Rule::delta, schedule, s, in, &state, memory::RuleForm::automatic);
+  EXPECT_NE(dynamic_cast<const cuda::CudaRuleState*>(state.get()), nullptr) << "refused: the recurrent kernel";
+}
 
 TEST_F(CudaMemoryRule, MatchesTheFloat64ReferenceForEveryRuleAndE) {
   const Shape s;  // D = 48: E = 3 gives blocks of 16 (not whole rows), E = 16 blocks of 3

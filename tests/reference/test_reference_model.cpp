@@ -285,6 +285,16 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
       << "evaluating an E = 4 run with E = 1 must not agree: the check would miss a wrong gate";
 }
 
+// The packed chunked algorithm of kernels/memory_rule_chunked.cu (linear, delta, comba), step for
+// step in float64 against autograd through the recurrent definition: the GPU kernels' math, checked
+// on any machine (it does not run the CUDA code; the `gpu` tests do, on a GPU).
+TEST(ReferenceChunkedCuda, ThePackedAlgorithmMatchesAutograd) {
+  const std::string python = python_with("torch");
+  if (python.empty()) PROTEUS_SKIP_UNLESS_REQUIRED("no python3 with torch found");
+  const std::string command = python + " " + kScripts + "chunked_cuda_algorithm.py";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+}
+
 TEST(ReferenceConfig, DefaultsAreTheCppDefaults) {
   const std::string python = python_with("json");
   if (python.empty()) PROTEUS_SKIP_UNLESS_REQUIRED("no python3 found");

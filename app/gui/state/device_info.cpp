@@ -14,6 +14,7 @@ DeviceInfo probe_device() {
     d.cuda = true;
     d.summary = "GPU: CUDA is available; runs with device \"cuda\" train on it";
     d.headline = "GPU: CUDA available";
+    if (!choice.message.empty()) d.summary += " (" + choice.message + ")";  // a chunked form sent back to recurrent
   } else {
     d.headline = "CPU only (" + std::to_string(cores) + " cores)";
     d.summary = d.headline + ": " +

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""The end-to-end race (issue 23): one training step (forward + backward + clip + AdamW) of the
+same config, same shapes, fp32 on both sides (TF32 off: our cuBLAS calls are plain FP32), in
+  - `proteus bench CONFIG --device cuda` (ours; the device column says if it fell back), and
+  - the PyTorch reference model (proteus_model.py through bench_model.py) in eager mode and under
+    torch.compile, in the form `proteus` runs by default (auto: chunked where it applies).
+Medians of --steps after --warmup untimed steps. Writes one Markdown table, with the date, the
+GPU and the versions, to --out (default experiments/results/gpu-race.md, appended), and prints it.
+Targets (issue 23): ours at least 3x faster than eager, and no slower than torch.compile.
+
+    race.py [CONFIG...] [--proteus build-gpu/app/cli/proteus] [--steps 10] [--warmup 3] [--out FILE]
+
+Only a run on a GPU writes figures: without one it stops before timing anything.
+"""
+import argparse
+import datetime
+import os
+import subprocess
+import sys
+
+import torch
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_model  # noqa: E402
+import proteus_config  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def ours(proteus, config_path, steps, warmup):
+    """{run name: (device, step ms, tokens/s)} from `proteus bench`'s printed table."""
+    cmd = [proteus, "bench", config_path, "--device", "cuda", "--steps", str(steps), "--warmup", str(warmup)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    sys.stderr.write(done.stderr)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    rows = {}
+    for line in done.stdout.splitlines():
+        f = line.split()
+        # run device threads params step_ms fwd_ms bwd_ms opt_ms tokens/s
+        if len(f) == 9 and f[1] in ("cuda", "cpu") and f[2].isdigit():
+            rows[f[0]] = (f[1], float(f[4]), float(f[8]))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("configs", nargs="*", default=[os.path.join(ROOT, "experiments/gpu/quickstart-gpu.json")])
+    ap.add_argument("--proteus", default=os.path.join(ROOT, "build-gpu/app/cli/proteus"))
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=3, help="untimed steps (torch.compile compiles here)")
+    ap.add_argument("--modes", default="eager,compile")
+    ap.add_argument("--out", default=os.path.join(ROOT, "experiments/results/gpu-race.md"))
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("race.py: this torch sees no GPU; nothing is timed (no figure without a measurement)")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    day = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    gpu = torch.cuda.get_device_name()
+    head = (f"\n## End-to-end race, {day}, {gpu} (torch {torch.__version__}, fp32, TF32 off; "
+            f"{args.steps} timed steps after {args.warmup})\n\n"
+            "| run | tokens/step | ours device | ours step ms | torch form | eager step ms | compile step ms | "
+            "ours vs eager | ours vs compile | targets (>= 3x eager, >= 1x compile) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|\n")
+    lines = []
+    for path in args.configs:
+        mine = ours(args.proteus, path, args.steps, args.warmup)
+        for name, config in proteus_config.load_runs(path):
+            torch_times = {}
+            form = "auto"
+            for mode in args.modes.split(","):
+                if mode == "compile" and not hasattr(torch, "compile"):
+                    continue
+                try:
+                    _, t, _ = bench_model.bench_one(config, form, mode, "cuda", args.steps, args.warmup)
+                    torch_times[mode] = t["step"]
+                except Exception as e:  # a compile failure is a result too
+                    print(f"{name} {mode}: failed: {type(e).__name__}: {str(e)[:200]}", file=sys.stderr)
+            tokens = config["data"]["batch"] * config["data"]["seq_len"]
+            dev, step, _ = mine.get(name, ("missing", float("nan"), 0.0))
+            eager, comp = torch_times.get("eager", float("nan")), torch_times.get("compile", float("nan"))
+            vs_eager, vs_compile = eager / step, comp / step
+            met = ("yes" if vs_eager >= 3 else "no") + " / " + ("yes" if vs_compile >= 1 else "no")
+            if dev != "cuda":
+                met = f"ours ran on {dev}: not comparable"
+            lines.append(f"| {name} | {tokens} | {dev} | {step:.1f} | {form} | {eager:.1f} | {comp:.1f} | "
+                         f"{vs_eager:.2f}x | {vs_compile:.2f}x | {met} |\n")
+            print(lines[-1], end="", flush=True)
+    with open(args.out, "a") as f:
+        f.write(head + "".join(lines))
+    print(f"race.py: appended to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
