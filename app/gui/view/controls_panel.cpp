@@ -40,7 +40,7 @@ bool parse_ints(const std::string& text, std::vector<int>& out) {
 }  // namespace
 
 void draw_controls_panel(LabApp& app) {
-  auto& ed = app.editor;
+  auto& ed = app.editor.experiment;
   auto& c = ed.config;
   bool changed = false;
   // Every field leaves room for the longest label beside it, whatever the column's width.
@@ -49,17 +49,17 @@ void draw_controls_panel(LabApp& app) {
   ImGui::TextUnformatted("Experiment");
   {
     // The combo shows the preset the editor was loaded from, whichever way it was loaded.
-    const std::string current = app.preset_label.empty() ? "(choose a preset)" : app.preset_label;
+    const std::string current = app.editor.preset_label.empty() ? "(choose a preset)" : app.editor.preset_label;
     ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("preset").x + ImGui::GetStyle().ItemSpacing.x));
     if (ImGui::BeginCombo("##preset", current.c_str())) {
-      for (const auto& p : app.presets)
+      for (const auto& p : app.editor.presets)
         if (ImGui::Selectable(p.label.c_str(), p.label == current)) app.load_experiment(p.path);
       ImGui::EndCombo();
     }
     ImGui::SameLine();
     ImGui::TextDisabled("preset");
   }
-  auto& state = app.controls_panel;
+  auto& state = app.editor.controls;
   std::string& file = state.experiment_file;
   if (!ed.source.empty() && file == ControlsPanelState().experiment_file) file = ed.source;
   ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("LoadSave").x + ImGui::GetStyle().FramePadding.x * 4 +
@@ -124,12 +124,12 @@ void draw_controls_panel(LabApp& app) {
   if (changed) app.editor_changed();
 
   ImGui::Separator();
-  if (!app.problem.empty()) {
+  if (!app.editor.problem.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-    ImGui::TextWrapped("%s", app.problem.c_str());
+    ImGui::TextWrapped("%s", app.editor.problem.c_str());
     ImGui::PopStyleColor();
   }
-  const bool can_start = app.problem.empty() && !app.training.active();
+  const bool can_start = app.editor.problem.empty() && !app.training.active();
   ImGui::BeginDisabled(!can_start);
   const char* label = ed.mode == RunMode::compare ? "Train baseline and Proteus" : ed.mode == RunMode::sweep_e ? "Train the E sweep" : "Train";
   if (ImGui::Button(label, ImVec2(-1, 0))) app.start_training();

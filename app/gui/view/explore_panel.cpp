@@ -14,7 +14,7 @@ namespace {
 
 // The edited schedule's controls; true when the edit changed.
 bool draw_schedule_controls(LabApp& app) {
-  auto& ed = app.explore.edit;
+  auto& ed = app.explore.session.edit;
   auto& m = ed.config.model.mixer;
   bool changed = false;
   const int D = m.d_head * m.d_head;
@@ -47,7 +47,7 @@ bool draw_schedule_controls(LabApp& app) {
 }  // namespace
 
 void draw_explore_panel(LabApp& app) {
-  auto& x = app.explore;
+  auto& x = app.explore.session;
   if (!x.is_open()) {
     ImGui::TextWrapped("Explore puts a trained model's schedule under your hands: E, the horizon N, the schedule "
                        "and its unlock points become live controls over the trained weights, and the per-position "
@@ -105,7 +105,7 @@ void draw_explore_panel(LabApp& app) {
     const float w = ImGui::GetContentRegionAvail().x;
     const DrawnFigure map = draw_figure("explore-map", map_fig, ImVec2(w, ui_px(150)));
     if (x.edit.config.model.mixer.schedule.type == "custom")
-      changed |= draw_unlock_strip(x.edit, app.explore_panel.dragging_unlock, map, w);
+      changed |= draw_unlock_strip(x.edit, app.explore.panel.dragging_unlock, map, w);
   } catch (const std::exception& e) {
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", e.what());
   }
