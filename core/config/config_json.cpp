@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/common/json_fields.hpp"
+#include "core/config/data_values.hpp"
 #include "core/config/memory_regime.hpp"
 #include "core/config/size_bounds.hpp"
 #include "core/memory/gated_rule.hpp"
@@ -486,12 +487,6 @@ void one_of(const std::string& field, const std::string& value, const std::vecto
   throw InputError(field, reason + "; expected one of " + join(allowed));
 }
 
-const std::vector<std::string>& niah_task_names() {
-  static const std::vector<std::string> names = {"s-niah-1",  "s-niah-2",  "s-niah-3", "mk-niah-1",
-                                                 "mk-niah-2", "mk-niah-3", "mv-niah",  "mq-niah"};
-  return names;
-}
-
 void check_name(const std::string& field, const std::string& name) {
   // The name becomes a directory under runs_dir, so it must be one plain path component.
   const bool control = std::any_of(name.begin(), name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20; });
@@ -595,7 +590,7 @@ void validate(const RunConfig& c) {
   if (d.mix.empty()) throw InputError("data.mix", "must hold at least one task, e.g. [{\"task\": \"text\"}]");
   double total_weight = 0.0;
   for (size_t i = 0; i < d.mix.size(); ++i) {
-    one_of(indexed("data.mix", i) + ".task", d.mix[i].task, {"text", "niah", "mqar", "needle"});
+    one_of(indexed("data.mix", i) + ".task", d.mix[i].task, mix_task_names());
     non_negative(indexed("data.mix", i) + ".weight", d.mix[i].weight);
     total_weight += d.mix[i].weight;
   }
@@ -603,7 +598,7 @@ void validate(const RunConfig& c) {
   if (d.niah.tasks.empty())
     throw InputError("data.niah.tasks", "must hold at least one task (" + join(niah_task_names()) + ")");
   for (size_t i = 0; i < d.niah.tasks.size(); ++i) one_of(indexed("data.niah.tasks", i), d.niah.tasks[i], niah_task_names());
-  one_of("data.niah.question", d.niah.question, {"short", "ruler"});
+  one_of("data.niah.question", d.niah.question, niah_question_styles());
   non_negative("data.niah.answer_weight", d.niah.answer_weight);
   // The model's vocabulary must cover every token the data can hold.
   bool bytes = false, mqar = c.eval.mqar.enabled, needle = false;
@@ -624,8 +619,8 @@ void validate(const RunConfig& c) {
     throw InputError("data.mqar.vocab", "must exceed data.seq_len = " + std::to_string(d.seq_len) + ", got " +
                                             std::to_string(d.mqar.vocab));
   positive("data.mqar.alpha", d.mqar.alpha);
-  one_of("data.mqar.layout", d.mqar.layout, {"pairs-first", "spread"});
-  for (size_t i = 0; i < d.needle.forms.size(); ++i) one_of(indexed("data.needle.forms", i), d.needle.forms[i], {"single", "multikey"});
+  one_of("data.mqar.layout", d.mqar.layout, mqar_layout_names());
+  for (size_t i = 0; i < d.needle.forms.size(); ++i) one_of(indexed("data.needle.forms", i), d.needle.forms[i], needle_form_names());
   non_negative("data.needle.answer_weight", d.needle.answer_weight);
 
   const TrainConfig& t = c.train;
@@ -640,7 +635,7 @@ void validate(const RunConfig& c) {
 
   const EvalConfig& e = c.eval;
   for (size_t i = 0; i < e.niah.tasks.size(); ++i) one_of(indexed("eval.niah.tasks", i), e.niah.tasks[i], niah_task_names());
-  for (size_t i = 0; i < e.needle.forms.size(); ++i) one_of(indexed("eval.needle.forms", i), e.needle.forms[i], {"single", "multikey"});
+  for (size_t i = 0; i < e.needle.forms.size(); ++i) one_of(indexed("eval.needle.forms", i), e.needle.forms[i], needle_form_names());
 
   check_derived_sizes(c);
   // Last, once the horizons they default to (data.seq_len, train.steps) are known to be valid.

@@ -210,9 +210,8 @@ json recall_errors(const MemoryOpRequest& r, const Schedule& schedule, const Rul
   return rows;
 }
 
-}  // namespace
-
-MemoryOpRequest parse_memory_op(const json& in) {
+// Only known fields, and a comment that is text.
+void check_fields(const json& in) {
   if (!in.is_object())
     throw InputError("(top level)", "expected an object like {\"rule\": \"delta\", \"q\": ...}, got " + describe(in));
   for (const auto& [key, value] : in.items())
@@ -221,20 +220,22 @@ MemoryOpRequest parse_memory_op(const json& in) {
   if (const json* comment = find(in, "comment"))
     if (!common::is_text(*comment))
       throw InputError("comment", "expected a string or an array of strings, got " + describe(*comment));
+}
 
-  MemoryOpRequest r;
+Rule read_rule(const json& in) {
   const json* rule = find(in, "rule");
   if (!rule) throw InputError("rule", "required (one of " + rule_names() + ")");
   if (!rule->is_string()) throw InputError("rule", "expected a string, got " + describe(*rule));
   const auto parsed_rule = rule_from_name(rule->get<std::string>());
   if (!parsed_rule)
     throw InputError("rule", "unknown rule '" + common::clipped(rule->get<std::string>()) + "' (expected " + rule_names() + ")");
-  r.rule = *parsed_rule;
-  const std::string rule_text(rule_name(r.rule));
+  return *parsed_rule;
+}
 
+// q, k, v, which fix T, d_k and d_v, bounded before the op's states exist.
+void read_qkv(const json& in, MemoryOpRequest& r, Extent& T, Extent& d_k, Extent& d_v) {
   for (const char* name : {"q", "k", "v"})
     if (!find(in, name)) throw InputError(name, "required");
-  Extent T{-1, "T"}, d_k{-1, "d_k"}, d_v{-1, "d_v"};
   read_matrix(in["q"], "q", T, d_k, r.q);
   read_matrix(in["k"], "k", T, d_k, r.k);
   read_matrix(in["v"], "v", T, d_v, r.v);
@@ -249,7 +250,12 @@ MemoryOpRequest parse_memory_op(const json& in) {
     throw InputError("q", "(T + 1) x d_k x d_v = " + std::to_string((r.T + 1) * r.d_k * r.d_v) +
                               " state elements over the sequence, more than the limit of " +
                               std::to_string(kMaxTapeElements) + "; use fewer tokens or narrower rows");
+}
 
+// The rule's own inputs (beta, a, p, eta, gamma: each refused where the rule takes none), the
+// initial state and the gradients in.
+void read_rule_inputs(const json& in, MemoryOpRequest& r, Extent& T, Extent& d_k, Extent& d_v) {
+  const std::string rule_text(rule_name(r.rule));
   // Per-token scalars: T numbers, T taken from q.
   const auto read_scalars = [&](const char* name, std::vector<double>& out) {
     const json& j = in[name];
@@ -296,7 +302,10 @@ MemoryOpRequest parse_memory_op(const json& in) {
   if ((r.has_S0 = find(in, "S0") != nullptr)) read_matrix(in["S0"], "S0", d_k, d_v, r.S0);
   if ((r.has_dO = find(in, "dO") != nullptr)) read_matrix(in["dO"], "dO", T, d_v, r.dO);
   if ((r.has_dS = find(in, "dS") != nullptr)) read_matrix(in["dS"], "dS", d_k, d_v, r.dS);
+}
 
+// E (default 1) and N (default T), within the memory size and the horizon's bound.
+void read_blocks_and_horizon(const json& in, MemoryOpRequest& r) {
   const int64_t D = r.D();
   r.E = 1;
   if (const json* E = find(in, "E")) r.E = read_integer(*E, "E");
@@ -308,34 +317,58 @@ MemoryOpRequest parse_memory_op(const json& in) {
   if (r.N > kMaxHorizon)
     throw InputError("N", "must be <= " + std::to_string(kMaxHorizon) + " (the schedule's horizon in tokens), got " +
                               std::to_string(r.N));
+}
 
-  if (const json* normalize = find(in, "normalize")) {
-    const std::string names = join(key_normalize_names());
-    if (!normalize->is_string())
-      throw InputError("normalize", "expected a string (one of " + names + "), got " + describe(*normalize));
-    const auto variant = key_normalize_from_name(normalize->get<std::string>());
-    if (!variant)
-      throw InputError("normalize", "unknown variant '" + common::clipped(normalize->get<std::string>()) +
-                                        "' (expected " + names + ")");
-    r.normalize = *variant;
-  }
-  if (const json* recall = find(in, "recall")) {
-    if (!recall->is_boolean()) throw InputError("recall", "expected true or false, got " + describe(*recall));
-    r.recall = recall->get<bool>();
-    // Every step reads every association so far: bounded before any of it runs.
-    if (r.recall && r.T * (r.T + 1) / 2 * D > kMaxRecallReads)
-      throw InputError("recall", "T (T + 1) / 2 x D = " + std::to_string(r.T * (r.T + 1) / 2 * D) +
-                                     " element reads, more than the limit of " + std::to_string(kMaxRecallReads) +
-                                     "; use fewer tokens or a smaller memory");
-  }
+void read_normalize(const json& in, MemoryOpRequest& r) {
+  const json* normalize = find(in, "normalize");
+  if (!normalize) return;
+  const std::string names = join(key_normalize_names());
+  if (!normalize->is_string())
+    throw InputError("normalize", "expected a string (one of " + names + "), got " + describe(*normalize));
+  const auto variant = key_normalize_from_name(normalize->get<std::string>());
+  if (!variant)
+    throw InputError("normalize", "unknown variant '" + common::clipped(normalize->get<std::string>()) +
+                                      "' (expected " + names + ")");
+  r.normalize = *variant;
+}
 
+void read_recall(const json& in, MemoryOpRequest& r) {
+  const json* recall = find(in, "recall");
+  if (!recall) return;
+  if (!recall->is_boolean()) throw InputError("recall", "expected true or false, got " + describe(*recall));
+  r.recall = recall->get<bool>();
+  // Every step reads every association so far: bounded before any of it runs.
+  const int64_t D = r.D();
+  if (r.recall && r.T * (r.T + 1) / 2 * D > kMaxRecallReads)
+    throw InputError("recall", "T (T + 1) / 2 x D = " + std::to_string(r.T * (r.T + 1) / 2 * D) +
+                                   " element reads, more than the limit of " + std::to_string(kMaxRecallReads) +
+                                   "; use fewer tokens or a smaller memory");
+}
+
+// The schedule, judged by Schedule itself; its errors are blamed on "schedule" but E's, N's, D's.
+void read_request_schedule(const json& in, MemoryOpRequest& r) {
   try {
     if (const json* schedule = find(in, "schedule")) r.schedule = read_schedule(*schedule);
-    Schedule::make(r.schedule, D, r.E, r.N);  // the Schedule is the one judge of unlock lists
+    Schedule::make(r.schedule, r.D(), r.E, r.N);  // the Schedule is the one judge of unlock lists
   } catch (const InputError& e) {
     if (e.field() == "E" || e.field() == "N" || e.field() == "D") throw;
     throw e.under("schedule");
   }
+}
+
+}  // namespace
+
+MemoryOpRequest parse_memory_op(const json& in) {
+  check_fields(in);
+  MemoryOpRequest r;
+  r.rule = read_rule(in);
+  Extent T{-1, "T"}, d_k{-1, "d_k"}, d_v{-1, "d_v"};
+  read_qkv(in, r, T, d_k, d_v);
+  read_rule_inputs(in, r, T, d_k, d_v);
+  read_blocks_and_horizon(in, r);
+  read_normalize(in, r);
+  read_recall(in, r);
+  read_request_schedule(in, r);
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/widgets.hpp"
 #include "core/config/config.hpp"
+#include "core/config/data_values.hpp"
 #include "core/config/memory_regime.hpp"
 #include "core/data/niah.hpp"
 #include "core/memory/gated_rule.hpp"
@@ -112,9 +113,9 @@ bool draw_data_section(config::DataConfig& d) {
   bool changed = false;
   changed |= input_config_int("seq_len", "data.seq_len", d.seq_len, 32, 256);
   changed |= input_config_int("batch", "data.batch", d.batch);
-  for (const char* task : {"text", "niah", "mqar", "needle"}) {
+  for (const auto& task : config::mix_task_names()) {
     float w = static_cast<float>(mix_weight(d, task));
-    if (ImGui::SliderFloat((std::string("weight: ") + task).c_str(), &w, 0.0f, 1.0f, "%.2f"))
+    if (ImGui::SliderFloat(("weight: " + task).c_str(), &w, 0.0f, 1.0f, "%.2f"))
       set_mix_weight(d, task, w), changed = true;
   }
   changed |= ImGui::InputText("text file or folder", &d.text.path);
