@@ -110,9 +110,9 @@ TaskOutcome run_task(const fs::path& job_dir, int index, const JobWatcher& watch
   try {
     if (d.action == TaskAction::restart) fs::remove_all(run_dir);  // nothing in it can be resumed
     if (d.action == TaskAction::train || d.action == TaskAction::restart)
-      handle = engine::start_training({job.runs[i]}, true);
+      handle = engine::start_training({job.runs[i]}, {.evaluate = true});
     else if (d.action == TaskAction::resume)
-      handle = engine::start_resume(run_dir, true);
+      handle = engine::start_resume(run_dir, {.evaluate = true});
     else
       handle = engine::start_evaluation({run_dir});
   } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/common/json_fields.hpp"
+#include "core/common/json_writer.hpp"
 #include "core/config/data_values.hpp"
 #include "core/config/memory_regime.hpp"
 #include "core/config/size_bounds.hpp"
@@ -168,39 +169,8 @@ void visit(V& v, RunConfig& c) {
 
 // ---- Writing -----------------------------------------------------------------------------------
 
-class Writer {
- public:
-  explicit Writer(json& root) : cur_(&root) {}
-
-  template <class T>
-  void field(const char* key, T& value) { (*cur_)[key] = value; }
-
-  template <class F>
-  void object(const char* key, F&& body) {
-    (*cur_)[key] = json::object();
-    json* saved = cur_;
-    cur_ = &(*cur_)[key];
-    body();
-    cur_ = saved;
-  }
-
-  template <class Item, class F>
-  void list(const char* key, std::vector<Item>& items, F&& body) {
-    json array = json::array();
-    json* saved = cur_;
-    for (Item& item : items) {
-      json element = json::object();
-      cur_ = &element;
-      body(item);
-      array.push_back(std::move(element));
-    }
-    cur_ = saved;
-    (*cur_)[key] = std::move(array);
-  }
-
- private:
-  json* cur_;
-};
+// The common walker (core/common/json_writer.hpp) writes every field visit() names.
+using Writer = common::JsonWriter;
 
 // ---- Reading -----------------------------------------------------------------------------------
 

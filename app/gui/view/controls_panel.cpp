@@ -74,7 +74,7 @@ void draw_controls_panel(LabApp& app) {
       app.notify("saved " + file + " (runs with: proteus " + std::string(ed.mode == RunMode::sweep_e ? "sweep " : "train ") +
                  file + ")");
     } catch (const std::exception& e) {
-      app.notify(std::string("cannot save: ") + e.what(), true);
+      app.notify_error(std::string("cannot save: ") + e.what());
     }
   };
   if (ImGui::Button("Save")) {

@@ -83,17 +83,17 @@ void draw_explore_panel(LabApp& app) {
   const auto button_width = [](const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; };
   flow_same_line(button_width("Evaluate NIAH"));
   if (ImGui::Button("Evaluate NIAH")) {
-    if (const auto err = x.submit(true); !err.empty()) app.notify(err, true);
+    if (const auto err = x.submit({.niah = true}); !err.empty()) app.notify_error(err);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the NIAH grid of the run's eval section, for both schedules (slow)");
   flow_same_line(button_width("Sweep N"));
   if (ImGui::Button("Sweep N")) {
-    if (const auto err = x.sweep("N"); !err.empty()) app.notify(err, true);
+    if (const auto err = x.sweep("N"); !err.empty()) app.notify_error(err);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("N in 0.5, 1, 2, 4 x the training length, one figure");
   flow_same_line(button_width("Sweep E"));
   if (ImGui::Button("Sweep E")) {
-    if (const auto err = x.sweep("E"); !err.empty()) app.notify(err, true);
+    if (const auto err = x.sweep("E"); !err.empty()) app.notify_error(err);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("E in 1, 2, 4, 8, 16, 32, one figure");
   flow_same_line(button_width("Trained schedule"));
@@ -110,7 +110,7 @@ void draw_explore_panel(LabApp& app) {
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", e.what());
   }
   if (changed || settings) {
-    if (const auto err = x.submit(); !err.empty()) app.notify(err, true);
+    if (const auto err = x.submit(); !err.empty()) app.notify_error(err);
   }
   draw_export_controls(app, x.figures(), "explore-export");
   ImGui::BeginChild("explore-figures", ImVec2(0, 0), false);

@@ -39,14 +39,17 @@ LabApp::LabApp(std::filesystem::path root, std::filesystem::path runs_dir) : sou
   editor_changed();
 }
 
-void StatusLine::post(const std::string& message, bool error) {
+void StatusLine::post(const std::string& message, Notice kind) {
+  const bool error = kind == Notice::error;
   text = message;
   is_error = error;
   log.push_back((error ? "error: " : "") + message);
   if (log.size() > 200) log.erase(log.begin());
 }
 
-void LabApp::notify(const std::string& message, bool error) { status_line.post(message, error); }
+void LabApp::notify(const std::string& message) { status_line.post(message, Notice::info); }
+
+void LabApp::notify_error(const std::string& message) { status_line.post(message, Notice::error); }
 
 void LabApp::editor_changed() {
   editor.problem = editor.experiment.problem();
@@ -73,13 +76,13 @@ void LabApp::load_experiment(const std::filesystem::path& file) {
     notify("loaded " + file.string());
     for (const auto& n : editor.experiment.notes) notify(n);
   } catch (const std::exception& e) {
-    notify(e.what(), true);
+    notify_error(e.what());
   }
 }
 
 bool LabApp::start_training() {
   if (training.active()) {
-    notify("a training job is running: stop it first", true);
+    notify_error("a training job is running: stop it first");
     return false;
   }
   try {
@@ -88,13 +91,13 @@ bool LabApp::start_training() {
     // Side by side only for one pair: more runs at once would share the cores too thinly.
     const bool side_by_side = editor.experiment.mode == RunMode::compare && editor.experiment.seeds == 1;
     const size_t count = r.size();
-    training.start(std::move(r), side_by_side);
+    training.start(std::move(r), {.side_by_side = side_by_side});
     notify(side_by_side ? "training baseline and Proteus side by side"
                         : count > 1 ? "training " + std::to_string(count) + " runs one after another" : "training started");
     show(Tab::training);
     return true;
   } catch (const std::exception& e) {
-    notify(e.what(), true);
+    notify_error(e.what());
     return false;
   }
 }
@@ -102,7 +105,7 @@ bool LabApp::start_training() {
 bool LabApp::open_explore(const std::string& run_dir) {
   const auto err = explore.session.open(run_dir);
   if (!err.empty()) {
-    notify(err, true);
+    notify_error(err);
     return false;
   }
   notify("exploring " + run_dir + ": edit the schedule, the curves follow");
@@ -113,7 +116,7 @@ bool LabApp::open_explore(const std::string& run_dir) {
 void LabApp::start_export(const std::vector<figures::NamedFigure>& figs, const std::filesystem::path& dir) {
   if (export_busy()) return;
   if (figs.empty()) {
-    notify("nothing to export yet", true);
+    notify_error("nothing to export yet");
     return;
   }
   export_job_ = start_figure_export(figs, dir, exports.settings);
@@ -128,7 +131,7 @@ void LabApp::frame() {
   explore.session.refresh();
   if (export_job_.valid() && !export_job_.running() && export_job_.latest()) {
     const auto r = export_job_.latest();
-    if (!r->error.empty()) notify("export failed: " + r->error, true);
+    if (!r->error.empty()) notify_error("export failed: " + r->error);
     else notify("exported " + std::to_string(r->files.size()) + " files to " + exports.dir);
     export_job_ = ExportHandle();
   }

@@ -36,7 +36,8 @@ class LabApp {
   bool start_training();                                     // false (and a message) when refused
   void start_export(const std::vector<figures::NamedFigure>& figs, const std::filesystem::path& dir);
   bool export_busy() const { return export_job_.valid() && export_job_.running(); }
-  void notify(const std::string& message, bool error = false);
+  void notify(const std::string& message);        // the status line and its log
+  void notify_error(const std::string& message);  // the same, in red
   // The editor changed: revalidate and redraw the activation map.
   void editor_changed();
   void show(Tab t) { requested_tab_ = t, current_tab_ = t; }

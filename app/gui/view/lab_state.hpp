@@ -68,12 +68,14 @@ struct DisplayState {
   bool help_open = false;
 };
 
+enum class Notice { info, error };
+
 // The last notice at the bottom of the window, and the recent ones (its tooltip).
 struct StatusLine {
   std::string text;
   bool is_error = false;
   std::vector<std::string> log;
-  void post(const std::string& message, bool error);
+  void post(const std::string& message, Notice kind);
 };
 
 }  // namespace proteus::gui

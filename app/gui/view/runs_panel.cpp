@@ -58,9 +58,9 @@ void draw_folder_fields(LabApp& app) {
       rb.add(open_path);
       const auto err = rb.load();
       if (err.empty()) app.notify("opened " + open_path);
-      else app.notify(err, true);
+      else app.notify_error(err);
     } catch (const std::exception& e) {
-      app.notify(e.what(), true);
+      app.notify_error(e.what());
     }
   }
 }
@@ -76,7 +76,7 @@ void draw_state_cell(LabApp& app, const RunEntry& e) {
         app.training.resume_run(e.path);
         app.show(Tab::training);
       } catch (const std::exception& ex) {
-        app.notify(ex.what(), true);
+        app.notify_error(ex.what());
       }
     }
     ImGui::EndDisabled();
@@ -133,7 +133,7 @@ void draw_export_folders(LabApp& app) {
       for (const auto& p : rb.selected()) export_run_folder(p, app.exports.dir, app.exports.settings);
       app.notify("copied " + std::to_string(rb.selected().size()) + " runs with their figures to " + app.exports.dir);
     } catch (const std::exception& ex) {
-      app.notify(ex.what(), true);
+      app.notify_error(ex.what());
     }
   }
   ImGui::EndDisabled();
@@ -153,7 +153,7 @@ void draw_runs_panel(LabApp& app) {
   draw_jobs(rb);
   if (selection_changed) {
     const auto err = rb.load();
-    if (!err.empty()) app.notify(err, true);
+    if (!err.empty()) app.notify_error(err);
   }
   draw_export_controls(app, rb.figures(), "runs-export");
   draw_export_folders(app);

@@ -144,7 +144,7 @@ void draw_teaching_lesson_row(LabApp& app) {
     try {
       app.teach.stepper.set_example(ex);
     } catch (const std::exception& e) {
-      app.notify(e.what(), true);
+      app.notify_error(e.what());
     }
   }
   const std::string where = "token " + std::to_string(app.teach.stepper.t()) + " of " + std::to_string(app.teach.stepper.T());
@@ -178,7 +178,7 @@ void draw_teaching_panel(LabApp& app) {
     try {
       st.set_example(ex);
     } catch (const std::exception& e) {
-      app.notify(e.what(), true);
+      app.notify_error(e.what());
     }
   }
   draw_transport(app);
