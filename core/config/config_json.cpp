@@ -443,9 +443,11 @@ void non_negative(const std::string& field, double value) {
   if (!(value >= 0.0)) throw InputError(field, "must be >= 0, got " + format_number(value));
 }
 
-// [lo, hi) for the Adam betas, (lo, hi) for the holdout fraction.
-void in_unit_range(const std::string& field, double value, bool lo_open, const std::string& range) {
-  const bool below = lo_open ? !(value > 0.0) : !(value >= 0.0);
+// Whether 0 itself is allowed: [0, 1) for the Adam betas, (0, 1) for the holdout fraction.
+enum class Zero { allowed, excluded };
+
+void in_unit_range(const std::string& field, double value, Zero zero, const std::string& range) {
+  const bool below = zero == Zero::excluded ? !(value > 0.0) : !(value >= 0.0);
   if (below || !(value < 1.0)) throw InputError(field, "must be in " + range + ", got " + format_number(value));
 }
 
@@ -556,7 +558,7 @@ void validate(const RunConfig& c) {
 
   const DataConfig& d = c.data;
   if (d.text.path.empty()) throw InputError("data.text.path", "must name a text file or a folder, got \"\"");
-  in_unit_range("data.text.holdout", d.text.holdout, true, "(0, 1)");
+  in_unit_range("data.text.holdout", d.text.holdout, Zero::excluded, "(0, 1)");
   if (d.mix.empty()) throw InputError("data.mix", "must hold at least one task, e.g. [{\"task\": \"text\"}]");
   double total_weight = 0.0;
   for (size_t i = 0; i < d.mix.size(); ++i) {
@@ -598,8 +600,8 @@ void validate(const RunConfig& c) {
   if (!(t.min_lr >= 0.0 && t.min_lr <= t.lr))
     throw InputError("train.min_lr", "must be in [0, lr = " + format_number(t.lr) + "], got " + format_number(t.min_lr));
   non_negative("train.weight_decay", t.weight_decay);
-  in_unit_range("train.beta1", t.beta1, false, "[0, 1)");
-  in_unit_range("train.beta2", t.beta2, false, "[0, 1)");
+  in_unit_range("train.beta1", t.beta1, Zero::allowed, "[0, 1)");
+  in_unit_range("train.beta2", t.beta2, Zero::allowed, "[0, 1)");
   positive("train.eps", t.eps);
   non_negative("train.grad_clip", t.grad_clip);
 

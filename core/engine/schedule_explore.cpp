@@ -24,10 +24,12 @@ ConfigDelta joined(const ConfigDelta& a, const ConfigDelta& b) {
 
 // At every edit: the curves and the occupancy. Block use (16 sequences of 2N) and the synthetic
 // tasks are left to a full evaluation (`proteus eval --as`); NIAH comes on request.
-eval::EvalParts explore_parts(bool niah) {
+enum class Niah { skipped, asked };
+
+eval::EvalParts explore_parts(Niah niah) {
   eval::EvalParts p;
   p.block_use = p.mqar = p.needle = false;
-  p.niah = niah;
+  p.niah = niah == Niah::asked;
   return p;
 }
 
@@ -133,6 +135,7 @@ struct ScheduleExplorer::Pass {
 
   const ConfigDelta& settings() const { return job.request.eval_settings; }
   bool niah() const { return job.request.niah; }
+  Niah niah_part() const { return niah() ? Niah::asked : Niah::skipped; }
 
   // The reference: the trained schedule under these settings (again only when they changed, or
   // when NIAH is asked for and it has none yet).
@@ -157,7 +160,7 @@ struct ScheduleExplorer::Pass {
       s.edited_config.reset();
       publish();
     };
-    auto rep = evaluate_trained(run, cfg, explore_parts(niah()), progress, trained_curve);
+    auto rep = evaluate_trained(run, cfg, explore_parts(niah_part()), progress, trained_curve);
     if (stale()) return false;
     s.trained = std::make_shared<const eval::EvalReport>(std::move(rep));
     s.trained_config = cfg;
@@ -188,7 +191,7 @@ struct ScheduleExplorer::Pass {
     for (auto& p : s.sweep) {
       try {
         const auto cfg = edited_config(run, joined(settings(), p.edit));
-        auto rep = evaluate_trained(run, cfg, explore_parts(false), progress);
+        auto rep = evaluate_trained(run, cfg, explore_parts(Niah::skipped), progress);
         if (stale()) break;
         p.report = std::make_shared<const eval::EvalReport>(std::move(rep));
       } catch (const InputError& e) {
@@ -220,7 +223,7 @@ struct ScheduleExplorer::Pass {
       mark_edited();
       publish();
     };
-    auto rep = evaluate_trained(run, cfg, explore_parts(niah()), progress, edited_curve);
+    auto rep = evaluate_trained(run, cfg, explore_parts(niah_part()), progress, edited_curve);
     if (stale()) return false;
     s.edited = std::make_shared<const eval::EvalReport>(std::move(rep));
     s.edited_seconds = mark_edited();

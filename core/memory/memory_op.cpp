@@ -90,13 +90,16 @@ void read_matrix(const json& j, const std::string& field, Extent& rows, Extent& 
   for (size_t i = 0; i < j.size(); ++i) read_row(j[i], indexed(field, i), cols, out);
 }
 
-// Values must lie in [lo, hi] with either end open; `range` is how the message writes it.
-void check_range(const std::vector<double>& values, const std::string& field, double lo, bool lo_open, double hi,
-                 bool hi_open, const std::string& range) {
+// An end of a range: in it (closed) or not (open).
+enum class End { closed, open };
+
+// Values must lie between lo and hi, each end closed or open; `range` is how the message writes it.
+void check_range(const std::vector<double>& values, const std::string& field, double lo, End lo_end, double hi,
+                 End hi_end, const std::string& range) {
   for (size_t i = 0; i < values.size(); ++i) {
     const double x = values[i];
-    const bool below = lo_open ? !(x > lo) : !(x >= lo);
-    const bool above = hi_open ? !(x < hi) : !(x <= hi);
+    const bool below = lo_end == End::open ? !(x > lo) : !(x >= lo);
+    const bool above = hi_end == End::open ? !(x < hi) : !(x <= hi);
     if (below || above) throw InputError(indexed(field, i), "must be in " + range + ", got " + format_number(x));
   }
 }
@@ -156,9 +159,10 @@ void check_request(const MemoryOpRequest& r) {
   if (r.T < 1) throw InputError("q", "must hold at least one row (T >= 1)");
   if (r.d_k < 1) throw InputError("q[0]", "must hold at least one number (d_k >= 1)");
   if (r.d_v < 1) throw InputError("v[0]", "must hold at least one number (d_v >= 1)");
-  check_buffer(r.q, true, "q", r.T, r.d_k);
-  check_buffer(r.k, true, "k", r.T, r.d_k);
-  check_buffer(r.v, true, "v", r.T, r.d_v);
+  constexpr bool required = true;  // q, k and v are always given
+  check_buffer(r.q, required, "q", r.T, r.d_k);
+  check_buffer(r.k, required, "k", r.T, r.d_k);
+  check_buffer(r.v, required, "v", r.T, r.d_v);
   check_buffer(r.beta, r.has_beta, "beta", r.T, 1);
   check_buffer(r.a, r.has_a, "a", r.T, 1);
   check_buffer(r.p, r.has_p, "p", r.T, r.d_k);
@@ -275,13 +279,13 @@ void read_rule_inputs(const json& in, MemoryOpRequest& r, Extent& T, Extent& d_k
 
   if ((r.has_beta = find(in, "beta") != nullptr)) {
     read_scalars("beta", r.beta);
-    check_range(r.beta, "beta", 0.0, false, 2.0, false, "[0, 2]");
+    check_range(r.beta, "beta", 0.0, End::closed, 2.0, End::closed, "[0, 2]");
   } else if (rule_uses_beta(r.rule)) {
     throw InputError("beta", "required by rule " + rule_text + " (T numbers in [0, 2])");
   }
   if ((r.has_a = find(in, "a") != nullptr)) {
     read_scalars("a", r.a);
-    check_range(r.a, "a", 0.0, true, 1.0, false, "(0, 1]");
+    check_range(r.a, "a", 0.0, End::open, 1.0, End::closed, "(0, 1]");
   }
   refuse_unless("p", rule_uses_p(r.rule), Rule::comba);
   if ((r.has_p = find(in, "p") != nullptr)) read_matrix(in["p"], "p", T, d_k, r.p);
@@ -289,7 +293,7 @@ void read_rule_inputs(const json& in, MemoryOpRequest& r, Extent& T, Extent& d_k
   refuse_unless("eta", rule_uses_eta(r.rule), Rule::titans);
   if ((r.has_eta = find(in, "eta") != nullptr)) {
     read_scalars("eta", r.eta);
-    check_range(r.eta, "eta", 0.0, false, 1.0, true, "[0, 1)");
+    check_range(r.eta, "eta", 0.0, End::closed, 1.0, End::open, "[0, 1)");
   }
   refuse_unless("gamma", rule_uses_gamma(r.rule), Rule::swla);
   if ((r.has_gamma = find(in, "gamma") != nullptr)) {
