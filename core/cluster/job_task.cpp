@@ -60,9 +60,11 @@ TaskDecision decide_task(const JobRecord& job, size_t index) {
   if (status.state == runs::RunState::finished && run_evaluated(job.runs[index], dir))
     return {TaskAction::skip, "finished and evaluated"};
   if (status.state == runs::RunState::finished && checkpoint) return {TaskAction::evaluate, "trained, not evaluated"};
-  if (checkpoint)
+  if (checkpoint) {
+    const bool writer_active = false;  // this task is the run's only writer, and it has not started
     return {TaskAction::resume, "stopped at step " + std::to_string(status.step) + " (" +
-                                    runs::observed_state(status, false) + "): resumes from its checkpoint"};
+                                    runs::observed_state(status, writer_active) + "): resumes from its checkpoint"};
+  }
   return {TaskAction::restart, "no checkpoint to resume from: trained again from step 0"};
 }
 

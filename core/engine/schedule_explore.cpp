@@ -145,21 +145,30 @@ struct ScheduleExplorer::Pass {
     return true;
   }
 
-  bool evaluate_reference() {
-    const auto cfg = edited_config(run, settings());
-    trained_settings.reset();  // s.trained is being replaced: a cancelled one must be evaluated again
-    eval::ProgressiveCurve trained_curve;
-    trained_curve.first_batch = kFirstBatch;
-    trained_curve.on_partial = [&](const eval::PerPositionResult& so_far) {
+  // A curve published as its batches arrive: `show` puts the partial report in the snapshot.
+  template <class Show>
+  eval::ProgressiveCurve progressive(Show show) {
+    eval::ProgressiveCurve curve;
+    curve.first_batch = kFirstBatch;
+    curve.on_partial = [this, show](const eval::PerPositionResult& so_far) {
       if (stale()) return;
       auto rep = std::make_shared<eval::EvalReport>();
       rep->per_position = so_far;
+      show(std::move(rep));
+      publish();
+    };
+    return curve;
+  }
+
+  bool evaluate_reference() {
+    const auto cfg = edited_config(run, settings());
+    trained_settings.reset();  // s.trained is being replaced: a cancelled one must be evaluated again
+    const auto trained_curve = progressive([&](std::shared_ptr<const eval::EvalReport> rep) {
       s.trained = std::move(rep);
       s.trained_config = cfg;
       s.edited.reset();  // drawn against another reference: no longer comparable
       s.edited_config.reset();
-      publish();
-    };
+    });
     auto rep = evaluate_trained(run, cfg, explore_parts(niah_part()), progress, trained_curve);
     if (stale()) return false;
     s.trained = std::make_shared<const eval::EvalReport>(std::move(rep));
@@ -213,16 +222,10 @@ struct ScheduleExplorer::Pass {
       s.edited_generation = job.generation;
       return waited;
     };
-    eval::ProgressiveCurve edited_curve;
-    edited_curve.first_batch = kFirstBatch;
-    edited_curve.on_partial = [&](const eval::PerPositionResult& so_far) {
-      if (stale()) return;
-      auto rep = std::make_shared<eval::EvalReport>();
-      rep->per_position = so_far;
+    const auto edited_curve = progressive([&](std::shared_ptr<const eval::EvalReport> rep) {
       s.edited = std::move(rep);
       mark_edited();
-      publish();
-    };
+    });
     auto rep = evaluate_trained(run, cfg, explore_parts(niah_part()), progress, edited_curve);
     if (stale()) return false;
     s.edited = std::make_shared<const eval::EvalReport>(std::move(rep));
