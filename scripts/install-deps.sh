@@ -4,7 +4,8 @@
 # with its compiler runtime (libFuzzer) for the fuzzers (scripts/fuzz.sh).
 # CUDA is not installed here: when a toolkit is present (nvcc), the build finds it.
 #   scripts/install-deps.sh --tests   also what the checks against Python need (scripts/test.sh):
-#                                     PyTorch and numpy, with OpenBLAS so torch's CPU maths is not slow
+#                                     PyTorch and numpy, with OpenBLAS so torch's CPU maths is not slow,
+#                                     and pmccabe for the function-size check (tests/style)
 set -euo pipefail
 
 packages=(
@@ -19,6 +20,8 @@ packages=(
 if [ "${1:-}" = --tests ]; then
   # tests/reference (the PyTorch reference model) and the safetensors interop check run /usr/bin/python3.
   packages+=(python3 python3-torch python3-numpy libopenblas0)
+  # tests/style/function_size.sh counts each function's lines with pmccabe.
+  packages+=(pmccabe)
 fi
 # libFuzzer is in the compiler-rt package of clang's major version (libclang-rt-14-dev on Debian 12,
 # -18- on Ubuntu 24.04); apt only recommends it, and recommendations are not installed below.

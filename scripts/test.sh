@@ -2,8 +2,9 @@
 # Installs what is missing (with PyTorch for the reference checks), builds, and runs every test in
 # parallel; then builds and runs the fast CPU tests (label `fast`: those that train no model) under
 # the address and undefined-behaviour sanitizers. GPU tests (label `gpu`) skip without a device.
-# The checks against Python (tests/reference, the safetensors interop) must run here: a missing
-# python3-torch fails them instead of skipping (PROTEUS_REQUIRE_REFERENCE=1).
+# The checks against Python (tests/reference, the safetensors interop) and the function-size check
+# must run here: a missing python3-torch or pmccabe fails them instead of skipping
+# (PROTEUS_REQUIRE_REFERENCE=1).
 #   PROTEUS_SKIP_SANITIZE=1   skip the sanitizer pass
 #   PROTEUS_CUDA=OFF          build the CPU-only product even where nvcc is installed
 #   PROTEUS_GUI=OFF           leave out the window (proteus-lab) and its Xvfb run

@@ -141,7 +141,7 @@ int run_job(const std::string& program, const std::vector<config::RunConfig>& ru
                 << " seed=" << r.seed << " steps=" << r.train.steps << "\n";
     return exit_ok;
   }
-  return watch(program, [&] { return engine::start_training(runs, !o.no_eval, o.side_by_side); });
+  return watch(program, [&] { return engine::start_training(runs, {.evaluate = !o.no_eval, .side_by_side = o.side_by_side}); });
 }
 
 // A resumed run keeps the config it was started with: options that would change it are refused.
@@ -165,12 +165,15 @@ void refuse_with_resume(const std::string& program, const ExperimentOptions& o) 
 
 // The runs of the config (only the --variant ones when given); `experiment` gets the resolved
 // experiment they were expanded from.
-std::vector<config::RunConfig> load_runs(const std::string& program, const ExperimentOptions& o, bool sweep,
+// What a config expands into: its variants (`train`) or its sweep grid crossed with them (`sweep`).
+enum class Expansion { variants, sweep };
+
+std::vector<config::RunConfig> load_runs(const std::string& program, const ExperimentOptions& o, Expansion expansion,
                                          nlohmann::json* experiment = nullptr) {
   try {
     auto j = with_overrides(config::load_experiment_json(o.config), o);
     if (experiment) *experiment = j;
-    auto runs = sweep ? config::expand_sweep(j) : config::expand_variants(j);
+    auto runs = expansion == Expansion::sweep ? config::expand_sweep(j) : config::expand_variants(j);
     for (const auto& r : runs) engine::validate_run(r);
     if (o.variants.empty()) return runs;
     std::vector<config::RunConfig> picked;
@@ -194,10 +197,10 @@ void finish(int status) {
 }
 
 // `train` / `sweep`: here, or as a Slurm job array with --slurm.
-void train_or_submit(const std::string& program, const ExperimentOptions& o, bool sweep) {
+void train_or_submit(const std::string& program, const ExperimentOptions& o, Expansion expansion) {
   check_slurm_request(program, o.slurm);
   if (!o.slurm.slurm) {
-    finish(run_job(program, load_runs(program, o, sweep), o));
+    finish(run_job(program, load_runs(program, o, expansion), o));
     return;
   }
   const auto refuse = [&](bool given, const char* option, const char* why) {
@@ -207,7 +210,7 @@ void train_or_submit(const std::string& program, const ExperimentOptions& o, boo
   refuse(o.dry_run, "--dry-run", "--slurm --print writes the job without submitting it");
   refuse(o.no_eval, "--no-eval", "the merge job summarises the evaluations");
   nlohmann::json experiment;
-  const auto runs = load_runs(program, o, sweep, &experiment);
+  const auto runs = load_runs(program, o, expansion, &experiment);
   finish(submit_to_slurm(program, runs, experiment, o.slurm));
 }
 
@@ -228,11 +231,11 @@ void add_train_command(CLI::App& app) {
       check_slurm_request(program, o->slurm);  // the other --slurm options need --slurm
       if (!std::filesystem::exists(std::filesystem::path(o->resume) / runs::kConfigFile))
         fail(program, o->resume + ": not a run directory (no config.json)", exit_bad_input);
-      finish(watch(program, [&] { return engine::start_resume(o->resume, !o->no_eval); }));
+      finish(watch(program, [&] { return engine::start_resume(o->resume, {.evaluate = !o->no_eval}); }));
       return;
     }
     if (o->config.empty()) fail(program, "CONFIG: required (or --resume RUN)", exit_bad_input);
-    train_or_submit(program, *o, false);
+    train_or_submit(program, *o, Expansion::variants);
   });
 }
 
@@ -241,7 +244,7 @@ void add_sweep_command(CLI::App& app) {
   auto* c = app.add_subcommand("sweep", "Train a grid of runs: the config's \"sweep\" fields crossed with its variants");
   c->add_option("config", o->config, "run config with a \"sweep\" grid (JSON)")->required()->option_text("CONFIG");
   add_common_options(c, *o);
-  c->callback([o] { train_or_submit("proteus sweep", *o, true); });
+  c->callback([o] { train_or_submit("proteus sweep", *o, Expansion::sweep); });
 }
 
 struct EvalOptions {

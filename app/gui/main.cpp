@@ -22,7 +22,7 @@
 #include "app/gui/state/frame_stats.hpp"
 #include "app/gui/state/ui_settings.hpp"
 #include "app/gui/view/lab_app.hpp"
-#include "app/gui/view/scripted_run.hpp"
+#include "app/gui/script/scripted_run.hpp"
 #include "app/gui/view/text_check.hpp"
 #include "app/gui/view/ui_scale.hpp"
 #include "app/gui/view/ui_settings_handler.hpp"
@@ -169,15 +169,15 @@ GLFWwindow* open_window(const Options& o, const proteus::gui::UiSettings& saved)
 // The fonts and style at `scale`, and the font texture uploaded again (between frames only).
 void apply_scale(LabApp& app, float scale, bool texture_exists) {
   if (texture_exists) ImGui_ImplOpenGL3_DestroyFontsTexture();
-  app.fonts = proteus::gui::apply_ui_scale(scale);
-  app.ui_scale = scale;
+  app.display.fonts = proteus::gui::apply_ui_scale(scale);
+  app.display.ui_scale = scale;
   if (texture_exists) ImGui_ImplOpenGL3_CreateFontsTexture();
 }
 
 // What is saved at exit (and on the way, when it changes): ImGui writes it with its own layout.
 void update_settings(proteus::gui::UiSettings& s, const LabApp& app, GLFWwindow* window) {
   proteus::gui::UiSettings now = s;
-  now.ui_scale = app.ui_scale;
+  now.ui_scale = app.display.ui_scale;
   glfwGetWindowSize(window, &now.window_width, &now.window_height);
   now.tab = proteus::gui::tab_name(app.current_tab());
   if (now == s) return;
@@ -205,7 +205,7 @@ bool draw_frame(GLFWwindow* window, LabApp& app, proteus::gui::ScriptedRun& run,
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   if (const auto shot = run.screenshot_due(); !shot.empty()) {
     const bool ok = save_screenshot(shot, w, h);
-    if (ok) std::cout << "proteus-lab: screenshot " << shot << " (UI scale " << app.ui_scale << ")\n";
+    if (ok) std::cout << "proteus-lab: screenshot " << shot << " (UI scale " << app.display.ui_scale << ")\n";
     if (run.text_check_due()) run.text_checked(proteus::gui::find_cut_text(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts));
     run.screenshot_taken(ok);
   }
@@ -232,7 +232,7 @@ int run_loop(GLFWwindow* window, LabApp& app, const Options& o, proteus::gui::Ui
     // Full rate while the user acts (or drags, or the teaching panel plays), else a sleep that
     // any input ends at once; training snapshots still show within a tenth of a second.
     const bool hot = o.continuous || first || glfwGetTime() - g_last_input_s < 0.5 || ImGui::IsAnyItemActive() ||
-                     app.teaching_playing;
+                     app.teach.playing;
     if (hot) glfwPollEvents();
     else glfwWaitEventsTimeout(0.1);
     if (const auto s = app.take_ui_scale_request()) apply_scale(app, *s, true);  // between frames
@@ -246,13 +246,13 @@ int run_loop(GLFWwindow* window, LabApp& app, const Options& o, proteus::gui::Ui
     if (!first)
       stats.add(std::chrono::duration<double, std::milli>(frame_start - last).count(),
                 std::chrono::duration<double, std::milli>(frame_end - frame_start).count(), ui_ms,
-                app.training.active() || (app.explore.is_open() && !app.explore.settled()));
+                app.training.active() || (app.explore.session.is_open() && !app.explore.session.settled()));
     first = false;
     last = frame_start;
   }
   if (!o.script.frame_stats.empty()) {
     auto summary = stats.summary();
-    summary["ui_scale"] = app.ui_scale;
+    summary["ui_scale"] = app.display.ui_scale;
     try {
       proteus::common::write_user_file(o.script.frame_stats, summary.dump(2) + "\n");
     } catch (const std::exception& e) {
@@ -305,8 +305,8 @@ int main(int argc, char** argv) {
     LabApp app(source_root(), o.runs_dir);
     float content_scale = 1, unused = 1;
     glfwGetWindowContentScale(window, &content_scale, &unused);
-    app.default_ui_scale = proteus::gui::ui_scale_from_content_scale(content_scale);
-    apply_scale(app, o.ui_scale.value_or(settings.ui_scale.value_or(app.default_ui_scale)), false);
+    app.display.default_ui_scale = proteus::gui::ui_scale_from_content_scale(content_scale);
+    apply_scale(app, o.ui_scale.value_or(settings.ui_scale.value_or(app.display.default_ui_scale)), false);
     if (const auto tab = proteus::gui::tab_from_name(settings.tab); tab && o.script.tab.empty()) app.show(*tab);
     if (o.script.preset.empty() && !o.script.any())
       app.load_experiment(app.source_root / "experiments" / "quickstart-cpu.json");

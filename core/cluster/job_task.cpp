@@ -60,9 +60,11 @@ TaskDecision decide_task(const JobRecord& job, size_t index) {
   if (status.state == runs::RunState::finished && run_evaluated(job.runs[index], dir))
     return {TaskAction::skip, "finished and evaluated"};
   if (status.state == runs::RunState::finished && checkpoint) return {TaskAction::evaluate, "trained, not evaluated"};
-  if (checkpoint)
+  if (checkpoint) {
+    const bool writer_active = false;  // this task is the run's only writer, and it has not started
     return {TaskAction::resume, "stopped at step " + std::to_string(status.step) + " (" +
-                                    runs::observed_state(status, false) + "): resumes from its checkpoint"};
+                                    runs::observed_state(status, writer_active) + "): resumes from its checkpoint"};
+  }
   return {TaskAction::restart, "no checkpoint to resume from: trained again from step 0"};
 }
 
@@ -110,9 +112,9 @@ TaskOutcome run_task(const fs::path& job_dir, int index, const JobWatcher& watch
   try {
     if (d.action == TaskAction::restart) fs::remove_all(run_dir);  // nothing in it can be resumed
     if (d.action == TaskAction::train || d.action == TaskAction::restart)
-      handle = engine::start_training({job.runs[i]}, true);
+      handle = engine::start_training({job.runs[i]}, {.evaluate = true});
     else if (d.action == TaskAction::resume)
-      handle = engine::start_resume(run_dir, true);
+      handle = engine::start_resume(run_dir, {.evaluate = true});
     else
       handle = engine::start_evaluation({run_dir});
   } catch (const std::exception& e) {

@@ -71,8 +71,8 @@ class DuplicateKeyCheck {
 
   bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
     switch (event) {
-      case json::parse_event_t::object_start: open(true); break;
-      case json::parse_event_t::array_start: open(false); break;
+      case json::parse_event_t::object_start: open(Container::object); break;
+      case json::parse_event_t::array_start: open(Container::array); break;
       case json::parse_event_t::object_end:
       case json::parse_event_t::array_end: frames_.pop_back(); break;
       case json::parse_event_t::key: {
@@ -102,7 +102,10 @@ class DuplicateKeyCheck {
 
   static std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
-  void open(bool object) {
+  enum class Container { object, array };
+
+  void open(Container kind) {
+    const bool object = kind == Container::object;
     std::string path;
     if (!frames_.empty()) {
       Frame& parent = frames_.back();

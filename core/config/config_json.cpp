@@ -11,6 +11,8 @@
 #include <type_traits>
 
 #include "core/common/json_fields.hpp"
+#include "core/common/json_writer.hpp"
+#include "core/config/data_values.hpp"
 #include "core/config/memory_regime.hpp"
 #include "core/config/size_bounds.hpp"
 #include "core/memory/gated_rule.hpp"
@@ -167,39 +169,8 @@ void visit(V& v, RunConfig& c) {
 
 // ---- Writing -----------------------------------------------------------------------------------
 
-class Writer {
- public:
-  explicit Writer(json& root) : cur_(&root) {}
-
-  template <class T>
-  void field(const char* key, T& value) { (*cur_)[key] = value; }
-
-  template <class F>
-  void object(const char* key, F&& body) {
-    (*cur_)[key] = json::object();
-    json* saved = cur_;
-    cur_ = &(*cur_)[key];
-    body();
-    cur_ = saved;
-  }
-
-  template <class Item, class F>
-  void list(const char* key, std::vector<Item>& items, F&& body) {
-    json array = json::array();
-    json* saved = cur_;
-    for (Item& item : items) {
-      json element = json::object();
-      cur_ = &element;
-      body(item);
-      array.push_back(std::move(element));
-    }
-    cur_ = saved;
-    (*cur_)[key] = std::move(array);
-  }
-
- private:
-  json* cur_;
-};
+// The common walker (core/common/json_writer.hpp) writes every field visit() names.
+using Writer = common::JsonWriter;
 
 // ---- Reading -----------------------------------------------------------------------------------
 
@@ -472,9 +443,11 @@ void non_negative(const std::string& field, double value) {
   if (!(value >= 0.0)) throw InputError(field, "must be >= 0, got " + format_number(value));
 }
 
-// [lo, hi) for the Adam betas, (lo, hi) for the holdout fraction.
-void in_unit_range(const std::string& field, double value, bool lo_open, const std::string& range) {
-  const bool below = lo_open ? !(value > 0.0) : !(value >= 0.0);
+// Whether 0 itself is allowed: [0, 1) for the Adam betas, (0, 1) for the holdout fraction.
+enum class Zero { allowed, excluded };
+
+void in_unit_range(const std::string& field, double value, Zero zero, const std::string& range) {
+  const bool below = zero == Zero::excluded ? !(value > 0.0) : !(value >= 0.0);
   if (below || !(value < 1.0)) throw InputError(field, "must be in " + range + ", got " + format_number(value));
 }
 
@@ -484,12 +457,6 @@ void one_of(const std::string& field, const std::string& value, const std::vecto
   const std::string best = closest_name(value, allowed);
   if (!best.empty()) reason += " (did you mean " + best + "?)";
   throw InputError(field, reason + "; expected one of " + join(allowed));
-}
-
-const std::vector<std::string>& niah_task_names() {
-  static const std::vector<std::string> names = {"s-niah-1",  "s-niah-2",  "s-niah-3", "mk-niah-1",
-                                                 "mk-niah-2", "mk-niah-3", "mv-niah",  "mq-niah"};
-  return names;
 }
 
 void check_name(const std::string& field, const std::string& name) {
@@ -591,11 +558,11 @@ void validate(const RunConfig& c) {
 
   const DataConfig& d = c.data;
   if (d.text.path.empty()) throw InputError("data.text.path", "must name a text file or a folder, got \"\"");
-  in_unit_range("data.text.holdout", d.text.holdout, true, "(0, 1)");
+  in_unit_range("data.text.holdout", d.text.holdout, Zero::excluded, "(0, 1)");
   if (d.mix.empty()) throw InputError("data.mix", "must hold at least one task, e.g. [{\"task\": \"text\"}]");
   double total_weight = 0.0;
   for (size_t i = 0; i < d.mix.size(); ++i) {
-    one_of(indexed("data.mix", i) + ".task", d.mix[i].task, {"text", "niah", "mqar", "needle"});
+    one_of(indexed("data.mix", i) + ".task", d.mix[i].task, mix_task_names());
     non_negative(indexed("data.mix", i) + ".weight", d.mix[i].weight);
     total_weight += d.mix[i].weight;
   }
@@ -603,7 +570,7 @@ void validate(const RunConfig& c) {
   if (d.niah.tasks.empty())
     throw InputError("data.niah.tasks", "must hold at least one task (" + join(niah_task_names()) + ")");
   for (size_t i = 0; i < d.niah.tasks.size(); ++i) one_of(indexed("data.niah.tasks", i), d.niah.tasks[i], niah_task_names());
-  one_of("data.niah.question", d.niah.question, {"short", "ruler"});
+  one_of("data.niah.question", d.niah.question, niah_question_styles());
   non_negative("data.niah.answer_weight", d.niah.answer_weight);
   // The model's vocabulary must cover every token the data can hold.
   bool bytes = false, mqar = c.eval.mqar.enabled, needle = false;
@@ -624,8 +591,8 @@ void validate(const RunConfig& c) {
     throw InputError("data.mqar.vocab", "must exceed data.seq_len = " + std::to_string(d.seq_len) + ", got " +
                                             std::to_string(d.mqar.vocab));
   positive("data.mqar.alpha", d.mqar.alpha);
-  one_of("data.mqar.layout", d.mqar.layout, {"pairs-first", "spread"});
-  for (size_t i = 0; i < d.needle.forms.size(); ++i) one_of(indexed("data.needle.forms", i), d.needle.forms[i], {"single", "multikey"});
+  one_of("data.mqar.layout", d.mqar.layout, mqar_layout_names());
+  for (size_t i = 0; i < d.needle.forms.size(); ++i) one_of(indexed("data.needle.forms", i), d.needle.forms[i], needle_form_names());
   non_negative("data.needle.answer_weight", d.needle.answer_weight);
 
   const TrainConfig& t = c.train;
@@ -633,14 +600,14 @@ void validate(const RunConfig& c) {
   if (!(t.min_lr >= 0.0 && t.min_lr <= t.lr))
     throw InputError("train.min_lr", "must be in [0, lr = " + format_number(t.lr) + "], got " + format_number(t.min_lr));
   non_negative("train.weight_decay", t.weight_decay);
-  in_unit_range("train.beta1", t.beta1, false, "[0, 1)");
-  in_unit_range("train.beta2", t.beta2, false, "[0, 1)");
+  in_unit_range("train.beta1", t.beta1, Zero::allowed, "[0, 1)");
+  in_unit_range("train.beta2", t.beta2, Zero::allowed, "[0, 1)");
   positive("train.eps", t.eps);
   non_negative("train.grad_clip", t.grad_clip);
 
   const EvalConfig& e = c.eval;
   for (size_t i = 0; i < e.niah.tasks.size(); ++i) one_of(indexed("eval.niah.tasks", i), e.niah.tasks[i], niah_task_names());
-  for (size_t i = 0; i < e.needle.forms.size(); ++i) one_of(indexed("eval.needle.forms", i), e.needle.forms[i], {"single", "multikey"});
+  for (size_t i = 0; i < e.needle.forms.size(); ++i) one_of(indexed("eval.needle.forms", i), e.needle.forms[i], needle_form_names());
 
   check_derived_sizes(c);
   // Last, once the horizons they default to (data.seq_len, train.steps) are known to be valid.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/common/input_error.hpp"
+#include "core/config/data_values.hpp"
 
 namespace proteus::data::mqar {
 namespace {
@@ -25,10 +26,7 @@ std::vector<int32_t> distinct(std::mt19937_64& rng, int32_t lo, int32_t hi, int 
 
 }  // namespace
 
-const std::vector<std::string>& layouts() {
-  static const std::vector<std::string> names = {"pairs-first", "spread"};
-  return names;
-}
+const std::vector<std::string>& layouts() { return config::mqar_layout_names(); }
 
 void check(int seq_len, int vocab, int pairs, double alpha, const std::string& layout) {
   if (std::find(layouts().begin(), layouts().end(), layout) == layouts().end())

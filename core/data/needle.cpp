@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/common/input_error.hpp"
+#include "core/config/data_values.hpp"
 
 namespace proteus::data::needle {
 namespace {
@@ -72,10 +73,7 @@ NeedleSample build(const config::NeedleConfig& cfg, const std::string& form, int
 
 }  // namespace
 
-const std::vector<std::string>& forms() {
-  static const std::vector<std::string> names = {"single", "multikey"};
-  return names;
-}
+const std::vector<std::string>& forms() { return config::needle_form_names(); }
 
 bool is_form(const std::string& form) { return std::find(forms().begin(), forms().end(), form) != forms().end(); }
 

@@ -7,10 +7,13 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <map>
+#include <stdexcept>
 
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
+#include "core/config/data_values.hpp"
 
 namespace proteus::data::niah {
 namespace {
@@ -19,7 +22,6 @@ enum class Haystack { noise, essay, needle };
 enum class Kind { word, number, uuid };
 
 struct TaskSpec {
-  const char* name;
   Haystack haystack;
   Kind key;
   Kind value;
@@ -28,15 +30,17 @@ struct TaskSpec {
   int asked;           // keys asked (RULER's num_needle_q)
 };
 
+// One row per task of config::niah_task_names(), in its order (the names live there, where the
+// config's validator reads them).
 constexpr TaskSpec kTasks[] = {
-    {"s-niah-1", Haystack::noise, Kind::word, Kind::number, 1, 1, 1},
-    {"s-niah-2", Haystack::essay, Kind::word, Kind::number, 1, 1, 1},
-    {"s-niah-3", Haystack::essay, Kind::word, Kind::uuid, 1, 1, 1},
-    {"mk-niah-1", Haystack::essay, Kind::word, Kind::number, 4, 1, 1},
-    {"mk-niah-2", Haystack::needle, Kind::word, Kind::number, 1, 1, 1},
-    {"mk-niah-3", Haystack::needle, Kind::uuid, Kind::uuid, 1, 1, 1},
-    {"mv-niah", Haystack::essay, Kind::word, Kind::number, 1, 4, 1},
-    {"mq-niah", Haystack::essay, Kind::word, Kind::number, 4, 1, 4},
+    {Haystack::noise, Kind::word, Kind::number, 1, 1, 1},   // s-niah-1
+    {Haystack::essay, Kind::word, Kind::number, 1, 1, 1},   // s-niah-2
+    {Haystack::essay, Kind::word, Kind::uuid, 1, 1, 1},     // s-niah-3
+    {Haystack::essay, Kind::word, Kind::number, 4, 1, 1},   // mk-niah-1
+    {Haystack::needle, Kind::word, Kind::number, 1, 1, 1},  // mk-niah-2
+    {Haystack::needle, Kind::uuid, Kind::uuid, 1, 1, 1},    // mk-niah-3
+    {Haystack::essay, Kind::word, Kind::number, 1, 4, 1},   // mv-niah
+    {Haystack::essay, Kind::word, Kind::number, 4, 1, 4},   // mq-niah
 };
 
 const char* const kNoise = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again.";
@@ -59,13 +63,17 @@ std::string join_query(const std::vector<std::string>& keys) {
 std::string known_tasks() { return join(task_names(), ", "); }
 
 const TaskSpec& spec_of(const std::string& task) {
-  for (const TaskSpec& s : kTasks)
-    if (task == s.name) return s;
+  const auto& names = config::niah_task_names();
+  static_assert(std::size(kTasks) == 8, "one spec per task of config::niah_task_names()");
+  if (names.size() != std::size(kTasks)) throw std::logic_error("niah: a task of config::niah_task_names() has no spec");
+  for (size_t i = 0; i < names.size(); ++i)
+    if (task == names[i]) return kTasks[i];
   throw InputError("task", "unknown NIAH task " + common::quoted(task) + " (known: " + known_tasks() + ")");
 }
 
 void check_style(const std::string& style) {
-  if (style != "short" && style != "ruler")
+  const auto& styles = question_styles();
+  if (std::find(styles.begin(), styles.end(), style) == styles.end())
     throw InputError("question", "must be \"short\" or \"ruler\", got " + common::quoted(style));
 }
 
@@ -235,14 +243,7 @@ size_t nearest_boundary(const Hay& h, int depth_percent) {
 
 }  // namespace
 
-const std::vector<std::string>& task_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const TaskSpec& s : kTasks) v.push_back(s.name);
-    return v;
-  }();
-  return names;
-}
+const std::vector<std::string>& task_names() { return config::niah_task_names(); }
 
 bool is_task(const std::string& task) {
   return std::find(task_names().begin(), task_names().end(), task) != task_names().end();
@@ -250,10 +251,7 @@ bool is_task(const std::string& task) {
 
 bool uses_essay(const std::string& task) { return spec_of(task).haystack == Haystack::essay; }
 
-const std::vector<std::string>& question_styles() {
-  static const std::vector<std::string> styles = {"short", "ruler"};
-  return styles;
-}
+const std::vector<std::string>& question_styles() { return config::niah_question_styles(); }
 
 const std::vector<std::string>& key_adjectives() {
   static const std::vector<std::string> words = {
@@ -307,9 +305,10 @@ int answer_length(const std::string& task) {
   return int(1 + n * kind_length(s.value) + (n - 1) * 2 + 2);
 }
 
-NiahSample generate(const std::string& task, int total_length, int depth_percent, std::mt19937_64& rng,
-                    const std::string& question_style, const ByteCorpus* essay, Split essay_split) {
-  const TaskSpec& s = spec_of(task);
+namespace {
+
+void check_request(const TaskSpec& s, const std::string& task, int total_length, int depth_percent,
+                   const std::string& question_style, const ByteCorpus* essay) {
   check_style(question_style);
   if (depth_percent < 0 || depth_percent > 100)
     throw InputError("depth", "must be in [0, 100] percent, got " + std::to_string(depth_percent));
@@ -319,105 +318,123 @@ NiahSample generate(const std::string& task, int total_length, int depth_percent
                                          std::to_string(least) + " bytes, got " + std::to_string(total_length));
   if (s.haystack == Haystack::essay && essay == nullptr)
     throw InputError("essay", task + " needs a text corpus for its essay haystack");
+}
 
+// A sample's needles: the asked ones in the answer's order (key by key, as the question names
+// them), then the others; `taken` holds every key and value drawn.
+struct Needles {
+  std::vector<std::string> asked, others, taken;
+};
+
+// Keys and values, all distinct within the sample; fills out.keys and out.expected.
+Needles draw_needles(const TaskSpec& s, std::mt19937_64& rng, NiahSample& out) {
+  Needles n;
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::string>> values(size_t(s.keys));
+  for (int k = 0; k < s.keys; ++k) {
+    keys.push_back(random_unused(s.key, rng, n.taken));
+    n.taken.push_back(keys.back());
+    for (int v = 0; v < s.values_per_key; ++v) {
+      values[size_t(k)].push_back(random_unused(s.value, rng, n.taken));
+      n.taken.push_back(values[size_t(k)].back());
+    }
+  }
+  std::vector<size_t> key_order(keys.size());
+  for (size_t i = 0; i < key_order.size(); ++i) key_order[i] = i;
+  std::shuffle(key_order.begin(), key_order.end(), rng);
+  for (size_t i = 0; i < key_order.size(); ++i) {
+    const size_t k = key_order[i];
+    const bool is_asked = i < size_t(s.asked);
+    if (is_asked) out.keys.push_back(keys[k]);
+    for (const auto& v : values[k]) {
+      if (is_asked) out.expected.push_back(v);
+      (is_asked ? n.asked : n.others).push_back(needle_text(s, keys[k], v));
+    }
+  }
+  return n;
+}
+
+// Filler of `budget` bytes: noise lines, other needles, or the essay's sentences.
+Hay build_haystack(const TaskSpec& s, std::mt19937_64& rng, std::vector<std::string>& taken, const ByteCorpus* essay,
+                   Split essay_split, const std::string& sep, size_t budget) {
+  if (s.haystack == Haystack::noise) return build_hay([] { return std::string(kNoise); }, sep, budget);
+  if (s.haystack == Haystack::needle)
+    return build_hay(
+        [&] {
+          std::string k = random_unused(s.key, rng, taken), v = random_unused(s.value, rng, taken);
+          return needle_text(s, k, v);
+        },
+        sep, budget);
+  EssayReader reader(essay->stream(essay_split), rng);
+  return build_hay([&] { return reader.next_sentence(); }, sep, budget);
+}
+
+// Each needle at its own depth, as RULER does: the first asked one at the requested depth (the
+// heatmap's row), every other one at a depth drawn without replacement from RULER's 40. Fills
+// out.context, its needle depths and offsets.
+void place_needles(const Hay& hay, const Needles& needles, const std::string& head, const std::string& sep,
+                   int depth_percent, std::mt19937_64& rng, NiahSample& out) {
+  std::vector<int> pool;
+  for (int d : ruler_depths())
+    if (d != depth_percent) pool.push_back(d);
+  std::shuffle(pool.begin(), pool.end(), rng);
+  struct Placed {
+    const std::string* text;
+    int asked_index;  // index into out.expected, or -1 for an unasked needle
+  };
+  std::map<size_t, std::vector<Placed>> at;  // boundary -> needles, in the order they go there
+  size_t next_depth = 0;
+  for (size_t i = 0; i < needles.asked.size(); ++i) {
+    const int d = i == 0 ? depth_percent : pool[next_depth++];
+    out.needle_depths.push_back(d);
+    at[nearest_boundary(hay, d)].push_back({&needles.asked[i], int(i)});
+  }
+  for (const auto& n : needles.others) at[nearest_boundary(hay, pool[next_depth++])].push_back({&n, -1});
+
+  std::string context = head;
+  out.needle_offsets.assign(needles.asked.size(), 0);
+  size_t from = 0;
+  for (const auto& [b, placed] : at) {
+    context.append(hay.text, from, b - from);
+    from = b;
+    const bool at_end = b == hay.text.size();
+    for (const Placed& n : placed) {
+      if (at_end) context += sep;
+      if (n.asked_index >= 0) out.needle_offsets[size_t(n.asked_index)] = context.size();
+      context += *n.text;
+      if (!at_end) context += sep;
+    }
+  }
+  context.append(hay.text, from, std::string::npos);
+  out.context = std::move(context);
+  out.needle_offset = out.needle_offsets.front();
+}
+
+}  // namespace
+
+NiahSample generate(const std::string& task, int total_length, int depth_percent, std::mt19937_64& rng,
+                    const std::string& question_style, const ByteCorpus* essay, Split essay_split) {
+  const TaskSpec& s = spec_of(task);
+  check_request(s, task, total_length, depth_percent, question_style, essay);
   const std::string sep = separator(s);
   constexpr int kAttempts = 100;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    // Keys and values, all distinct within the sample.
-    std::vector<std::string> keys, taken;
-    std::vector<std::vector<std::string>> values(size_t(s.keys));
-    for (int k = 0; k < s.keys; ++k) {
-      keys.push_back(random_unused(s.key, rng, taken));
-      taken.push_back(keys.back());
-      for (int v = 0; v < s.values_per_key; ++v) {
-        values[size_t(k)].push_back(random_unused(s.value, rng, taken));
-        taken.push_back(values[size_t(k)].back());
-      }
-    }
-    std::vector<size_t> key_order(keys.size());
-    for (size_t i = 0; i < key_order.size(); ++i) key_order[i] = i;
-    std::shuffle(key_order.begin(), key_order.end(), rng);
-    const std::vector<size_t> asked(key_order.begin(), key_order.begin() + s.asked);
-    const std::vector<size_t> unasked(key_order.begin() + s.asked, key_order.end());
-
     NiahSample out;
     out.task = task;
     out.depth = depth_percent;
-    // Asked needles in the answer's order (key by key, as the question names them), then the others.
-    std::vector<std::string> asked_needles, other_needles;
-    for (size_t k : asked) {
-      out.keys.push_back(keys[k]);
-      for (const auto& v : values[k]) {
-        out.expected.push_back(v);
-        asked_needles.push_back(needle_text(s, keys[k], v));
-      }
-    }
-    for (size_t k : unasked)
-      for (const auto& v : values[k]) other_needles.push_back(needle_text(s, keys[k], v));
-
+    Needles needles = draw_needles(s, rng, out);
     const std::string head = preamble(s, question_style);
     out.question = question_text(s, question_style, join_query(out.keys));
     size_t needle_bytes = 0;
-    for (const auto* group : {&asked_needles, &other_needles})
+    for (const auto* group : {&needles.asked, &needles.others})
       for (const auto& n : *group) needle_bytes += n.size() + sep.size();
     const size_t budget = size_t(total_length) - head.size() - out.question.size() - needle_bytes;
-
-    Hay hay;
-    if (s.haystack == Haystack::noise) {
-      hay = build_hay([] { return std::string(kNoise); }, sep, budget);
-    } else if (s.haystack == Haystack::needle) {
-      hay = build_hay(
-          [&] {
-            std::string k = random_unused(s.key, rng, taken), v = random_unused(s.value, rng, taken);
-            return needle_text(s, k, v);
-          },
-          sep, budget);
-    } else {
-      EssayReader reader(essay->stream(essay_split), rng);
-      hay = build_hay([&] { return reader.next_sentence(); }, sep, budget);
-    }
+    const Hay hay = build_haystack(s, rng, needles.taken, essay, essay_split, sep, budget);
     // Real prose may hold a key or a value by chance; then the count of each would be off.
-    const bool clash = std::any_of(taken.begin(), taken.end(),
+    const bool clash = std::any_of(needles.taken.begin(), needles.taken.end(),
                                    [&](const std::string& t) { return hay.text.find(t) != std::string::npos; });
     if (clash) continue;
-
-    // Each needle at its own depth, as RULER does: the first asked one at the requested depth
-    // (the heatmap's row), every other one at a depth drawn without replacement from RULER's 40.
-    std::vector<int> pool;
-    for (int d : ruler_depths())
-      if (d != depth_percent) pool.push_back(d);
-    std::shuffle(pool.begin(), pool.end(), rng);
-    struct Placed {
-      const std::string* text;
-      int asked_index;  // index into out.expected, or -1 for an unasked needle
-    };
-    std::map<size_t, std::vector<Placed>> at;  // boundary -> needles, in the order they go there
-    size_t next_depth = 0;
-    for (size_t i = 0; i < asked_needles.size(); ++i) {
-      const int d = i == 0 ? depth_percent : pool[next_depth++];
-      out.needle_depths.push_back(d);
-      at[nearest_boundary(hay, d)].push_back({&asked_needles[i], int(i)});
-    }
-    for (const auto& n : other_needles) at[nearest_boundary(hay, pool[next_depth++])].push_back({&n, -1});
-
-    std::string context = head;
-    out.needle_offsets.assign(asked_needles.size(), 0);
-    size_t from = 0;
-    for (const auto& [b, needles] : at) {
-      context.append(hay.text, from, b - from);
-      from = b;
-      const bool at_end = b == hay.text.size();
-      for (const Placed& n : needles) {
-        if (at_end) context += sep;
-        if (n.asked_index >= 0) out.needle_offsets[size_t(n.asked_index)] = context.size();
-        context += *n.text;
-        if (!at_end) context += sep;
-      }
-    }
-    context.append(hay.text, from, std::string::npos);
-    out.context = std::move(context);
-    out.needle_offset = out.needle_offsets.front();
-
+    place_needles(hay, needles, head, sep, depth_percent, rng, out);
     out.answer = " " + join(out.expected, ", ") + ".\n";
     return out;
   }

@@ -6,6 +6,7 @@
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
 #include "core/config/config_json.hpp"
+#include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/train/checkpoint.hpp"
 
@@ -82,7 +83,7 @@ std::filesystem::path evaluate_into_folder(const std::string& run_dir, const std
       stopped = progress && !progress(phase, f);
       return !stopped;
     });
-    eval::write_eval_report(writer, report);
+    runs::write_eval_report(writer, report);
   } catch (const std::exception& e) {
     // Found late (held-out text without a held-out split, a full disk): the folder says failed and
     // why, and the error says how to retry.
@@ -125,7 +126,7 @@ ExperimentHandle start_edited_evaluation(std::vector<std::string> run_dirs, std:
           publish();
           return !ctx.cancelled();
         });
-        r.report = std::make_shared<const eval::EvalReport>(eval::read_eval_report(runs::RunReader::open(r.run_dir)));
+        r.report = std::make_shared<const eval::EvalReport>(runs::read_eval_report(runs::RunReader::open(r.run_dir)));
         r.state = ctx.cancelled() ? "cancelled" : "finished";
         r.message.clear();
       } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 #include "core/data/niah.hpp"
 #include "core/engine/seed_groups.hpp"
 #include "core/eval/block_use.hpp"
+#include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/train/checkpoint.hpp"
 
@@ -55,39 +56,12 @@ class Publisher {
 };
 
 // The validation rows' losses (rows, seq_len; NaN where a row does not count) as a
-// PerPositionResult with log buckets and their bootstrap intervals over the rows; positions no
-// counted row covers are left out of the buckets.
+// PerPositionResult with log buckets and their bootstrap intervals over the rows.
 std::shared_ptr<const eval::PerPositionResult> live_per_position(const std::vector<double>& row_nll, int rows,
                                                                  uint64_t fingerprint, int buckets) {
-  auto r = std::make_shared<eval::PerPositionResult>();
   const int L = rows > 0 ? static_cast<int>(row_nll.size() / rows) : 0;
   if (L == 0) return nullptr;
-  r->seq_len = L;
-  r->sequences = rows;
-  r->nll.assign(L, std::nan(""));
-  for (int t = 0; t < L; ++t) {
-    double s = 0;
-    int n = 0;
-    for (int q = 0; q < rows; ++q)
-      if (const double x = row_nll[static_cast<size_t>(q) * L + t]; !std::isnan(x)) s += x, ++n;
-    if (n > 0) r->nll[t] = s / n;
-  }
-  double total = 0;
-  int counted = 0;
-  for (double x : r->nll)
-    if (std::isfinite(x)) total += x, ++counted;
-  r->mean_nll = counted > 0 ? total / counted : 0;
-  for (auto [lo, hi] : eval::log_buckets(L, buckets)) {
-    double s = 0;
-    int n = 0;
-    for (int t = lo; t <= hi; ++t)
-      if (std::isfinite(r->nll[t - 1])) s += r->nll[t - 1], ++n;
-    if (n == 0) continue;
-    r->bucket_lo.push_back(lo);
-    r->bucket_hi.push_back(hi);
-    r->bucket_nll.push_back(s / n);
-  }
-  eval::summarise_sequences(*r, row_nll);
+  auto r = std::make_shared<eval::PerPositionResult>(eval::summarise_losses(row_nll, rows, L, buckets));
   r->sequences_fingerprint = fingerprint;  // two runs on the same rows pair their curves
   // Rows weigh alike in the band, so the curve is the band's own centre (the same as the mean
   // over positions when every row counts everywhere, as on text).
@@ -277,7 +251,7 @@ eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::Eval
   model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
   train::load_checkpoint(ckpt, model, nullptr);
   auto report = eval::evaluate(model, cfg, progress);
-  eval::write_eval_report(writer, report);
+  runs::write_eval_report(writer, report);
   return report;
 }
 
@@ -296,7 +270,8 @@ void write_groups(Publisher& pub) {
   for (auto& n : notes) pub.state().messages.push_back(std::move(n));
 }
 
-ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate, bool side_by_side) {
+ExperimentHandle start_training(std::vector<config::RunConfig> runs, TrainingOptions options) {
+  const bool evaluate = options.evaluate, side_by_side = options.side_by_side;
   for (const auto& c : runs) validate_run(c);  // in the caller's thread: errors reach it directly
   if (side_by_side && runs.size() > 1) {
     // The cores are shared out: each run gets its part instead of all of them competing.
@@ -331,7 +306,8 @@ ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evalua
   });
 }
 
-ExperimentHandle start_resume(std::string run_dir, bool evaluate) {
+ExperimentHandle start_resume(std::string run_dir, ResumeOptions options) {
+  const bool evaluate = options.evaluate;
   // In the caller's thread, so the window and the CLI refuse at once (the worker's lock decides).
   runs::RunLock::check_free(run_dir);
   return ExperimentHandle::start([run_dir = std::move(run_dir), evaluate](JobContext<Snapshot>& ctx) {

@@ -53,13 +53,22 @@ using ExperimentHandle = Handle<Snapshot>;
 // evaluation length holds its task's prompt. Throws InputError naming the field.
 void validate_run(const config::RunConfig& cfg);
 
-// Trains each config in turn (evaluating each after training when `evaluate`), or all at once
-// with `side_by_side` (the compare view: baseline and Proteus fill in together; the CPU threads
-// are shared out between them).
-ExperimentHandle start_training(std::vector<config::RunConfig> runs, bool evaluate = true, bool side_by_side = false);
+// How a training job runs, named where it is started: start_training(runs, {.evaluate = false}).
+struct TrainingOptions {
+  bool evaluate = true;  // evaluate each run once it has trained
+  // Train every run at once (the compare view: baseline and Proteus fill in together; the CPU
+  // threads are shared out between them), not one after another.
+  bool side_by_side = false;
+};
+struct ResumeOptions {
+  bool evaluate = true;  // evaluate the run once it has trained
+};
+
+// Trains each config in turn, or all at once (options.side_by_side).
+ExperimentHandle start_training(std::vector<config::RunConfig> runs, TrainingOptions options = {});
 // Continues a cancelled or crashed run from its checkpoint, then evaluates it. Throws InputError
 // at once when another writer holds the run (run_lock.hpp).
-ExperimentHandle start_resume(std::string run_dir, bool evaluate = true);
+ExperimentHandle start_resume(std::string run_dir, ResumeOptions options = {});
 // Evaluates saved runs again (their config's eval section, possibly edited in config.json).
 // Throws InputError at once when another writer holds one of them.
 ExperimentHandle start_evaluation(std::vector<std::string> run_dirs);

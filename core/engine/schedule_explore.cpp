@@ -1,6 +1,7 @@
 #include "core/engine/schedule_explore.hpp"
 
 #include <chrono>
+#include <functional>
 
 namespace proteus::engine {
 namespace {
@@ -23,10 +24,12 @@ ConfigDelta joined(const ConfigDelta& a, const ConfigDelta& b) {
 
 // At every edit: the curves and the occupancy. Block use (16 sequences of 2N) and the synthetic
 // tasks are left to a full evaluation (`proteus eval --as`); NIAH comes on request.
-eval::EvalParts explore_parts(bool niah) {
+enum class Niah { skipped, asked };
+
+eval::EvalParts explore_parts(Niah niah) {
   eval::EvalParts p;
   p.block_use = p.mqar = p.needle = false;
-  p.niah = niah;
+  p.niah = niah == Niah::asked;
   return p;
 }
 
@@ -119,122 +122,171 @@ std::shared_ptr<const ExploreSnapshot> ScheduleExplorer::latest() const {
   return first;
 }
 
+// One job's evaluations, each step returning false when the job went stale (a newer request, or
+// cancel) so the worker drops it and takes the next.
+struct ScheduleExplorer::Pass {
+  const TrainedRun& run;
+  const Job& job;
+  ExploreSnapshot& s;
+  std::optional<ConfigDelta>& trained_settings;  // the eval settings s.trained was evaluated under
+  std::function<bool()> stale;
+  std::function<void()> publish;
+  eval::EvalProgress progress;
+
+  const ConfigDelta& settings() const { return job.request.eval_settings; }
+  bool niah() const { return job.request.niah; }
+  Niah niah_part() const { return niah() ? Niah::asked : Niah::skipped; }
+
+  // The reference: the trained schedule under these settings (again only when they changed, or
+  // when NIAH is asked for and it has none yet).
+  bool reference() {
+    if (!trained_settings || *trained_settings != settings()) return evaluate_reference();
+    if (niah() && !s.trained->niah) return add_reference_niah();
+    return true;
+  }
+
+  // A curve published as its batches arrive: `show` puts the partial report in the snapshot.
+  template <class Show>
+  eval::ProgressiveCurve progressive(Show show) {
+    eval::ProgressiveCurve curve;
+    curve.first_batch = kFirstBatch;
+    curve.on_partial = [this, show](const eval::PerPositionResult& so_far) {
+      if (stale()) return;
+      auto rep = std::make_shared<eval::EvalReport>();
+      rep->per_position = so_far;
+      show(std::move(rep));
+      publish();
+    };
+    return curve;
+  }
+
+  bool evaluate_reference() {
+    const auto cfg = edited_config(run, settings());
+    trained_settings.reset();  // s.trained is being replaced: a cancelled one must be evaluated again
+    const auto trained_curve = progressive([&](std::shared_ptr<const eval::EvalReport> rep) {
+      s.trained = std::move(rep);
+      s.trained_config = cfg;
+      s.edited.reset();  // drawn against another reference: no longer comparable
+      s.edited_config.reset();
+    });
+    auto rep = evaluate_trained(run, cfg, explore_parts(niah_part()), progress, trained_curve);
+    if (stale()) return false;
+    s.trained = std::make_shared<const eval::EvalReport>(std::move(rep));
+    s.trained_config = cfg;
+    trained_settings = settings();
+    s.edited.reset();  // drawn against another reference: no longer comparable
+    s.edited_config.reset();
+    publish();
+    return true;
+  }
+
+  bool add_reference_niah() {
+    auto only_niah = eval::EvalParts::none();
+    only_niah.niah = true;
+    auto rep = evaluate_trained(run, s.trained_config, only_niah, progress);
+    if (stale()) return false;
+    auto merged = std::make_shared<eval::EvalReport>(*s.trained);
+    merged->niah = rep.niah;
+    s.trained = merged;
+    publish();
+    return true;
+  }
+
+  // Every point of the sweep, published as each arrives.
+  bool sweep() {
+    s.sweep_axis = job.sweep_axis;
+    s.sweep = job.sweep;
+    publish();
+    for (auto& p : s.sweep) {
+      try {
+        const auto cfg = edited_config(run, joined(settings(), p.edit));
+        auto rep = evaluate_trained(run, cfg, explore_parts(Niah::skipped), progress);
+        if (stale()) break;
+        p.report = std::make_shared<const eval::EvalReport>(std::move(rep));
+      } catch (const InputError& e) {
+        p.error = e.what();  // this point cannot be built (E past D, say); the others can
+      }
+      publish();
+    }
+    return !stale();
+  }
+
+  // The edited schedule, its curve published batch by batch.
+  bool edited() {
+    const auto cfg = edited_config(run, joined(settings(), job.request.edit));
+    const auto mark_edited = [&] {
+      const double waited = seconds_since(job.requested_at_s);
+      if (s.edited_generation != job.generation) s.edited_first_seconds = waited;
+      s.edited_config = cfg;
+      s.edited_request = job.request;
+      s.edited_generation = job.generation;
+      return waited;
+    };
+    const auto edited_curve = progressive([&](std::shared_ptr<const eval::EvalReport> rep) {
+      s.edited = std::move(rep);
+      mark_edited();
+    });
+    auto rep = evaluate_trained(run, cfg, explore_parts(niah_part()), progress, edited_curve);
+    if (stale()) return false;
+    s.edited = std::make_shared<const eval::EvalReport>(std::move(rep));
+    s.edited_seconds = mark_edited();
+    return true;
+  }
+
+  // The trained schedule itself: the edited curve is the reference.
+  void edited_is_reference() {
+    s.edited = s.trained;
+    s.edited_config = s.trained_config;
+    s.edited_request = job.request;
+    s.edited_generation = job.generation;
+    s.edited_seconds = s.edited_first_seconds = seconds_since(job.requested_at_s);
+  }
+
+  // Every step the job asks for; false when it went stale on the way.
+  bool run_all() {
+    if (!reference()) return false;
+    if (!job.sweep_axis.empty()) return sweep();
+    if (!job.request.edit.empty() || niah()) return edited();
+    edited_is_reference();
+    return true;
+  }
+};
+
+std::optional<ScheduleExplorer::Job> ScheduleExplorer::wait_for_job() {
+  std::unique_lock<std::mutex> lock(mu_);
+  wake_.wait(lock, [&] { return stop_ || pending_.has_value(); });
+  if (stop_) return std::nullopt;
+  Job job = std::move(*pending_);
+  pending_.reset();
+  return job;
+}
+
 void ScheduleExplorer::work(JobContext<ExploreSnapshot>& ctx) {
   ExploreSnapshot s;
   s.run_name = run_.name;
   s.train_len = run_.config.data.seq_len;
   s.trained_config = run_.config;
-  std::optional<ConfigDelta> trained_settings;  // the eval settings s.trained was evaluated under
+  std::optional<ConfigDelta> trained_settings;
   const auto publish = [&] {
     auto shown = std::make_shared<const ExploreSnapshot>(s);
     if (on_publish_) on_publish_(shown);
     ctx.publish(std::move(shown));
   };
-  for (;;) {
-    Job job;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      wake_.wait(lock, [&] { return stop_ || pending_.has_value(); });
-      if (stop_) return;
-      job = std::move(*pending_);
-      pending_.reset();
-    }
-    const auto stale = [&] { return ctx.cancelled() || newest_.load() != job.generation; };
+  while (auto job = wait_for_job()) {
+    const auto stale = [&] { return ctx.cancelled() || newest_.load() != job->generation; };
     const auto progress = [&](const std::string& phase, double f) {
       if (stale()) return false;
       ctx.set_progress({f, phase, -1});
       return true;
     };
-    s.generation = job.generation;
+    s.generation = job->generation;
     s.busy = true;
     s.error.clear();
     s.phase = "evaluating";
     publish();
-    const auto& settings = job.request.eval_settings;
-    const bool niah = job.request.niah;
+    Pass pass{run_, *job, s, trained_settings, stale, publish, progress};
     try {
-      // The reference: the trained schedule under these settings (again only when they changed,
-      // or when NIAH is asked for and it has none yet).
-      if (!trained_settings || *trained_settings != settings) {
-        const auto cfg = edited_config(run_, settings);
-        trained_settings.reset();  // s.trained is being replaced: a cancelled one must be evaluated again
-        eval::ProgressiveCurve trained_curve;
-        trained_curve.first_batch = kFirstBatch;
-        trained_curve.on_partial = [&](const eval::PerPositionResult& so_far) {
-          if (stale()) return;
-          auto rep = std::make_shared<eval::EvalReport>();
-          rep->per_position = so_far;
-          s.trained = std::move(rep);
-          s.trained_config = cfg;
-          s.edited.reset();  // drawn against another reference: no longer comparable
-          s.edited_config.reset();
-          publish();
-        };
-        auto rep = evaluate_trained(run_, cfg, explore_parts(niah), progress, trained_curve);
-        if (stale()) continue;
-        s.trained = std::make_shared<const eval::EvalReport>(std::move(rep));
-        s.trained_config = cfg;
-        trained_settings = settings;
-        s.edited.reset();  // drawn against another reference: no longer comparable
-        s.edited_config.reset();
-        publish();
-      } else if (niah && !s.trained->niah) {
-        eval::EvalParts only_niah{false, false, false, false, false, true};
-        auto rep = evaluate_trained(run_, s.trained_config, only_niah, progress);
-        if (stale()) continue;
-        auto merged = std::make_shared<eval::EvalReport>(*s.trained);
-        merged->niah = rep.niah;
-        s.trained = merged;
-        publish();
-      }
-      if (!job.sweep_axis.empty()) {
-        s.sweep_axis = job.sweep_axis;
-        s.sweep = job.sweep;
-        publish();
-        for (auto& p : s.sweep) {
-          try {
-            const auto cfg = edited_config(run_, joined(settings, p.edit));
-            auto rep = evaluate_trained(run_, cfg, explore_parts(false), progress);
-            if (stale()) break;
-            p.report = std::make_shared<const eval::EvalReport>(std::move(rep));
-          } catch (const InputError& e) {
-            p.error = e.what();  // this point cannot be built (E past D, say); the others can
-          }
-          publish();
-        }
-        if (stale()) continue;
-      } else if (!job.request.edit.empty() || niah) {
-        const auto cfg = edited_config(run_, joined(settings, job.request.edit));
-        const auto mark_edited = [&] {
-          const double waited = seconds_since(job.requested_at_s);
-          if (s.edited_generation != job.generation) s.edited_first_seconds = waited;
-          s.edited_config = cfg;
-          s.edited_request = job.request;
-          s.edited_generation = job.generation;
-          return waited;
-        };
-        eval::ProgressiveCurve edited_curve;
-        edited_curve.first_batch = kFirstBatch;
-        edited_curve.on_partial = [&](const eval::PerPositionResult& so_far) {
-          if (stale()) return;
-          auto rep = std::make_shared<eval::EvalReport>();
-          rep->per_position = so_far;
-          s.edited = std::move(rep);
-          mark_edited();
-          publish();
-        };
-        auto rep = evaluate_trained(run_, cfg, explore_parts(niah), progress, edited_curve);
-        if (stale()) continue;
-        s.edited = std::make_shared<const eval::EvalReport>(std::move(rep));
-        s.edited_seconds = mark_edited();
-      } else {
-        // The trained schedule itself: the edited curve is the reference.
-        s.edited = s.trained;
-        s.edited_config = s.trained_config;
-        s.edited_request = job.request;
-        s.edited_generation = job.generation;
-        s.edited_seconds = s.edited_first_seconds = seconds_since(job.requested_at_s);
-      }
+      if (!pass.run_all()) continue;
     } catch (const std::exception& e) {
       if (stale()) continue;
       s.error = e.what();

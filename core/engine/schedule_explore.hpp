@@ -94,8 +94,10 @@ class ScheduleExplorer {
     std::vector<SweepPoint> sweep;
     double requested_at_s = 0;  // steady clock: the result's latency is counted from here
   };
+  struct Pass;  // one job's evaluations on the worker (schedule_explore.cpp)
   uint64_t enqueue(Job job);
   void work(JobContext<ExploreSnapshot>& ctx);
+  std::optional<Job> wait_for_job();  // nullopt once stopped
 
   TrainedRun run_;
   PublishObserver on_publish_;

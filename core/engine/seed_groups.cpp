@@ -6,6 +6,7 @@
 
 #include "core/common/atomic_file.hpp"
 #include "core/eval/comparison.hpp"
+#include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/runs/staged_folder.hpp"
 
@@ -27,12 +28,12 @@ std::string csv_text(const eval::BucketTable& t, int seq_len) {
 json table_json(const eval::BucketTable& t) {
   json buckets = json::array();
   for (size_t k = 0; k < t.value.size(); ++k) {
-    json b = eval::interval_json(t.value[k]);
+    json b = runs::interval_json(t.value[k]);
     b["position_lo"] = t.bucket_lo[k];
     b["position_hi"] = t.bucket_hi[k];
     buckets.push_back(b);
   }
-  return {{"buckets", buckets}, {"all", eval::interval_json(t.overall)}};
+  return {{"buckets", buckets}, {"all", runs::interval_json(t.overall)}};
 }
 
 std::vector<eval::PerPositionResult> per_position_of(const SeedGroup& g) {
@@ -54,7 +55,7 @@ std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs
       const auto reader = runs::RunReader::open(dir);
       m.config = reader.run_config();
       if (m.config.group.empty()) continue;
-      m.report = eval::read_eval_report(reader);
+      m.report = runs::read_eval_report(reader);
     } catch (const std::exception&) {
       continue;  // an unreadable run is the runs browser's to report, not a group's
     }
@@ -127,13 +128,13 @@ std::vector<std::filesystem::path> write_seed_group_results(const std::vector<st
               {"per_position", table_json(summary.nll)},
               {"per_position_seq_len", seq_len},
               {"train_len", runs.front().train_len},
-              {"heldout_bits_per_byte", eval::interval_json(summary.bits_per_byte)}};
+              {"heldout_bits_per_byte", runs::interval_json(summary.bits_per_byte)}};
     if (summary.block_use_entropy.empty()) {
       j["block_use_entropy"] = "not applicable";
     } else {
       json e = json::array();
       for (size_t p = 0; p < summary.block_use_positions.size(); ++p) {
-        json x = eval::interval_json(summary.block_use_entropy[p]);
+        json x = runs::interval_json(summary.block_use_entropy[p]);
         x["position"] = summary.block_use_positions[p];
         e.push_back(x);
       }
@@ -155,7 +156,7 @@ std::vector<std::filesystem::path> write_seed_group_results(const std::vector<st
               const auto t = eval::paired_comparison(*m.report.per_position, *o.report.per_position);
               const std::string file = "paired_vs_baseline_s" + std::to_string(m.config.seed) + ".csv";
               common::write_file_atomically(dir / file, csv_text(t, seq_len));
-              per_seed.push_back({{"seed", m.config.seed}, {"file", file}, {"all", eval::interval_json(t.overall)}});
+              per_seed.push_back({{"seed", m.config.seed}, {"file", file}, {"all", runs::interval_json(t.overall)}});
             } catch (const std::invalid_argument& e) {
               if (notes) notes->push_back("seed group " + g.name + ", seed " + std::to_string(m.config.seed) + ": " + e.what());
             }
@@ -171,7 +172,7 @@ std::vector<std::filesystem::path> write_seed_group_results(const std::vector<st
           for (size_t i = 0; i < mine.size(); ++i)
             if (mine[i].train_len > 0 && theirs[i].train_len == mine[i].train_len)
               d.push_back(mine[i].heldout_bits_per_byte().mean - theirs[i].heldout_bits_per_byte().mean);
-          if (d.size() == mine.size()) j["heldout_bits_per_byte_difference"] = eval::interval_json(eval::t_interval(d));
+          if (d.size() == mine.size()) j["heldout_bits_per_byte_difference"] = runs::interval_json(eval::t_interval(d));
         } catch (const std::invalid_argument& e) {
           if (notes) notes->push_back("seed group " + g.name + ": " + e.what());
         }

@@ -12,28 +12,7 @@
 
 namespace proteus::eval {
 
-struct BlockUseResult {
-  bool applicable = false;
-  std::string reason;           // why not, when not applicable
-  int layers = 0, heads = 0, blocks = 0, sequences = 0;
-  std::vector<int> positions;   // 1-based
-  std::vector<int> open_blocks; // k(t) at each position
-  // (layers, heads, positions, blocks): mean over sequences of each block's share of ||S_t||^2.
-  std::vector<double> share;
-  // (layers, heads, positions): entropy of the share over all E blocks / log E, mean over sequences.
-  std::vector<Interval> entropy;
-  // (layers, heads, positions): the same over the k(t) open blocks / log k(t) (1 when k(t) = 1).
-  std::vector<Interval> entropy_open;
-  // (positions): the entropy averaged over layers and heads, the figure's headline.
-  std::vector<Interval> mean_entropy;
-
-  double share_at(int l, int h, int p, int b) const {
-    return share[((static_cast<size_t>(l) * heads + h) * positions.size() + p) * blocks + b];
-  }
-  const Interval& entropy_at(int l, int h, int p) const {
-    return entropy[(static_cast<size_t>(l) * heads + h) * positions.size() + p];
-  }
-};
+using runs::BlockUseResult;
 
 // The default positions for a horizon N: N/4, N/2, N, 2N (at least 1, distinct, ascending).
 std::vector<int> block_use_positions(int horizon);

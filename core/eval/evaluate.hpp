@@ -1,14 +1,10 @@
-// The evaluations of SPEC section 6 for one trained model, as configured in cfg.eval, and their
-// files in the run directory (per_position.csv/json, niah.csv/json, needle.csv/json, mqar.json,
-// occupancy.json).
-// `proteus train` runs them after training, `proteus eval RUN` on a saved run; the window and
-// `proteus export` read them back with read_eval_report.
+// The evaluations of SPEC section 6 for one trained model, as configured in cfg.eval.
+// `proteus train` runs them after training, `proteus eval RUN` on a saved run; their files in the
+// run directory are written and read by core/runs/eval_files.hpp.
 #pragma once
 #include <functional>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "core/config/config.hpp"
 #include "core/eval/block_use.hpp"
@@ -19,21 +15,9 @@
 #include "core/eval/per_position.hpp"
 #include "core/model/model.hpp"
 
-namespace proteus::runs {
-class RunWriter;
-class RunReader;
-}  // namespace proteus::runs
-
 namespace proteus::eval {
 
-struct EvalReport {
-  std::optional<PerPositionResult> per_position;
-  std::optional<NiahResult> niah;
-  std::optional<NeedleResult> needle;
-  std::optional<MqarResult> mqar;
-  std::optional<OccupancyResult> occupancy;
-  std::optional<BlockUseResult> block_use;  // with occupancy, for every memory model
-};
+using runs::EvalReport;
 
 // phase ("per-position", "niah", ...) and its fraction done; returning false cancels, and the
 // report holds what finished.
@@ -44,6 +28,7 @@ using EvalProgress = std::function<bool(const std::string& phase, double fractio
 struct EvalParts {
   bool per_position = true, occupancy = true, block_use = true, mqar = true, needle = true, niah = true;
   static EvalParts all() { return {}; }
+  static EvalParts none() { return {false, false, false, false, false, false}; }
 };
 
 // For a caller that draws the per-position curve as it arrives (Explore): the result over the
@@ -57,13 +42,5 @@ struct ProgressiveCurve {
 EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress,
                     const EvalParts& parts = EvalParts::all(), const ProgressiveCurve& progressive = {});
 
-void write_eval_report(runs::RunWriter& writer, const EvalReport& report);
-
-// An interval as the result files store it: {"mean", "lo", "hi", "n"}.
-nlohmann::json interval_json(const Interval& interval);
-nlohmann::json intervals_json(const std::vector<Interval>& intervals);
-Interval interval_from_json(const nlohmann::json& j);
-std::vector<Interval> intervals_from_json(const nlohmann::json& j);
-EvalReport read_eval_report(const runs::RunReader& reader);
 
 }  // namespace proteus::eval

@@ -5,16 +5,11 @@
 
 #include "core/config/config.hpp"
 #include "core/model/model.hpp"
+#include "core/runs/eval_records.hpp"
 
 namespace proteus::eval {
 
-struct MqarResult {
-  int samples = 0;
-  int answers = 0;
-  double accuracy = 0;  // 0..1
-  std::string layout = "pairs-first";  // data.mqar.layout
-  std::string note;                    // what the layout means for a gated memory, written beside the numbers
-};
+using runs::MqarResult;
 
 // The note for a run's layout: where the pairs are written and how many memory blocks are
 // active there (pairs-first writes every pair while the fewest are).

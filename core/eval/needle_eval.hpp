@@ -11,12 +11,7 @@
 
 namespace proteus::eval {
 
-struct NeedleResult {
-  int vocab = 0;
-  int distractors = 0;
-  int samples = 0;                   // per cell
-  std::vector<NiahTaskGrid> forms;   // task = the form ("single", "multikey"); lengths in tokens
-};
+using runs::NeedleResult;
 
 // progress(done, total) after each cell; returning false cancels (the grids hold what finished).
 NeedleResult needle_eval(model::Model<float>& model, const config::RunConfig& cfg,

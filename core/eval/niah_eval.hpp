@@ -10,6 +10,7 @@
 
 #include "core/config/config.hpp"
 #include "core/model/model.hpp"
+#include "core/runs/eval_records.hpp"
 
 namespace proteus::data {
 class ByteCorpus;
@@ -17,29 +18,10 @@ class ByteCorpus;
 
 namespace proteus::eval {
 
-struct NiahSampleRecord {
-  std::string task;
-  int length = 0;
-  int depth = 0;                   // requested depth, percent: the first asked needle's
-  std::vector<int> needle_depths;  // every asked needle's depth, percent, in expected's order
-  std::string expected;    // values joined by ", "
-  std::string prediction;
-  double score = 0;        // 0..100
-};
-
-struct NiahTaskGrid {
-  std::string task;
-  std::vector<int> lengths;  // columns
-  std::vector<int> depths;   // rows, percent
-  std::vector<double> score; // (depths, lengths), 0..100
-  double mean = 0;
-  double at(size_t depth_index, size_t length_index) const { return score[depth_index * lengths.size() + length_index]; }
-};
-
-struct NiahResult {
-  std::vector<NiahTaskGrid> tasks;
-  std::vector<NiahSampleRecord> samples;
-};
+// The results are the run directory's records (eval_records.hpp).
+using runs::NiahResult;
+using runs::NiahSampleRecord;
+using runs::NiahTaskGrid;
 
 // progress(done, total) is called after each sample; returning false cancels (partial grids).
 NiahResult niah_eval(model::Model<float>& model, const config::RunConfig& cfg, const data::ByteCorpus* essay_corpus,

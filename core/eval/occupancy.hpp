@@ -8,16 +8,11 @@
 #include <vector>
 
 #include "core/model/model.hpp"
+#include "core/runs/eval_records.hpp"
 
 namespace proteus::eval {
 
-struct OccupancyResult {
-  int layers = 0, heads = 0, seq_len = 0, blocks = 0;
-  std::vector<float> norms;  // (layers, heads, seq_len, blocks)
-  float at(int l, int h, int t, int b) const {
-    return norms[((static_cast<size_t>(l) * heads + h) * seq_len + t) * blocks + b];
-  }
-};
+using runs::OccupancyResult;
 
 // tokens: (B, seq_len). Empty result for an attention model (it has no memory state).
 template <class T>

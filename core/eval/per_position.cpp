@@ -2,17 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <stdexcept>
 
 namespace proteus::eval {
-
-double PerPositionResult::bits_per_byte() const { return mean_nll / std::numbers::ln2; }
-
-Interval PerPositionResult::heldout_bits_per_byte() const {
-  const double k = 1.0 / std::numbers::ln2;
-  return {train_interval.mean * k, train_interval.lo * k, train_interval.hi * k, train_interval.n};
-}
 
 std::vector<std::pair<int, int>> log_buckets(int T, int n) {
   std::vector<std::pair<int, int>> out;
@@ -29,34 +21,36 @@ std::vector<std::pair<int, int>> log_buckets(int T, int n) {
   return out;
 }
 
-namespace {
-
-// The result over the first `rows` sequences, from their per-position losses (rows, L) in order.
 PerPositionResult summarise_losses(const std::vector<double>& losses, int rows, int L, int buckets, int train_len) {
   PerPositionResult r;
   r.seq_len = L;
   r.sequences = rows;
-  r.nll.assign(L, 0.0);
-  for (int q = 0; q < rows; ++q)
-    for (int t = 0; t < L; ++t) r.nll[t] += losses[static_cast<size_t>(q) * L + t];
-  double total = 0;
-  for (double& x : r.nll) {
-    x /= rows;
-    total += x;
+  r.nll.assign(L, std::nan(""));
+  for (int t = 0; t < L; ++t) {
+    double s = 0;
+    int n = 0;
+    for (int q = 0; q < rows; ++q)
+      if (const double x = losses[static_cast<size_t>(q) * L + t]; !std::isnan(x)) s += x, ++n;
+    if (n > 0) r.nll[t] = s / n;
   }
-  r.mean_nll = total / L;
+  double total = 0;
+  int counted = 0;
+  for (double x : r.nll)
+    if (!std::isnan(x)) total += x, ++counted;
+  r.mean_nll = counted > 0 ? total / counted : 0;
   for (auto [lo, hi] : log_buckets(L, buckets)) {
     double s = 0;
-    for (int t = lo; t <= hi; ++t) s += r.nll[t - 1];
+    int n = 0;
+    for (int t = lo; t <= hi; ++t)
+      if (!std::isnan(r.nll[t - 1])) s += r.nll[t - 1], ++n;
+    if (n == 0) continue;
     r.bucket_lo.push_back(lo);
     r.bucket_hi.push_back(hi);
-    r.bucket_nll.push_back(s / (hi - lo + 1));
+    r.bucket_nll.push_back(s / n);
   }
   summarise_sequences(r, losses, train_len);
   return r;
 }
-
-}  // namespace
 
 template <class T>
 PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<std::vector<int32_t>>& sequences,

@@ -9,39 +9,18 @@
 
 #include "core/eval/statistics.hpp"
 #include "core/model/model.hpp"
+#include "core/runs/eval_records.hpp"
 
 namespace proteus::eval {
 
-struct PerPositionResult {
-  int seq_len = 0;
-  int sequences = 0;
-  // A partial result (an evaluation still running) covers the first `sequences` of a set of
-  // sequences_total; 0 (or equal) when complete. Every field below is over those sequences only.
-  int sequences_total = 0;
-  bool partial() const { return sequences_total > sequences; }
-  std::vector<double> nll;         // (seq_len) mean NLL in nats at positions 1..seq_len
-  std::vector<int> bucket_lo;      // 1-based inclusive position ranges of the buckets
-  std::vector<int> bucket_hi;
-  std::vector<double> bucket_nll;  // mean NLL over each bucket's positions
-  double mean_nll = 0;             // over every position
-  double bits_per_byte() const;
+using runs::PerPositionResult;
 
-  // What the intervals are computed from (SPEC section 7), kept so that two runs evaluated on the
-  // same sequences can be compared pairwise later. The live curve while training has them over its
-  // validation rows (no fingerprint: those are not the held-out sequences of the evaluation).
-  std::vector<double> sequence_bucket_nll;  // (sequences, buckets) each sequence's mean over a bucket
-  std::vector<double> sequence_nll;         // (sequences) each sequence's mean over every position
-  uint64_t sequences_fingerprint = 0;       // of the token ids: equal only for the same sequences
-  std::vector<Interval> bucket_interval;    // (buckets) bootstrap over sequences
-  Interval mean_interval;                   // mean NLL over every position, bootstrap over sequences
-  // Held-out loss within the training length (positions 1..train_len), the number the E ablation
-  // and the held-out bits per byte are read from: per sequence, and bootstrapped over sequences.
-  // train_len 0 (and the rest empty) when no training length was given or it exceeds seq_len.
-  int train_len = 0;
-  std::vector<double> sequence_train_nll;   // (sequences)
-  Interval train_interval;                  // mean NLL over positions 1..train_len
-  Interval heldout_bits_per_byte() const;   // train_interval in bits (nats / ln 2)
-};
+// The result over `rows` sequences from their per-position losses (rows, L) in order: the mean
+// NLL at each position, log buckets, and their intervals over the rows (summarise_sequences).
+// A NaN loss (a position that does not count in its row, as in masked validation rows) is left
+// out: a position no row counts is NaN in nll and left out of mean_nll and of the buckets, and a
+// bucket with no counted position is dropped.
+PerPositionResult summarise_losses(const std::vector<double>& losses, int rows, int L, int buckets, int train_len = 0);
 
 // Fills sequence_bucket_nll (from per-position losses (sequences, seq_len)), bucket_interval and
 // mean_interval for the buckets already in r; a NaN loss (a position that does not count in its

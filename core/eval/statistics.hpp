@@ -6,17 +6,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/runs/eval_records.hpp"
+
 namespace proteus::eval {
 
-// A summarised quantity as its CSV columns say: mean, lo, hi, n. With n < 2 (or a zero spread
-// that leaves nothing to resample) lo and hi still bracket the mean; `has_interval` tells a
-// figure whether there is a band to draw.
-struct Interval {
-  double mean = 0, lo = 0, hi = 0;
-  int n = 0;  // sequences or seeds the interval is over
-  bool has_interval() const { return n >= 2; }
-  bool excludes(double x) const { return has_interval() && (x < lo || x > hi); }
-};
+// A summarised quantity: mean, lo, hi, n (the run directory's record, eval_records.hpp).
+using runs::Interval;
 
 struct BootstrapOptions {
   int resamples = 1000;

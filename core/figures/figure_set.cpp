@@ -9,6 +9,7 @@
 
 #include "core/eval/comparison.hpp"
 #include "core/figures/gating_effect_figures.hpp"
+#include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::figures {
@@ -346,7 +347,7 @@ RunResults read_run_results(const runs::RunReader& run, const std::string& name)
   r.name = name;
   r.config = run.run_config();
   r.curve = loss_curve(name, run.metrics());
-  auto report = eval::read_eval_report(run);
+  auto report = runs::read_eval_report(run);
   if (any_result(report)) r.report = std::make_shared<const eval::EvalReport>(std::move(report));
   return r;
 }

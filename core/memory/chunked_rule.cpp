@@ -155,6 +155,74 @@ Vec<T> write_decay(const Chunk<T>& c, T gl) {
   return d;
 }
 
+// The gradients a chunk's backward gathers on the way from its outputs to its inputs.
+template <class T>
+struct ChunkGrads {
+  Mat<T>& dHs;   // (R, d_v) the state at the chunk's start
+  Mat<T>& dK;    // (Lw, R) the written keys
+  Mat<T>& dE;    // (L, R) the erase keys (delta: k; comba: p)
+  Mat<T>& dV;    // (L, d_v) the values
+  Vec<T>& dbeta, &dgh, &dg;  // (L) beta, the shifted log retentions, the log retentions
+};
+
+// Through the writes: U = IA^-1 W, W = diag(beta) Res, Res = V - Ed H, IA = I + diag(beta) MA
+// (the erasing rules) or U = diag(beta) V (linear). dW, dA and tmp are scratch.
+template <class T, class Rows>
+void backward_through_writes(Rule rule, const Chunk<T>& c, const Rows& HR, const Mat<T>& dU, ChunkGrads<T> d,
+                             Mat<T>& dW, Mat<T>& dA, Mat<T>& tmp) {
+  if (erases(rule)) {
+    dW = c.IA.transpose().template triangularView<Eigen::UnitUpper>().solve(dU);
+    d.dbeta += dW.cwiseProduct(c.Res).rowwise().sum();
+    const Mat<T> dRes = c.beta.asDiagonal() * dW;
+    d.dV = dRes;
+    tmp.noalias() = -dRes * HR.transpose();  // dEd (L, R)
+    d.dHs.noalias() -= c.Ed.transpose() * dRes;
+    d.dE = c.gh.array().exp().matrix().asDiagonal() * tmp;
+    d.dgh += c.Ed.cwiseProduct(tmp).rowwise().sum();
+    dA.noalias() = -dW * c.U.transpose();  // only s < t matters: MA and GA are zero elsewhere
+    d.dbeta += dA.cwiseProduct(c.MA).rowwise().sum();
+    const Mat<T> dMA = c.beta.asDiagonal() * dA;
+    const Mat<T> ZA = dMA.cwiseProduct(c.MA);
+    d.dgh += ZA.rowwise().sum();
+    d.dg -= ZA.colwise().sum().transpose();
+    const Mat<T> dPA = dMA.cwiseProduct(c.GA);
+    d.dE.noalias() += dPA * c.K;
+    d.dK.noalias() += dPA.transpose() * c.E;
+  } else if (rule == Rule::linear) {
+    d.dV = c.beta.asDiagonal() * dU;
+    d.dbeta += dU.cwiseProduct(c.V).rowwise().sum();
+  }
+}
+
+// The chunk's input gradients into g: the log retentions back to a (a cumulative sum), beta,
+// and q, k, p, v on their open rows (swla's keys and values come through its writes instead).
+template <class T>
+void write_chunk_grads(Rule rule, const Chunk<T>& c, const RuleInputs<T>& in, int64_t n0, int64_t L, T dgl,
+                       ChunkGrads<T> d, const Mat<T>& dQ, detail::GradAccum<T>& g) {
+  const int64_t d_k = in.d_k, d_v = in.d_v;
+  // ĝ is g (delta) or g shifted by one (comba).
+  if (rule == Rule::comba)
+    for (int64_t t = 1; t < L; ++t) d.dg[t - 1] += d.dgh[t];
+  else if (rule == Rule::delta)
+    d.dg += d.dgh;
+  d.dg[L - 1] += dgl;
+  T suffix = 0;
+  for (int64_t t = L - 1; t >= 0; --t) {
+    suffix += d.dg[t];
+    const int64_t n = n0 + t;
+    g.a[n] = in.a ? suffix / in.a[n] : suffix;  // dL/da = dL/dlog(a) / a (a = 1 when absent)
+    if (rule_uses_beta(rule)) g.beta[n] = d.dbeta[t];
+    for (int64_t i = 0; i < c.rows[t]; ++i) {  // open rows only: the rest stay 0 (selection)
+      g.q[n * d_k + i] = dQ(t, i);
+      if (rule == Rule::swla) continue;  // its keys are reached through the writes
+      g.k[n * d_k + i] = d.dK(t, i) + (rule == Rule::delta ? d.dE(t, i) : T(0));
+      if (rule == Rule::comba) g.p[n * d_k + i] = d.dE(t, i);
+    }
+    if (rule != Rule::swla)
+      for (int64_t j = 0; j < d_v; ++j) g.v[n * d_v + j] = d.dV(t, j);
+  }
+}
+
 template <class T>
 void check_chunked(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, int64_t chunk_size) {
   detail::check_rule_inputs(rule, schedule, in);
@@ -278,51 +346,8 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     }
 
     Mat<T> dV;
-    if (erases(rule)) {
-      // U = IA^-1 W, W = diag(beta) Res, Res = V - Ed H, IA = I + diag(beta) MA
-      dW = c.IA.transpose().template triangularView<Eigen::UnitUpper>().solve(dU);
-      dbeta += dW.cwiseProduct(c.Res).rowwise().sum();
-      const Mat<T> dRes = c.beta.asDiagonal() * dW;
-      dV = dRes;
-      tmp.noalias() = -dRes * HR.transpose();  // dEd (L, R)
-      dHs.noalias() -= c.Ed.transpose() * dRes;
-      dE = c.gh.array().exp().matrix().asDiagonal() * tmp;
-      dgh += c.Ed.cwiseProduct(tmp).rowwise().sum();
-      dA.noalias() = -dW * c.U.transpose();  // only s < t matters: MA and GA are zero elsewhere
-      dbeta += dA.cwiseProduct(c.MA).rowwise().sum();
-      const Mat<T> dMA = c.beta.asDiagonal() * dA;
-      const Mat<T> ZA = dMA.cwiseProduct(c.MA);
-      dgh += ZA.rowwise().sum();
-      dg -= ZA.colwise().sum().transpose();
-      const Mat<T> dPA = dMA.cwiseProduct(c.GA);
-      dE.noalias() += dPA * c.K;
-      dK.noalias() += dPA.transpose() * c.E;
-    } else if (rule == Rule::linear) {
-      dV = c.beta.asDiagonal() * dU;
-      dbeta += dU.cwiseProduct(c.V).rowwise().sum();
-    }
-
-    // Back to the log retentions: ĝ is g (delta) or g shifted by one (comba); g is a cumulative sum.
-    if (rule == Rule::comba)
-      for (int64_t t = 1; t < L; ++t) dg[t - 1] += dgh[t];
-    else if (rule == Rule::delta)
-      dg += dgh;
-    dg[L - 1] += dgl;
-    T suffix = 0;
-    for (int64_t t = L - 1; t >= 0; --t) {
-      suffix += dg[t];
-      const int64_t n = n0 + t;
-      g.a[n] = in.a ? suffix / in.a[n] : suffix;  // dL/da = dL/dlog(a) / a (a = 1 when absent)
-      if (rule_uses_beta(rule)) g.beta[n] = dbeta[t];
-      for (int64_t i = 0; i < c.rows[t]; ++i) {  // open rows only: the rest stay 0 (selection)
-        g.q[n * d_k + i] = dQ(t, i);
-        if (rule == Rule::swla) continue;  // its keys are reached through the writes below
-        g.k[n * d_k + i] = dK(t, i) + (rule == Rule::delta ? dE(t, i) : T(0));
-        if (rule == Rule::comba) g.p[n * d_k + i] = dE(t, i);
-      }
-      if (rule != Rule::swla)
-        for (int64_t j = 0; j < d_v; ++j) g.v[n * d_v + j] = dV(t, j);
-    }
+    backward_through_writes(rule, c, HR, dU, {dHs, dK, dE, dV, dbeta, dgh, dg}, dW, dA, tmp);
+    write_chunk_grads(rule, c, in, n0, L, dgl, {dHs, dK, dE, dV, dbeta, dgh, dg}, dQ, g);
     if (rule == Rule::swla) scatter_window_writes(c, dK, dU, in, g);
     dH.topRows(R) = dHs;
   }

@@ -90,13 +90,16 @@ void read_matrix(const json& j, const std::string& field, Extent& rows, Extent& 
   for (size_t i = 0; i < j.size(); ++i) read_row(j[i], indexed(field, i), cols, out);
 }
 
-// Values must lie in [lo, hi] with either end open; `range` is how the message writes it.
-void check_range(const std::vector<double>& values, const std::string& field, double lo, bool lo_open, double hi,
-                 bool hi_open, const std::string& range) {
+// An end of a range: in it (closed) or not (open).
+enum class End { closed, open };
+
+// Values must lie between lo and hi, each end closed or open; `range` is how the message writes it.
+void check_range(const std::vector<double>& values, const std::string& field, double lo, End lo_end, double hi,
+                 End hi_end, const std::string& range) {
   for (size_t i = 0; i < values.size(); ++i) {
     const double x = values[i];
-    const bool below = lo_open ? !(x > lo) : !(x >= lo);
-    const bool above = hi_open ? !(x < hi) : !(x <= hi);
+    const bool below = lo_end == End::open ? !(x > lo) : !(x >= lo);
+    const bool above = hi_end == End::open ? !(x < hi) : !(x <= hi);
     if (below || above) throw InputError(indexed(field, i), "must be in " + range + ", got " + format_number(x));
   }
 }
@@ -156,9 +159,10 @@ void check_request(const MemoryOpRequest& r) {
   if (r.T < 1) throw InputError("q", "must hold at least one row (T >= 1)");
   if (r.d_k < 1) throw InputError("q[0]", "must hold at least one number (d_k >= 1)");
   if (r.d_v < 1) throw InputError("v[0]", "must hold at least one number (d_v >= 1)");
-  check_buffer(r.q, true, "q", r.T, r.d_k);
-  check_buffer(r.k, true, "k", r.T, r.d_k);
-  check_buffer(r.v, true, "v", r.T, r.d_v);
+  constexpr bool required = true;  // q, k and v are always given
+  check_buffer(r.q, required, "q", r.T, r.d_k);
+  check_buffer(r.k, required, "k", r.T, r.d_k);
+  check_buffer(r.v, required, "v", r.T, r.d_v);
   check_buffer(r.beta, r.has_beta, "beta", r.T, 1);
   check_buffer(r.a, r.has_a, "a", r.T, 1);
   check_buffer(r.p, r.has_p, "p", r.T, r.d_k);
@@ -210,9 +214,8 @@ json recall_errors(const MemoryOpRequest& r, const Schedule& schedule, const Rul
   return rows;
 }
 
-}  // namespace
-
-MemoryOpRequest parse_memory_op(const json& in) {
+// Only known fields, and a comment that is text.
+void check_fields(const json& in) {
   if (!in.is_object())
     throw InputError("(top level)", "expected an object like {\"rule\": \"delta\", \"q\": ...}, got " + describe(in));
   for (const auto& [key, value] : in.items())
@@ -221,20 +224,22 @@ MemoryOpRequest parse_memory_op(const json& in) {
   if (const json* comment = find(in, "comment"))
     if (!common::is_text(*comment))
       throw InputError("comment", "expected a string or an array of strings, got " + describe(*comment));
+}
 
-  MemoryOpRequest r;
+Rule read_rule(const json& in) {
   const json* rule = find(in, "rule");
   if (!rule) throw InputError("rule", "required (one of " + rule_names() + ")");
   if (!rule->is_string()) throw InputError("rule", "expected a string, got " + describe(*rule));
   const auto parsed_rule = rule_from_name(rule->get<std::string>());
   if (!parsed_rule)
     throw InputError("rule", "unknown rule '" + common::clipped(rule->get<std::string>()) + "' (expected " + rule_names() + ")");
-  r.rule = *parsed_rule;
-  const std::string rule_text(rule_name(r.rule));
+  return *parsed_rule;
+}
 
+// q, k, v, which fix T, d_k and d_v, bounded before the op's states exist.
+void read_qkv(const json& in, MemoryOpRequest& r, Extent& T, Extent& d_k, Extent& d_v) {
   for (const char* name : {"q", "k", "v"})
     if (!find(in, name)) throw InputError(name, "required");
-  Extent T{-1, "T"}, d_k{-1, "d_k"}, d_v{-1, "d_v"};
   read_matrix(in["q"], "q", T, d_k, r.q);
   read_matrix(in["k"], "k", T, d_k, r.k);
   read_matrix(in["v"], "v", T, d_v, r.v);
@@ -249,7 +254,12 @@ MemoryOpRequest parse_memory_op(const json& in) {
     throw InputError("q", "(T + 1) x d_k x d_v = " + std::to_string((r.T + 1) * r.d_k * r.d_v) +
                               " state elements over the sequence, more than the limit of " +
                               std::to_string(kMaxTapeElements) + "; use fewer tokens or narrower rows");
+}
 
+// The rule's own inputs (beta, a, p, eta, gamma: each refused where the rule takes none), the
+// initial state and the gradients in.
+void read_rule_inputs(const json& in, MemoryOpRequest& r, Extent& T, Extent& d_k, Extent& d_v) {
+  const std::string rule_text(rule_name(r.rule));
   // Per-token scalars: T numbers, T taken from q.
   const auto read_scalars = [&](const char* name, std::vector<double>& out) {
     const json& j = in[name];
@@ -269,13 +279,13 @@ MemoryOpRequest parse_memory_op(const json& in) {
 
   if ((r.has_beta = find(in, "beta") != nullptr)) {
     read_scalars("beta", r.beta);
-    check_range(r.beta, "beta", 0.0, false, 2.0, false, "[0, 2]");
+    check_range(r.beta, "beta", 0.0, End::closed, 2.0, End::closed, "[0, 2]");
   } else if (rule_uses_beta(r.rule)) {
     throw InputError("beta", "required by rule " + rule_text + " (T numbers in [0, 2])");
   }
   if ((r.has_a = find(in, "a") != nullptr)) {
     read_scalars("a", r.a);
-    check_range(r.a, "a", 0.0, true, 1.0, false, "(0, 1]");
+    check_range(r.a, "a", 0.0, End::open, 1.0, End::closed, "(0, 1]");
   }
   refuse_unless("p", rule_uses_p(r.rule), Rule::comba);
   if ((r.has_p = find(in, "p") != nullptr)) read_matrix(in["p"], "p", T, d_k, r.p);
@@ -283,7 +293,7 @@ MemoryOpRequest parse_memory_op(const json& in) {
   refuse_unless("eta", rule_uses_eta(r.rule), Rule::titans);
   if ((r.has_eta = find(in, "eta") != nullptr)) {
     read_scalars("eta", r.eta);
-    check_range(r.eta, "eta", 0.0, false, 1.0, true, "[0, 1)");
+    check_range(r.eta, "eta", 0.0, End::closed, 1.0, End::open, "[0, 1)");
   }
   refuse_unless("gamma", rule_uses_gamma(r.rule), Rule::swla);
   if ((r.has_gamma = find(in, "gamma") != nullptr)) {
@@ -296,7 +306,10 @@ MemoryOpRequest parse_memory_op(const json& in) {
   if ((r.has_S0 = find(in, "S0") != nullptr)) read_matrix(in["S0"], "S0", d_k, d_v, r.S0);
   if ((r.has_dO = find(in, "dO") != nullptr)) read_matrix(in["dO"], "dO", T, d_v, r.dO);
   if ((r.has_dS = find(in, "dS") != nullptr)) read_matrix(in["dS"], "dS", d_k, d_v, r.dS);
+}
 
+// E (default 1) and N (default T), within the memory size and the horizon's bound.
+void read_blocks_and_horizon(const json& in, MemoryOpRequest& r) {
   const int64_t D = r.D();
   r.E = 1;
   if (const json* E = find(in, "E")) r.E = read_integer(*E, "E");
@@ -308,34 +321,58 @@ MemoryOpRequest parse_memory_op(const json& in) {
   if (r.N > kMaxHorizon)
     throw InputError("N", "must be <= " + std::to_string(kMaxHorizon) + " (the schedule's horizon in tokens), got " +
                               std::to_string(r.N));
+}
 
-  if (const json* normalize = find(in, "normalize")) {
-    const std::string names = join(key_normalize_names());
-    if (!normalize->is_string())
-      throw InputError("normalize", "expected a string (one of " + names + "), got " + describe(*normalize));
-    const auto variant = key_normalize_from_name(normalize->get<std::string>());
-    if (!variant)
-      throw InputError("normalize", "unknown variant '" + common::clipped(normalize->get<std::string>()) +
-                                        "' (expected " + names + ")");
-    r.normalize = *variant;
-  }
-  if (const json* recall = find(in, "recall")) {
-    if (!recall->is_boolean()) throw InputError("recall", "expected true or false, got " + describe(*recall));
-    r.recall = recall->get<bool>();
-    // Every step reads every association so far: bounded before any of it runs.
-    if (r.recall && r.T * (r.T + 1) / 2 * D > kMaxRecallReads)
-      throw InputError("recall", "T (T + 1) / 2 x D = " + std::to_string(r.T * (r.T + 1) / 2 * D) +
-                                     " element reads, more than the limit of " + std::to_string(kMaxRecallReads) +
-                                     "; use fewer tokens or a smaller memory");
-  }
+void read_normalize(const json& in, MemoryOpRequest& r) {
+  const json* normalize = find(in, "normalize");
+  if (!normalize) return;
+  const std::string names = join(key_normalize_names());
+  if (!normalize->is_string())
+    throw InputError("normalize", "expected a string (one of " + names + "), got " + describe(*normalize));
+  const auto variant = key_normalize_from_name(normalize->get<std::string>());
+  if (!variant)
+    throw InputError("normalize", "unknown variant '" + common::clipped(normalize->get<std::string>()) +
+                                      "' (expected " + names + ")");
+  r.normalize = *variant;
+}
 
+void read_recall(const json& in, MemoryOpRequest& r) {
+  const json* recall = find(in, "recall");
+  if (!recall) return;
+  if (!recall->is_boolean()) throw InputError("recall", "expected true or false, got " + describe(*recall));
+  r.recall = recall->get<bool>();
+  // Every step reads every association so far: bounded before any of it runs.
+  const int64_t D = r.D();
+  if (r.recall && r.T * (r.T + 1) / 2 * D > kMaxRecallReads)
+    throw InputError("recall", "T (T + 1) / 2 x D = " + std::to_string(r.T * (r.T + 1) / 2 * D) +
+                                   " element reads, more than the limit of " + std::to_string(kMaxRecallReads) +
+                                   "; use fewer tokens or a smaller memory");
+}
+
+// The schedule, judged by Schedule itself; its errors are blamed on "schedule" but E's, N's, D's.
+void read_request_schedule(const json& in, MemoryOpRequest& r) {
   try {
     if (const json* schedule = find(in, "schedule")) r.schedule = read_schedule(*schedule);
-    Schedule::make(r.schedule, D, r.E, r.N);  // the Schedule is the one judge of unlock lists
+    Schedule::make(r.schedule, r.D(), r.E, r.N);  // the Schedule is the one judge of unlock lists
   } catch (const InputError& e) {
     if (e.field() == "E" || e.field() == "N" || e.field() == "D") throw;
     throw e.under("schedule");
   }
+}
+
+}  // namespace
+
+MemoryOpRequest parse_memory_op(const json& in) {
+  check_fields(in);
+  MemoryOpRequest r;
+  r.rule = read_rule(in);
+  Extent T{-1, "T"}, d_k{-1, "d_k"}, d_v{-1, "d_v"};
+  read_qkv(in, r, T, d_k, d_v);
+  read_rule_inputs(in, r, T, d_k, d_v);
+  read_blocks_and_horizon(in, r);
+  read_normalize(in, r);
+  read_recall(in, r);
+  read_request_schedule(in, r);
   return r;
 }
 

@@ -8,10 +8,10 @@ template <class T>
 AttentionMixer<T>::AttentionMixer(backend::Backend<T>& be, ParamTable& table, const std::string& prefix, int C,
                                   int H, int d, double std, double out_std)
     : be_(be), C_(C), H_(H), d_(d) {
-  wq_ = table.add(prefix + ".q_proj.weight", {H * d, C}, Init::normal, std, true);
-  wk_ = table.add(prefix + ".k_proj.weight", {H * d, C}, Init::normal, std, true);
-  wv_ = table.add(prefix + ".v_proj.weight", {H * d, C}, Init::normal, std, true);
-  wo_ = table.add(prefix + ".o_proj.weight", {C, H * d}, Init::normal, out_std, true);
+  wq_ = table.add(prefix + ".q_proj.weight", {H * d, C}, Init::normal, std, Decay::applied);
+  wk_ = table.add(prefix + ".k_proj.weight", {H * d, C}, Init::normal, std, Decay::applied);
+  wv_ = table.add(prefix + ".v_proj.weight", {H * d, C}, Init::normal, std, Decay::applied);
+  wo_ = table.add(prefix + ".o_proj.weight", {C, H * d}, Init::normal, out_std, Decay::applied);
 }
 
 template <class T>

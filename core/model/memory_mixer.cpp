@@ -27,21 +27,21 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
   const int HD = H_ * d_;
   const double conv_bound = K_ > 0 ? 1.0 / std::sqrt(static_cast<double>(K_)) : 0.0;  // PyTorch's conv1d init
   for (auto [s, name] : {std::pair{&q_, "q"}, std::pair{&k_, "k"}, std::pair{&v_, "v"}}) {
-    s->w = table.add(prefix + "." + name + "_proj.weight", {HD, C}, Init::normal, std, true);
-    if (K_ > 0) s->conv = table.add(prefix + "." + name + "_conv.weight", {HD, K_}, Init::uniform, conv_bound, false);
+    s->w = table.add(prefix + "." + name + "_proj.weight", {HD, C}, Init::normal, std, Decay::applied);
+    if (K_ > 0) s->conv = table.add(prefix + "." + name + "_conv.weight", {HD, K_}, Init::uniform, conv_bound, Decay::none);
   }
-  if (memory::rule_uses_beta(rule_)) wb_ = table.add(prefix + ".b_proj.weight", {H_, C}, Init::normal, std, true);
+  if (memory::rule_uses_beta(rule_)) wb_ = table.add(prefix + ".b_proj.weight", {H_, C}, Init::normal, std, Decay::applied);
   if (cfg.decay) {
-    wa_ = table.add(prefix + ".a_proj.weight", {H_, C}, Init::normal, std, true);
-    a_log_ = table.add(prefix + ".A_log", {H_}, Init::log_uniform_a, 0, false);
-    dt_bias_ = table.add(prefix + ".dt_bias", {H_}, Init::dt_bias, 0, false);
+    wa_ = table.add(prefix + ".a_proj.weight", {H_, C}, Init::normal, std, Decay::applied);
+    a_log_ = table.add(prefix + ".A_log", {H_}, Init::log_uniform_a, 0, Decay::none);
+    dt_bias_ = table.add(prefix + ".dt_bias", {H_}, Init::dt_bias, 0, Decay::none);
   }
-  if (memory::rule_uses_eta(rule_)) weta_ = table.add(prefix + ".eta_proj.weight", {H_, C}, Init::normal, std, true);
+  if (memory::rule_uses_eta(rule_)) weta_ = table.add(prefix + ".eta_proj.weight", {H_, C}, Init::normal, std, Decay::applied);
   if (memory::rule_uses_gamma(rule_))
-    wgamma_ = table.add(prefix + ".gamma_proj.weight", {H_ * c_, C}, Init::normal, std, true);
-  if (memory::rule_uses_p(rule_)) dcomba_ = table.add(prefix + ".d", {H_}, Init::zeros, 0, false);
-  onorm_ = table.add(prefix + ".o_norm.weight", {d_}, Init::ones, 0, false);
-  wo_ = table.add(prefix + ".o_proj.weight", {C, HD}, Init::normal, out_std, true);
+    wgamma_ = table.add(prefix + ".gamma_proj.weight", {H_ * c_, C}, Init::normal, std, Decay::applied);
+  if (memory::rule_uses_p(rule_)) dcomba_ = table.add(prefix + ".d", {H_}, Init::zeros, 0, Decay::none);
+  onorm_ = table.add(prefix + ".o_norm.weight", {d_}, Init::ones, 0, Decay::none);
+  wo_ = table.add(prefix + ".o_proj.weight", {C, HD}, Init::normal, out_std, Decay::applied);
 }
 
 template <class T>
@@ -82,7 +82,8 @@ void MemoryMixer<T>::stream_forward(Stream& s, const T* in, int width) {
 
 // din = W^T (d proj); `first` overwrites din, later streams add to it.
 template <class T>
-void MemoryMixer<T>::stream_backward(Stream& s, T* din, bool first, int width) {
+void MemoryMixer<T>::stream_backward(Stream& s, T* din, Into into, int width) {
+  const bool first = into == Into::overwrite;
   const size_t n = static_cast<size_t>(N_) * width, nc = static_cast<size_t>(N_) * C_;
   T* dproj = s.dproj.reserve(be_, n);
   if (K_ > 0)
@@ -198,9 +199,9 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
   be_.l2norm_backward(q_.dact.reserve(be_, n), dqn, qn_, rq_, NH, d_);
   be_.l2norm_backward(k_.dact.reserve(be_, n), dkn, kn_, rk_, NH, d_);
 
-  stream_backward(q_, din, true, HD);
-  stream_backward(k_, din, false, HD);
-  stream_backward(v_, din, false, HD);
+  stream_backward(q_, din, Into::overwrite, HD);
+  stream_backward(k_, din, Into::accumulate, HD);
+  stream_backward(v_, din, Into::accumulate, HD);
 
   const size_t nc = static_cast<size_t>(N_) * C_;
   auto gate_to_input = [&](size_t w, const T* dpre, int width) {

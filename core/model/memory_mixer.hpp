@@ -38,7 +38,8 @@ class MemoryMixer final : public Layer<T> {
     Buffer<T> proj, pre, act, dact, dproj;
   };
   void stream_forward(Stream& s, const T* in, int width);
-  void stream_backward(Stream& s, T* din, bool first, int width);
+  enum class Into { overwrite, accumulate };  // the first stream's gradient overwrites din, the others add
+  void stream_backward(Stream& s, T* din, Into into, int width);
 
   // How the mask meets the normalisation (config.hpp's MixerConfig::normalize, SPEC section 3).
   bool renormalizes() const { return memory::renormalizes(normalize_); }

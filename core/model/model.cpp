@@ -16,11 +16,11 @@ Model<T>::Model(const config::ModelConfig& cfg, int horizon, backend::Backend<T>
   const double std = cfg.init_std;
   const double out_std = std / std::sqrt(2.0 * L_);  // GPT-2's scaling of residual outputs
   const int F = config::resolved_d_hidden(cfg);
-  wte_ = table_.add("embed.weight", {V_, C_}, Init::normal, std, true);
+  wte_ = table_.add("embed.weight", {V_, C_}, Init::normal, std, Decay::applied);
   const auto& m = cfg.mixer;
   for (int l = 0; l < L_; ++l) {
     const std::string p = "layers." + std::to_string(l);
-    ln1_.push_back(table_.add(p + ".mixer_norm.weight", {C_}, Init::ones, 0, false));
+    ln1_.push_back(table_.add(p + ".mixer_norm.weight", {C_}, Init::ones, 0, Decay::none));
     if (m.type == "attention") {
       mixers_.push_back(std::make_unique<AttentionMixer<T>>(be, table_, p + ".mixer", C_, m.heads, m.d_head, std, out_std));
     } else {
@@ -28,10 +28,10 @@ Model<T>::Model(const config::ModelConfig& cfg, int horizon, backend::Backend<T>
       mixers_.push_back(std::make_unique<MemoryMixer<T>>(be, table_, p + ".mixer", C_, m, schedule, std, out_std,
                                                          cfg.norm_eps));
     }
-    ln2_.push_back(table_.add(p + ".mlp_norm.weight", {C_}, Init::ones, 0, false));
+    ln2_.push_back(table_.add(p + ".mlp_norm.weight", {C_}, Init::ones, 0, Decay::none));
     mlps_.push_back(std::make_unique<SwigluMlp<T>>(be, table_, p + ".mlp", C_, F, std, out_std));
   }
-  lnf_ = table_.add("norm.weight", {C_}, Init::ones, 0, false);
+  lnf_ = table_.add("norm.weight", {C_}, Init::ones, 0, Decay::none);
   params_ = be_.alloc(table_.total());
   grads_ = be_.alloc(table_.total());
   for (auto& mx : mixers_) mx->bind(params_, grads_);

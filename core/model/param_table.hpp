@@ -18,6 +18,9 @@ enum class Init {
   dt_bias,        // softplus^-1 of dt ~ logU(1e-3, 1e-1) (Mamba's time steps)
 };
 
+// Whether AdamW's weight decay applies: to matrices, not to gains and biases.
+enum class Decay { applied, none };
+
 struct ParamEntry {
   std::string name;            // "layers.0.mixer.q_proj.weight"
   std::vector<int64_t> shape;  // (out, in) for matrices
@@ -31,7 +34,7 @@ struct ParamEntry {
 class ParamTable {
  public:
   // Returns the entry's offset; offsets are packed in the order of registration.
-  size_t add(std::string name, std::vector<int64_t> shape, Init init, double std, bool decay);
+  size_t add(std::string name, std::vector<int64_t> shape, Init init, double std, Decay decay);
   const std::vector<ParamEntry>& entries() const { return entries_; }
   const ParamEntry* find(const std::string& name) const;
   size_t total() const { return total_; }

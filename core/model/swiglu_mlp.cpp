@@ -6,9 +6,9 @@ template <class T>
 SwigluMlp<T>::SwigluMlp(backend::Backend<T>& be, ParamTable& table, const std::string& prefix, int C, int F,
                         double std, double out_std)
     : be_(be), C_(C), F_(F) {
-  w1_ = table.add(prefix + ".w1.weight", {F, C}, Init::normal, std, true);
-  w3_ = table.add(prefix + ".w3.weight", {F, C}, Init::normal, std, true);
-  w2_ = table.add(prefix + ".w2.weight", {C, F}, Init::normal, out_std, true);
+  w1_ = table.add(prefix + ".w1.weight", {F, C}, Init::normal, std, Decay::applied);
+  w3_ = table.add(prefix + ".w3.weight", {F, C}, Init::normal, std, Decay::applied);
+  w2_ = table.add(prefix + ".w2.weight", {C, F}, Init::normal, out_std, Decay::applied);
 }
 
 template <class T>

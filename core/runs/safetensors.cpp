@@ -210,8 +210,16 @@ std::string encode_safetensors(const std::vector<Tensor>& tensors, const std::ma
   return out;
 }
 
-SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& source) {
-  const auto fail = [&](const std::string& reason) { return InputError(source, reason); };
+namespace {
+
+// Every error names the file it came from.
+struct Failure {
+  const std::string& source;
+  InputError operator()(const std::string& reason) const { return InputError(source, reason); }
+};
+
+// The header's length, checked against the format's bound and the file's size.
+uint64_t header_length(std::string_view bytes, const Failure& fail) {
   if (bytes.size() < 8)
     throw fail("too short for a safetensors file (" + std::to_string(bytes.size()) + " bytes, the header length alone is 8)");
   const uint64_t n = read_u64_le(bytes.data());
@@ -219,9 +227,12 @@ SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& so
   if (n > bytes.size() - 8)
     throw fail("header length " + std::to_string(n) + " runs past the end of the file (" +
                std::to_string(bytes.size()) + " bytes)");
-  const std::string_view text = bytes.substr(8, n);
-  if (text.empty() || text.front() != '{') throw fail("the header must be a JSON object starting with '{'");
+  return n;
+}
 
+// The header as a JSON object, a tensor named twice refused.
+json parse_header(std::string_view text, const std::string& source, const Failure& fail) {
+  if (text.empty() || text.front() != '{') throw fail("the header must be a JSON object starting with '{'");
   common::check_json_shape(text, source, {kMaxHeader, 64, "a safetensors header"});
   // nlohmann keeps the last of two equal keys; the callback sees both, so a duplicate is refused.
   std::set<std::string> keys;
@@ -241,59 +252,51 @@ SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& so
   }
   if (!header.is_object()) throw fail("the header must be a JSON object");
   if (!duplicate.empty()) throw fail("tensor " + quote(duplicate) + ": appears twice in the header");
+  return header;
+}
 
-  const uint64_t data_size = bytes.size() - 8 - n;
-  const std::string_view data = bytes.substr(8 + n);
-  SafetensorsFile file;
-  std::vector<Entry> entries;
-  for (const auto& [name, value] : header.items()) {
-    if (name == kMetadataKey) {
-      if (!value.is_object()) throw fail("__metadata__: expected an object of strings");
-      for (const auto& [key, v] : value.items()) {
-        if (!v.is_string()) throw fail("__metadata__." + key + ": expected a string, got " + v.dump());
-        file.metadata[key] = v.get<std::string>();
-      }
-      continue;
-    }
-    const std::string at = "tensor " + quote(name);
-    if (!value.is_object()) throw fail(at + ": expected {\"dtype\", \"shape\", \"data_offsets\"}");
-    Entry e;
-    e.tensor.name = name;
-    const auto dtype = value.find("dtype");
-    if (dtype == value.end() || !dtype->is_string()) throw fail(at + ": dtype is missing or not a string");
-    const auto parsed = parse_dtype(dtype->get<std::string>());
-    if (!parsed) throw fail(at + ": unknown dtype " + common::quoted(dtype->get<std::string>()));
-    e.tensor.dtype = *parsed;
-    const auto shape = value.find("shape");
-    if (shape == value.end() || !shape->is_array()) throw fail(at + ": shape is missing or not an array");
-    for (const auto& dim : *shape) {
-      const auto d = as_index(dim);
-      if (!d || *d > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-        throw fail(at + ": shape " + shape->dump() + " holds something other than a non-negative integer");
-      e.tensor.shape.push_back(static_cast<int64_t>(*d));
-    }
-    const auto offsets = value.find("data_offsets");
-    if (offsets == value.end() || !offsets->is_array() || offsets->size() != 2 || !as_index((*offsets)[0]) ||
-        !as_index((*offsets)[1]))
-      throw fail(at + ": data_offsets must be [begin, end], two non-negative integers");
-    e.begin = *as_index((*offsets)[0]);
-    e.end = *as_index((*offsets)[1]);
-    const std::string range = "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]";
-    if (e.end < e.begin) throw fail(at + ": " + range + " end before they begin");
-    if (e.end > data_size)
-      throw fail(at + ": " + range + " run past the end of the data (" + std::to_string(data_size) + " bytes)");
-    const auto count = element_count(e.tensor.shape);
-    const uint64_t size = dtype_size(e.tensor.dtype);
-    if (!count || (size > 1 && static_cast<uint64_t>(*count) > std::numeric_limits<uint64_t>::max() / size))
-      throw fail(at + ": shape " + shape_text(e.tensor.shape) + " is too large");
-    const uint64_t want = static_cast<uint64_t>(*count) * size;
-    if (e.end - e.begin != want)
-      throw fail(at + ": " + range + " hold " + std::to_string(e.end - e.begin) + " bytes, shape " +
-                 shape_text(e.tensor.shape) + " of " + dtype_name(e.tensor.dtype) + " needs " + std::to_string(want));
-    entries.push_back(std::move(e));
+// One tensor's header entry: its dtype, shape and offsets, whose byte count must match the shape.
+Entry read_entry(const std::string& name, const json& value, uint64_t data_size, const Failure& fail) {
+  const std::string at = "tensor " + quote(name);
+  if (!value.is_object()) throw fail(at + ": expected {\"dtype\", \"shape\", \"data_offsets\"}");
+  Entry e;
+  e.tensor.name = name;
+  const auto dtype = value.find("dtype");
+  if (dtype == value.end() || !dtype->is_string()) throw fail(at + ": dtype is missing or not a string");
+  const auto parsed = parse_dtype(dtype->get<std::string>());
+  if (!parsed) throw fail(at + ": unknown dtype " + common::quoted(dtype->get<std::string>()));
+  e.tensor.dtype = *parsed;
+  const auto shape = value.find("shape");
+  if (shape == value.end() || !shape->is_array()) throw fail(at + ": shape is missing or not an array");
+  for (const auto& dim : *shape) {
+    const auto d = as_index(dim);
+    if (!d || *d > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      throw fail(at + ": shape " + shape->dump() + " holds something other than a non-negative integer");
+    e.tensor.shape.push_back(static_cast<int64_t>(*d));
   }
+  const auto offsets = value.find("data_offsets");
+  if (offsets == value.end() || !offsets->is_array() || offsets->size() != 2 || !as_index((*offsets)[0]) ||
+      !as_index((*offsets)[1]))
+    throw fail(at + ": data_offsets must be [begin, end], two non-negative integers");
+  e.begin = *as_index((*offsets)[0]);
+  e.end = *as_index((*offsets)[1]);
+  const std::string range = "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]";
+  if (e.end < e.begin) throw fail(at + ": " + range + " end before they begin");
+  if (e.end > data_size)
+    throw fail(at + ": " + range + " run past the end of the data (" + std::to_string(data_size) + " bytes)");
+  const auto count = element_count(e.tensor.shape);
+  const uint64_t size = dtype_size(e.tensor.dtype);
+  if (!count || (size > 1 && static_cast<uint64_t>(*count) > std::numeric_limits<uint64_t>::max() / size))
+    throw fail(at + ": shape " + shape_text(e.tensor.shape) + " is too large");
+  const uint64_t want = static_cast<uint64_t>(*count) * size;
+  if (e.end - e.begin != want)
+    throw fail(at + ": " + range + " hold " + std::to_string(e.end - e.begin) + " bytes, shape " +
+               shape_text(e.tensor.shape) + " of " + dtype_name(e.tensor.dtype) + " needs " + std::to_string(want));
+  return e;
+}
 
-  // The data must be tiled exactly: sorted by offsets, each tensor starts where the last ended.
+// The data must be tiled exactly: sorted by offsets, each tensor starts where the last ended.
+void check_tiling(std::vector<Entry>& entries, uint64_t data_size, const Failure& fail) {
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
@@ -314,7 +317,30 @@ SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& so
   if (covered != data_size)
     throw fail(std::to_string(data_size - covered) + " bytes of data follow the last tensor" +
                (previous ? " (" + quote(previous->tensor.name) + ")" : std::string()));
+}
 
+}  // namespace
+
+SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& source) {
+  const Failure fail{source};
+  const uint64_t n = header_length(bytes, fail);
+  const json header = parse_header(bytes.substr(8, n), source, fail);
+  const uint64_t data_size = bytes.size() - 8 - n;
+  const std::string_view data = bytes.substr(8 + n);
+  SafetensorsFile file;
+  std::vector<Entry> entries;
+  for (const auto& [name, value] : header.items()) {
+    if (name != kMetadataKey) {
+      entries.push_back(read_entry(name, value, data_size, fail));
+      continue;
+    }
+    if (!value.is_object()) throw fail("__metadata__: expected an object of strings");
+    for (const auto& [key, v] : value.items()) {
+      if (!v.is_string()) throw fail("__metadata__." + key + ": expected a string, got " + v.dump());
+      file.metadata[key] = v.get<std::string>();
+    }
+  }
+  check_tiling(entries, data_size, fail);
   for (Entry& e : entries) {
     e.tensor.bytes.assign(reinterpret_cast<const uint8_t*>(data.data() + e.begin),
                           reinterpret_cast<const uint8_t*>(data.data() + e.end));

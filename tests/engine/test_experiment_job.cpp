@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/engine/experiment_job.hpp"
+#include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 #include "tests/train/tiny_run.hpp"
 
@@ -24,7 +25,7 @@ constexpr auto kDeadline = std::chrono::seconds(120);
 TEST(ExperimentJob, TrainsEvaluatesAndPublishesSnapshots) {
   const auto dir = test_support::fresh_dir("job");
   auto cfg = test_support::tiny_run(dir);
-  auto job = engine::start_training({cfg}, true);
+  auto job = engine::start_training({cfg}, {.evaluate = true});
   int last_step = -1;
   int snapshots = 0;
   const auto start = Clock::now();
@@ -52,7 +53,7 @@ TEST(ExperimentJob, TrainsEvaluatesAndPublishesSnapshots) {
   EXPECT_GT(snapshots, 0);
   // The files say the same as the snapshot.
   const auto reader = runs::RunReader::open(r.run_dir);
-  const auto back = eval::read_eval_report(reader);
+  const auto back = runs::read_eval_report(reader);
   ASSERT_TRUE(back.per_position);
   EXPECT_EQ(back.per_position->nll, r.report->per_position->nll);
   EXPECT_EQ(reader.status().state, runs::RunState::finished);
@@ -62,7 +63,7 @@ TEST(ExperimentJob, CancelLeavesAReadableResumableRun) {
   const auto dir = test_support::fresh_dir("cancel");
   auto cfg = test_support::tiny_run(dir);
   cfg.train.steps = 1000;
-  auto job = engine::start_training({cfg, cfg}, true);
+  auto job = engine::start_training({cfg, cfg}, {.evaluate = true});
   const auto start = Clock::now();
   while (true) {
     ASSERT_LT(Clock::now() - start, kDeadline) << "no step 2";
@@ -92,7 +93,7 @@ TEST(ExperimentJob, SideBySideTrainsBothRunsAtOnce) {
   proteus.name = "proteus";
   proteus.train.steps = 200;  // long enough that the baseline finishes while it still trains
   base.train.steps = 3;
-  auto job = engine::start_training({proteus, base}, false, true);
+  auto job = engine::start_training({proteus, base}, {.evaluate = false, .side_by_side = true});
   bool overlapped = false;
   const auto start = Clock::now();
   while (job.running()) {
@@ -114,7 +115,7 @@ TEST(ExperimentJob, PauseHoldsTheWorkerUntilResume) {
   const auto dir = test_support::fresh_dir("pause");
   auto cfg = test_support::tiny_run(dir);
   cfg.train.steps = 1000;
-  auto job = engine::start_training({cfg}, false);
+  auto job = engine::start_training({cfg}, {.evaluate = false});
   const auto start = Clock::now();
   while (!job.latest() || job.latest()->runs[0].step < 1) {
     ASSERT_LT(Clock::now() - start, kDeadline) << "no first step";
@@ -145,7 +146,7 @@ TEST(ExperimentJob, PublishesTheLivePerPositionCurveAtEachEvaluation) {
   const auto dir = proteus::test_support::fresh_dir("live-pp");
   auto cfg = proteus::test_support::tiny_run(dir);
   cfg.train.val_batches = 3;  // 6 validation rows for the band
-  auto job = proteus::engine::start_training({cfg}, false);
+  auto job = proteus::engine::start_training({cfg}, {.evaluate = false});
   std::string run_dir_while_training;
   std::vector<int> live_steps;
   const auto start = Clock::now();
@@ -198,7 +199,7 @@ TEST(ExperimentJob, PublishesLiveBlockUseForGatedModelsOnly) {
   auto plain = gated;
   plain.name = "plain";
   plain.model.mixer.E = 1;
-  auto job = proteus::engine::start_training({gated, plain}, false);
+  auto job = proteus::engine::start_training({gated, plain}, {.evaluate = false});
   const auto start = Clock::now();
   while (job.running()) {
     ASSERT_LT(Clock::now() - start, kDeadline) << "the job did not finish";
@@ -232,7 +233,7 @@ TEST(ExperimentJob, NeedleRunWritesItsGridAndShortLengthsAreRefused) {
   cfg.data.needle.distractors = 1;  // multikey prompts of 6 tokens and more
   cfg.eval.needle.depths = 2;
   cfg.eval.needle.samples = 2;
-  auto job = engine::start_training({cfg}, true);
+  auto job = engine::start_training({cfg}, {.evaluate = true});
   job.wait();
   const auto& r = job.latest()->runs[0];
   EXPECT_EQ(r.state, "finished") << r.message;
@@ -240,7 +241,7 @@ TEST(ExperimentJob, NeedleRunWritesItsGridAndShortLengthsAreRefused) {
   EXPECT_FALSE(r.report->per_position) << "no text, no per-position perplexity";
   ASSERT_EQ(r.report->needle->forms.size(), 2u);
   EXPECT_EQ(r.report->needle->forms[1].lengths, (std::vector<int>{8, 16, 32}));
-  const auto back = eval::read_eval_report(runs::RunReader::open(r.run_dir));
+  const auto back = runs::read_eval_report(runs::RunReader::open(r.run_dir));
   ASSERT_TRUE(back.needle);
   EXPECT_EQ(back.needle->forms[1].score, r.report->needle->forms[1].score);
 
@@ -262,7 +263,7 @@ TEST(ExperimentJob, TheDeviceIsKnownWhileTraining) {
   const auto dir = proteus::test_support::fresh_dir("job-device");
   auto cfg = proteus::test_support::tiny_run(dir);
   cfg.train.steps = 40;
-  auto job = proteus::engine::start_training({cfg}, false);
+  auto job = proteus::engine::start_training({cfg}, {.evaluate = false});
   bool seen_training_with_device = false;
   const auto start = Clock::now();
   while (job.running() && Clock::now() - start < kDeadline) {

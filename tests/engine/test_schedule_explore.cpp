@@ -15,6 +15,7 @@
 #include "core/engine/edited_evaluation.hpp"
 #include "core/engine/experiment_job.hpp"
 #include "core/engine/schedule_explore.hpp"
+#include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/train/tiny_run.hpp"
@@ -32,7 +33,7 @@ class ExploreTest : public ::testing::Test {
     dir_ = new test_support::TempDir();
     auto cfg = test_support::tiny_run(dir_->path());
     cfg.eval.per_position.sequences = 4;
-    auto job = engine::start_training({cfg}, true);
+    auto job = engine::start_training({cfg}, {.evaluate = true});
     job.wait();
     const auto s = job.latest();
     ASSERT_TRUE(s && s->runs.size() == 1 && s->runs[0].state == "finished");
@@ -94,7 +95,7 @@ void expect_same_curve(const eval::PerPositionResult& a, const eval::PerPosition
 }
 
 TEST_F(ExploreTest, TrainedScheduleReproducesTheRunsOwnResultsExactly) {
-  const auto own = eval::read_eval_report(runs::RunReader::open(run_dir()));
+  const auto own = runs::read_eval_report(runs::RunReader::open(run_dir()));
   ASSERT_TRUE(own.per_position && own.occupancy);
   engine::ScheduleExplorer x(run_dir());
   const auto s = settled(x, 1);
@@ -255,8 +256,8 @@ TEST_F(ExploreTest, EvaluationIntoAFolderNeverTouchesTheRunAndNeverOverwrites) {
   EXPECT_EQ(reader.status().state, runs::RunState::finished);
   const auto delta = reader.read_json("delta.json");
   EXPECT_EQ(delta.at("set").at("model.mixer.N"), 64);
-  const auto edited = eval::read_eval_report(reader);
-  const auto own = eval::read_eval_report(runs::RunReader::open(run_dir()));
+  const auto edited = runs::read_eval_report(reader);
+  const auto own = runs::read_eval_report(runs::RunReader::open(run_dir()));
   ASSERT_TRUE(edited.per_position && edited.occupancy && edited.block_use);
   EXPECT_NE(edited.per_position->nll, own.per_position->nll);
 

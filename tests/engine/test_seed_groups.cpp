@@ -11,6 +11,7 @@
 #include "core/config/config_json.hpp"
 #include "core/engine/seed_groups.hpp"
 #include "core/eval/per_position.hpp"
+#include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 #include "tests/support/seed_group_runs.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -27,7 +28,7 @@ std::string make_run(const std::filesystem::path& runs_dir, const config::RunCon
   eval::EvalReport report;
   report.per_position = eval::per_position_loss(m, seqs, 4, 8, 8);
   auto writer = runs::RunWriter::create(runs_dir, c.name, config::to_json(c, config::JsonForm::as_given));
-  eval::write_eval_report(writer, report);
+  runs::write_eval_report(writer, report);
   return writer.dir().string();
 }
 
@@ -59,7 +60,7 @@ TEST(SeedGroups, SummariesAndPairedDifferencesAreWrittenPerGroup) {
   EXPECT_EQ(j.at("seeds"), nlohmann::json::array({1, 2, 3}));
   // The group's mean per bucket is the mean of its runs' bucket means, inside its interval.
   std::vector<eval::PerPositionResult> members;
-  for (size_t i = 3; i < 6; ++i) members.push_back(*eval::read_eval_report(runs::RunReader::open(dirs[i])).per_position);
+  for (size_t i = 3; i < 6; ++i) members.push_back(*runs::read_eval_report(runs::RunReader::open(dirs[i])).per_position);
   const auto& buckets = j.at("per_position").at("buckets");
   ASSERT_EQ(buckets.size(), members[0].bucket_nll.size());
   for (size_t k = 0; k < buckets.size(); ++k) {
@@ -70,7 +71,7 @@ TEST(SeedGroups, SummariesAndPairedDifferencesAreWrittenPerGroup) {
     EXPECT_EQ(buckets[k].at("n"), 3);
   }
   // The paired difference of seed 2 over every position is that run's mean NLL minus the baseline's.
-  const auto base2 = *eval::read_eval_report(runs::RunReader::open(dirs[1])).per_position;
+  const auto base2 = *runs::read_eval_report(runs::RunReader::open(dirs[1])).per_position;
   const auto per_seed = j.at("paired_per_seed");
   ASSERT_EQ(per_seed.size(), 3u);
   EXPECT_NEAR(per_seed[1].at("all").at("mean").get<double>(), members[1].mean_nll - base2.mean_nll, 1e-9);

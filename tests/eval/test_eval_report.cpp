@@ -8,6 +8,7 @@
 
 #include "core/backend/registry.hpp"
 #include "core/eval/evaluate.hpp"
+#include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace {
@@ -26,8 +27,8 @@ TEST(EvalReport, NiahAndMqarRoundTripThroughTheRunDirectory) {
   grid.mean = 43.75;
   report.niah = eval::NiahResult{{grid}, {}};
   report.mqar = eval::MqarResult{8, 64, 0.25, "spread", "spread: pairs and queries interleaved"};
-  eval::write_eval_report(writer, report);
-  const auto back = eval::read_eval_report(runs::RunReader::open(writer.dir()));
+  runs::write_eval_report(writer, report);
+  const auto back = runs::read_eval_report(runs::RunReader::open(writer.dir()));
   ASSERT_TRUE(back.niah);
   ASSERT_EQ(back.niah->tasks.size(), 1u);
   EXPECT_EQ(back.niah->tasks[0].score, grid.score);
@@ -52,8 +53,8 @@ TEST(EvalReport, NeedleGridsRoundTripThroughTheRunDirectory) {
   grid.score = {100, 50, 25, 0};
   grid.mean = 43.75;
   report.needle = eval::NeedleResult{64, 3, 16, {grid}};
-  eval::write_eval_report(writer, report);
-  const auto back = eval::read_eval_report(runs::RunReader::open(writer.dir()));
+  runs::write_eval_report(writer, report);
+  const auto back = runs::read_eval_report(runs::RunReader::open(writer.dir()));
   ASSERT_TRUE(back.needle);
   EXPECT_EQ(back.needle->vocab, 64);
   EXPECT_EQ(back.needle->distractors, 3);

@@ -11,6 +11,7 @@
 #include "core/backend/cpu_backend.hpp"
 #include "core/eval/evaluate.hpp"
 #include "core/eval/per_position.hpp"
+#include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace {
@@ -116,8 +117,8 @@ TEST(PerPositionStatistics, StatisticsRoundTripThroughTheRunDirectory) {
   report.per_position = eval::per_position_loss(m, random_sequences(12, 16, 6), 4, 8, 10);
   const auto dir = std::filesystem::temp_directory_path() / ("proteus-pp-stats-" + std::to_string(std::random_device{}()));
   auto writer = runs::RunWriter::create(dir, "r", nlohmann::json{{"name", "r"}});
-  eval::write_eval_report(writer, report);
-  const auto back = eval::read_eval_report(runs::RunReader::open(writer.dir()));
+  runs::write_eval_report(writer, report);
+  const auto back = runs::read_eval_report(runs::RunReader::open(writer.dir()));
   ASSERT_TRUE(back.per_position);
   const auto& p = *report.per_position;
   const auto& q = *back.per_position;
@@ -139,6 +140,32 @@ TEST(PerPositionStatistics, StatisticsRoundTripThroughTheRunDirectory) {
   std::getline(csv, header);
   EXPECT_EQ(header, "position_lo,position_hi,mean,lo,hi,n,ppl");
   std::filesystem::remove_all(dir);
+}
+
+// One summary for the evaluation and the live curve: a NaN loss (a position its row does not
+// count) is left out of that position's mean; a position no row counts is NaN and left out of
+// mean_nll and of the buckets.
+TEST(PerPositionStatistics, SummariseLossesLeavesOutWhatARowDoesNotCount) {
+  const double nan = std::nan("");
+  // rows x L = 2 x 4; position 4 is counted by no row, position 2 by the second only.
+  const std::vector<double> losses = {1.0, nan, 3.0, nan,  //
+                                      3.0, 4.0, 5.0, nan};
+  const auto r = eval::summarise_losses(losses, 2, 4, 4);
+  ASSERT_EQ(r.nll.size(), 4u);
+  EXPECT_DOUBLE_EQ(r.nll[0], 2.0);
+  EXPECT_DOUBLE_EQ(r.nll[1], 4.0);
+  EXPECT_DOUBLE_EQ(r.nll[2], 4.0);
+  EXPECT_TRUE(std::isnan(r.nll[3]));
+  EXPECT_DOUBLE_EQ(r.mean_nll, 10.0 / 3);
+  for (size_t b = 0; b < r.bucket_nll.size(); ++b) {
+    EXPECT_FALSE(std::isnan(r.bucket_nll[b]));
+    EXPECT_LE(r.bucket_hi[b], 3) << "the bucket of position 4 alone is dropped";
+  }
+  // Without NaN it is the plain mean over rows, as the evaluation has always computed it.
+  const auto plain = eval::summarise_losses({1.0, 2.0, 3.0, 4.0}, 2, 2, 2);
+  EXPECT_DOUBLE_EQ(plain.nll[0], 2.0);
+  EXPECT_DOUBLE_EQ(plain.nll[1], 3.0);
+  EXPECT_DOUBLE_EQ(plain.mean_nll, 2.5);
 }
 
 }  // namespace

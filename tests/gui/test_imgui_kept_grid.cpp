@@ -30,7 +30,7 @@ class KeptGridViewTest : public ::testing::Test {
   // Loads a preset; the file field then shows a short name (a long path is cut there, whatever the file).
   void load(const std::filesystem::path& preset) {
     app_->load_experiment(kExperiments / preset);
-    app_->controls_panel.experiment_file = "saved.json";
+    app_->editor.controls.experiment_file = "saved.json";
   }
   // The controls column's text after a few frames (a layout settles by the third), without
   // spaces (they have no glyphs) or line breaks (wrapped lines are drawn apart). Fails on cut
@@ -71,7 +71,7 @@ TEST_F(KeptGridViewTest, ASecondSweptFieldIsShownReadOnlyWithTheRunCount) {
   EXPECT_NE(shown.find(squeezed("sweep data.mqar.layout: pairs-first, spread")), std::string::npos) << shown;
   EXPECT_NE(shown.find(squeezed("96 runs (proteus sweep)")), std::string::npos) << shown;
   EXPECT_EQ(shown.find(squeezed("leaves out")), std::string::npos) << shown;
-  app_->editor.mode = gui::RunMode::single;
+  app_->editor.experiment.mode = gui::RunMode::single;
   EXPECT_NE(controls_text().find("leavesout"), std::string::npos);
 }
 

@@ -47,7 +47,7 @@ class TeachingPanel : public ::testing::Test {
 };
 
 TEST_F(TeachingPanel, ArrowsStepSpacePlaysHomeAndEndJump) {
-  auto& st = app_->teaching;
+  auto& st = app_->teach.stepper;
   ASSERT_EQ(st.t(), 0);
   frame(gui::key::right);
   EXPECT_EQ(st.t(), 1);
@@ -60,9 +60,9 @@ TEST_F(TeachingPanel, ArrowsStepSpacePlaysHomeAndEndJump) {
   frame(gui::key::home);
   EXPECT_EQ(st.t(), 0);
   frame(gui::key::space);
-  EXPECT_TRUE(app_->teaching_playing);
+  EXPECT_TRUE(app_->teach.playing);
   frame(gui::key::space);
-  EXPECT_FALSE(app_->teaching_playing);
+  EXPECT_FALSE(app_->teach.playing);
   // Both memories are drawn from the stepper at every step.
   frame(gui::key::end);
   EXPECT_EQ(st.current().gated.recall.size(), static_cast<size_t>(st.T()));
@@ -70,7 +70,7 @@ TEST_F(TeachingPanel, ArrowsStepSpacePlaysHomeAndEndJump) {
 }
 
 TEST_F(TeachingPanel, KeysTypedIntoATextFieldDoNotStep) {
-  auto& st = app_->teaching;
+  auto& st = app_->teach.stepper;
   ImGuiIO& io = ImGui::GetIO();
   io.KeysDown[gui::key::right] = true;
   ImGui::NewFrame();

@@ -47,8 +47,8 @@ class UiScaleTest : public ::testing::Test {
   }
   // The fonts and style at `s`, as main.cpp applies them between frames.
   void scale(float s) {
-    app_->fonts = gui::apply_ui_scale(s);
-    app_->ui_scale = s;
+    app_->display.fonts = gui::apply_ui_scale(s);
+    app_->display.ui_scale = s;
   }
   // One frame with `key` (a gui::key code) pressed, with Ctrl when `ctrl`; or with `typed` typed.
   void frame(int key = -1, bool ctrl = false, ImWchar typed = 0) {
@@ -87,7 +87,7 @@ TEST_F(UiScaleTest, FontsAreRebuiltAtTheScalesPixelSizeAndTheStyleScaledFromScra
   frame();
   EXPECT_FLOAT_EQ(ImGui::GetFontSize(), 2 * gui::kBaseFontPx);  // a font of 30 pixels, not 15 stretched
   EXPECT_FLOAT_EQ(ImGui::GetIO().FontGlobalScale, 1.0f);
-  EXPECT_FLOAT_EQ(app_->fonts.presentation->FontSize, 2 * gui::kBaseFontPx * gui::kPresentationFontFactor);
+  EXPECT_FLOAT_EQ(app_->display.fonts.presentation->FontSize, 2 * gui::kBaseFontPx * gui::kPresentationFontFactor);
   EXPECT_FLOAT_EQ(ImGui::GetStyle().ItemSpacing.x, 2 * fresh.ItemSpacing.x);
   EXPECT_FLOAT_EQ(ImGui::GetStyle().FramePadding.y, 2 * fresh.FramePadding.y);
   EXPECT_FLOAT_EQ(gui::ui_px(100), 200.0f);
@@ -99,19 +99,19 @@ TEST_F(UiScaleTest, FontsAreRebuiltAtTheScalesPixelSizeAndTheStyleScaledFromScra
 }
 
 TEST_F(UiScaleTest, CtrlPlusMinusAndZeroStepTheScale) {
-  app_->default_ui_scale = 1.25f;  // the monitor's
+  app_->display.default_ui_scale = 1.25f;  // the monitor's
   frame(gui::key::equal, true);
-  EXPECT_FLOAT_EQ(app_->ui_scale, 1.25f);
+  EXPECT_FLOAT_EQ(app_->display.ui_scale, 1.25f);
   frame(gui::key::keypad_add, true);
-  EXPECT_FLOAT_EQ(app_->ui_scale, 1.5f);
+  EXPECT_FLOAT_EQ(app_->display.ui_scale, 1.5f);
   frame(gui::key::minus, true);
   frame(gui::key::minus, true);
   frame(gui::key::minus, true);
-  EXPECT_FLOAT_EQ(app_->ui_scale, 0.75f);
+  EXPECT_FLOAT_EQ(app_->display.ui_scale, 0.75f);
   frame(gui::key::zero, true);
-  EXPECT_FLOAT_EQ(app_->ui_scale, 1.25f);
+  EXPECT_FLOAT_EQ(app_->display.ui_scale, 1.25f);
   frame(gui::key::equal, false);  // '=' without Ctrl is not a shortcut
-  EXPECT_FLOAT_EQ(app_->ui_scale, 1.25f);
+  EXPECT_FLOAT_EQ(app_->display.ui_scale, 1.25f);
   EXPECT_FLOAT_EQ(ImGui::GetFontSize(), 1.25f * gui::kBaseFontPx);
 }
 
@@ -139,7 +139,7 @@ TEST_F(UiScaleTest, EveryActionHasAKeyAndEveryKeyIsListedOnce) {
 TEST_F(UiScaleTest, HelpOverlayListsTheShortcutsOfTheCurrentTab) {
   app_->show(gui::Tab::teach);
   frame(gui::key::f1);
-  ASSERT_TRUE(app_->help_open);
+  ASSERT_TRUE(app_->display.help_open);
   frame();
   std::string shown;
   for (const auto& t : text_in("Keyboard shortcuts")) shown += t.text + "\n";
@@ -149,11 +149,11 @@ TEST_F(UiScaleTest, HelpOverlayListsTheShortcutsOfTheCurrentTab) {
   }
   EXPECT_EQ(shown.find(without_spaces("next figure")), std::string::npos) << "a figure key in the Teach tab's list";
   frame(gui::key::escape);
-  EXPECT_FALSE(app_->help_open);
+  EXPECT_FALSE(app_->display.help_open);
   frame(0, false, '?');  // '?' typed opens it too, on any keyboard layout
-  EXPECT_TRUE(app_->help_open);
+  EXPECT_TRUE(app_->display.help_open);
   frame(0, false, '?');
-  EXPECT_FALSE(app_->help_open);
+  EXPECT_FALSE(app_->display.help_open);
 }
 
 TEST_F(UiScaleTest, F11PresentsTheTeachStreamInLargeTypeAndTheArrowsStepIt) {
@@ -162,7 +162,7 @@ TEST_F(UiScaleTest, F11PresentsTheTeachStreamInLargeTypeAndTheArrowsStepIt) {
   float ui_height = 0;
   for (const auto& t : text_in("Proteus Lab")) ui_height = std::max(ui_height, t.height);
   frame(gui::key::f11);
-  ASSERT_TRUE(app_->presenting);
+  ASSERT_TRUE(app_->display.presenting);
   frame();
   bool leave_button = false;
   float shown_height = 0;
@@ -175,24 +175,24 @@ TEST_F(UiScaleTest, F11PresentsTheTeachStreamInLargeTypeAndTheArrowsStepIt) {
   EXPECT_TRUE(text_in("controls").empty()) << "no controls column while presenting";
   frame(gui::key::right);
   frame(gui::key::right);
-  EXPECT_EQ(app_->teaching.t(), 2);
+  EXPECT_EQ(app_->teach.stepper.t(), 2);
   frame(gui::key::space);
-  EXPECT_TRUE(app_->teaching_playing);
+  EXPECT_TRUE(app_->teach.playing);
   frame(gui::key::escape);  // leaves the presentation view
-  EXPECT_FALSE(app_->presenting);
+  EXPECT_FALSE(app_->display.presenting);
 }
 
 TEST_F(UiScaleTest, PresentedFiguresStepWithTheArrows) {
   app_->show(gui::Tab::activation);
   frame();
   frame(gui::key::f11);
-  ASSERT_TRUE(app_->presenting);
+  ASSERT_TRUE(app_->display.presenting);
   ASSERT_EQ(app_->presentation_figures().size(), 1u);  // the activation map
   frame(gui::key::right);
-  EXPECT_EQ(app_->presented_figure, 0);  // one figure: stepping stays on it
-  EXPECT_EQ(app_->teaching.t(), 0) << "the arrows step figures here, not the Teach stream";
+  EXPECT_EQ(app_->display.presented_figure, 0);  // one figure: stepping stays on it
+  EXPECT_EQ(app_->teach.stepper.t(), 0) << "the arrows step figures here, not the Teach stream";
   frame(gui::key::f11);
-  EXPECT_FALSE(app_->presenting);
+  EXPECT_FALSE(app_->display.presenting);
   // A tab with no figures yet says so instead of drawing nothing.
   app_->show(gui::Tab::training);
   frame(gui::key::f11);
@@ -273,8 +273,8 @@ TEST_F(UiScaleTest, NoTabCutsTextAtScaleOneOrTwo) {
     for (const auto tab : {gui::Tab::activation, gui::Tab::training, gui::Tab::runs, gui::Tab::explore, gui::Tab::teach}) {
       for (const bool present : {false, true}) {
         app_->show(tab);
-        app_->presenting = present;
-        app_->teaching.go_to(7);
+        app_->display.presenting = present;
+        app_->teach.stepper.go_to(7);
         // A requested tab is drawn from the second frame; its scroll range from the third.
         for (int i = 0; i < 3; ++i) frame();
         for (const auto& c : gui::find_cut_text(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts))

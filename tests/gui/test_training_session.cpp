@@ -99,7 +99,7 @@ TEST(TrainingSession, CompareRunFillsInThenTheBrowserOverlaysAndExports) {
 
   gui::TrainingSession s;
   EXPECT_EQ(s.status_line(), "idle");
-  s.start({base, proteus}, /*side_by_side=*/true);
+  s.start({base, proteus}, {.side_by_side = true});
   EXPECT_TRUE(s.started());
   // refresh() only takes what is published: it returns at once whatever the worker is doing.
   const auto t0 = Clock::now();
@@ -154,7 +154,7 @@ TEST(TrainingSession, PauseHoldsStopLeavesAResumableRun) {
   auto cfg = test_support::tiny_run(dir / "runs");
   cfg.train.steps = 400;
   gui::TrainingSession s;
-  s.start({cfg}, false, false);
+  s.start({cfg}, {.evaluate = false});
   // Wait for a few steps, pause, and check the step count holds.
   const auto start = Clock::now();
   while (!(s.snapshot() && !s.snapshot()->runs.empty() && s.snapshot()->runs[0].step >= 3)) {
@@ -204,7 +204,7 @@ TEST(TrainingSession, StartingAJobWhileAnotherStopsReturnsWithinAFrame) {
   slow.train.steps = 1000;
   slow.train.eval_every = 1000;
   gui::TrainingSession s;
-  s.start({slow}, false, false);
+  s.start({slow}, {.evaluate = false});
   const auto start = Clock::now();
   while (!(s.snapshot() && !s.snapshot()->runs.empty() && s.snapshot()->runs[0].step >= 1)) {
     s.refresh();
@@ -214,7 +214,7 @@ TEST(TrainingSession, StartingAJobWhileAnotherStopsReturnsWithinAFrame) {
   auto next = test_support::tiny_run(dir / "runs");
   next.name = "next";
   const auto t0 = Clock::now();
-  s.start({next}, false, false);  // as the render loop calls it
+  s.start({next}, {.evaluate = false});  // as the render loop calls it
   const auto took = Clock::now() - t0;
   const size_t still_stopping = s.jobs_stopping();
   std::printf("start() returned after %.1f ms\n", std::chrono::duration<double, std::milli>(took).count());

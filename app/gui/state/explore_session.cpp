@@ -69,10 +69,10 @@ std::string ExploreSession::edit_label() const {
   return out;
 }
 
-std::string ExploreSession::submit(bool niah) {
+std::string ExploreSession::submit(ExploreAsk ask) {
   if (!explorer_) return "no run is open in Explore";
   try {
-    requested_ = explorer_->request({eval_settings(), delta(), niah});
+    requested_ = explorer_->request({eval_settings(), delta(), ask.niah});
     return "";
   } catch (const std::exception& e) {
     return e.what();

@@ -15,6 +15,11 @@
 
 namespace proteus::gui {
 
+// What an edit asks for beyond the curves, named at the call: submit({.niah = true}).
+struct ExploreAsk {
+  bool niah = false;  // also the NIAH grid (slow)
+};
+
 class ExploreSession {
  public:
   // Opens a run (replacing any open one); "" or the reason it cannot (not a run, no checkpoint).
@@ -35,7 +40,7 @@ class ExploreSession {
   // "N = 1024, E = 8": the edited series' legend entry; "trained schedule" when nothing differs.
   std::string edit_label() const;
   // Sends the current edit (with NIAH when asked); "" or the refusal (naming the field).
-  std::string submit(bool niah = false);
+  std::string submit(ExploreAsk ask = {});
   // An inference sweep over "N" or "E" (engine::horizon_sweep / blocks_sweep).
   std::string sweep(const std::string& axis);
   // Back to the trained schedule.

@@ -46,9 +46,9 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
-void TrainingSession::start(std::vector<config::RunConfig> runs, bool side_by_side, bool evaluate) {
+void TrainingSession::start(std::vector<config::RunConfig> runs, engine::TrainingOptions options) {
   handle_.cancel();
-  auto h = engine::start_training(runs, evaluate, side_by_side);  // throws before anything starts
+  auto h = engine::start_training(runs, options);  // throws before anything starts
   reaper_.retire(std::move(handle_));  // the cancelled job checkpoints and is joined off this thread
   handle_ = std::move(h);
   configs_ = std::move(runs);
@@ -60,7 +60,7 @@ void TrainingSession::resume_run(const std::string& run_dir) {
   auto cfg = runs::RunReader::open(run_dir).run_config();  // throws InputError for a non-run
   runs::RunLock::check_free(run_dir);  // another writer holds it: refused before this job is touched
   handle_.cancel();
-  auto h = engine::start_resume(run_dir, true);
+  auto h = engine::start_resume(run_dir, {.evaluate = true});
   reaper_.retire(std::move(handle_));  // as in start(): the window never waits for the old job
   handle_ = std::move(h);
   configs_ = {cfg};

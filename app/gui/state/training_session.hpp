@@ -25,10 +25,10 @@ std::string format_duration(double seconds);
 
 class TrainingSession {
  public:
-  // Starts training `runs` (validated by the caller); side_by_side trains them at once (compare).
+  // Starts training `runs` (validated by the caller); options.side_by_side trains them at once (compare).
   // Throws what engine::start_training throws. A job still running is cancelled first, and stops
   // (checkpoints) on the reaper's thread: this returns without waiting for it.
-  void start(std::vector<config::RunConfig> runs, bool side_by_side, bool evaluate = true);
+  void start(std::vector<config::RunConfig> runs, engine::TrainingOptions options = {});
   // Continues a cancelled or crashed run from its checkpoint (then evaluates it).
   void resume_run(const std::string& run_dir);
   void pause() { handle_.pause(); }

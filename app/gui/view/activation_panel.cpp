@@ -53,7 +53,7 @@ bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigur
 }
 
 void draw_activation_panel(LabApp& app) {
-  auto& ed = app.editor;
+  auto& ed = app.editor.experiment;
   auto& m = ed.config.model.mixer;
   if (m.type != "memory") {
     ImGui::TextWrapped("The attention reference has no memory blocks: choose a memory mixer to see the activation map.");
@@ -82,12 +82,12 @@ void draw_activation_panel(LabApp& app) {
   const float w = ImGui::GetContentRegionAvail().x;
   const float strip = m.schedule.type == "custom" ? ui_px(56) : 0.0f;
   const float h = std::max(ui_px(200), ImGui::GetContentRegionAvail().y - strip - 3 * ImGui::GetTextLineHeightWithSpacing());
-  if (!app.activation) {
-    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", app.activation_error.c_str());
+  if (!app.editor.activation) {
+    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", app.editor.activation_error.c_str());
     return;
   }
-  const DrawnFigure map = draw_figure("activation", *app.activation, ImVec2(w, h));
-  if (m.schedule.type == "custom" && draw_unlock_strip(ed, app.activation_panel.dragging_unlock, map, w))
+  const DrawnFigure map = draw_figure("activation", *app.editor.activation, ImVec2(w, h));
+  if (m.schedule.type == "custom" && draw_unlock_strip(ed, app.editor.activation_panel.dragging_unlock, map, w))
     app.editor_changed();
   try {
     const auto s = ed.schedule();

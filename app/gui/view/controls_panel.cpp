@@ -15,7 +15,7 @@
 namespace proteus::gui {
 
 void draw_controls_panel(LabApp& app) {
-  auto& ed = app.editor;
+  auto& ed = app.editor.experiment;
   auto& c = ed.config;
   bool changed = false;
   // Every field leaves room for the longest label beside it, whatever the column's width.
@@ -24,17 +24,17 @@ void draw_controls_panel(LabApp& app) {
   ImGui::TextUnformatted("Experiment");
   {
     // The combo shows the preset the editor was loaded from, whichever way it was loaded.
-    const std::string current = app.preset_label.empty() ? "(choose a preset)" : app.preset_label;
+    const std::string current = app.editor.preset_label.empty() ? "(choose a preset)" : app.editor.preset_label;
     ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("preset").x + ImGui::GetStyle().ItemSpacing.x));
     if (ImGui::BeginCombo("##preset", current.c_str())) {
-      for (const auto& p : app.presets)
+      for (const auto& p : app.editor.presets)
         if (ImGui::Selectable(p.label.c_str(), p.label == current)) app.load_experiment(p.path);
       ImGui::EndCombo();
     }
     ImGui::SameLine();
     ImGui::TextDisabled("preset");
   }
-  auto& state = app.controls_panel;
+  auto& state = app.editor.controls;
   std::string& file = state.experiment_file;
   if (!ed.source.empty() && file == ControlsPanelState().experiment_file) file = ed.source;
   ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("LoadSave").x + ImGui::GetStyle().FramePadding.x * 4 +
@@ -48,7 +48,7 @@ void draw_controls_panel(LabApp& app) {
       ed.save(file);
       app.notify("saved " + file + " (runs with: proteus " + ed.cli_command() + " " + file + ")");
     } catch (const std::exception& e) {
-      app.notify(std::string("cannot save: ") + e.what(), true);
+      app.notify_error(std::string("cannot save: ") + e.what());
     }
   };
   if (ImGui::Button("Save")) {
@@ -99,12 +99,12 @@ void draw_controls_panel(LabApp& app) {
   if (changed) app.editor_changed();
 
   ImGui::Separator();
-  if (!app.problem.empty()) {
+  if (!app.editor.problem.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-    ImGui::TextWrapped("%s", app.problem.c_str());
+    ImGui::TextWrapped("%s", app.editor.problem.c_str());
     ImGui::PopStyleColor();
   }
-  const bool can_start = app.problem.empty() && !app.training.active();
+  const bool can_start = app.editor.problem.empty() && !app.training.active();
   ImGui::BeginDisabled(!can_start);
   const char* label = ed.mode == RunMode::compare   ? "Train baseline and Proteus"
                       : ed.mode == RunMode::sweep_e  ? "Train the sweep"

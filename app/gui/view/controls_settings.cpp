@@ -8,6 +8,7 @@
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/widgets.hpp"
 #include "core/config/config.hpp"
+#include "core/config/data_values.hpp"
 #include "core/config/memory_regime.hpp"
 #include "core/data/niah.hpp"
 #include "core/memory/gated_rule.hpp"
@@ -33,109 +34,133 @@ void set_mix_weight(config::DataConfig& d, const std::string& task, double w) {
   if (w > 0) d.mix.push_back({task, w});
 }
 
+// Each section edits the config in place and returns true when a widget changed it.
+bool draw_model_section(config::RunConfig& c) {
+  bool changed = false;
+  auto& m = c.model.mixer;
+  changed |= combo("mixer", m.type, config::mixer_type_names());
+  if (m.type == "memory") {
+    std::vector<std::string> rules;
+    for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
+    changed |= combo("rule", m.rule, rules);
+  }
+  changed |= input_config_int("d_model", "model.d_model", c.model.d_model, 8, 64);
+  changed |= input_config_int("layers", "model.layers", c.model.layers);
+  changed |= input_config_int("heads", "model.mixer.heads", m.heads);
+  changed |= input_config_int("d_head", "model.mixer.d_head", m.d_head, 2, 16);
+  if (m.type == "memory") {
+    changed |= input_config_int("conv width", "model.mixer.conv", m.conv);
+    changed |= ImGui::Checkbox("data-dependent decay", &m.decay);
+    if (m.rule == "swla") changed |= input_config_int("swla window", "model.mixer.window", m.window);
+  }
+  return changed;
+}
+
+bool draw_memory_section(ExperimentEditor& ed) {
+  bool changed = false;
+  auto& c = ed.config;
+  auto& m = c.model.mixer;
+  const int D = m.d_head * m.d_head;
+  int E = m.E;
+  const std::string of_D = "of D=" + std::to_string(D);
+  // The slider takes what the row leaves beside its label and "of D=...".
+  ImGui::SetNextItemWidth(-(label_width("E") + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(of_D.c_str()).x));
+  if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", of_D.c_str());
+  // The ratios that place the run in the paper's regime (8-16 rows, 32-64 tokens) or outside it.
+  ImGui::TextWrapped("%s", config::describe_regime(config::memory_regime(c)).c_str());
+  std::string type = m.schedule.type;
+  if (combo("schedule", type, memory::schedule_types())) ed.set_schedule_type(type), changed = true;
+  if (m.schedule.type == "power") {
+    float p = static_cast<float>(m.schedule.power);
+    if (ImGui::SliderFloat("power", &p, 0.25f, 4.0f, "%.2f")) m.schedule.power = p, changed = true;
+  }
+  int N = m.N;
+  if (horizon_input("horizon N", N, c.data.seq_len)) ed.set_N(N), changed = true;
+  std::vector<std::string> forms;  // the memory room's table of forms
+  for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
+  changed |= combo("form", m.form, forms);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Which form of the rule runs (model.mixer.form): auto (chunked where it applies: every\n"
+                      "rule but titans, with E dividing d_head), recurrent, or chunked. Same function, other cost.");
+  changed |= combo("normalize", m.normalize, memory::key_normalize_names());
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("How the mask meets the normalisation of q and k (model.mixer.normalize):\n"
+                      "normalize_then_mask (the paper's), mask_then_normalize, capped_renormalize");
+  if (m.schedule.type == "custom") ImGui::TextDisabled("drag the unlock points under the activation map");
+  return changed;
+}
+
+// A checkbox per NIAH task, flowing over as many rows as the column needs.
+bool draw_niah_tasks(config::DataConfig& d) {
+  bool changed = false;
+  ImGui::TextUnformatted("NIAH tasks");
+  int col = 0;
+  for (const auto& t : data::niah::task_names()) {
+    bool on = std::find(d.niah.tasks.begin(), d.niah.tasks.end(), t) != d.niah.tasks.end();
+    if (col++) flow_same_line(ImGui::GetFrameHeight() + label_width(t.c_str()));
+    if (ImGui::Checkbox(t.c_str(), &on)) {
+      if (on) d.niah.tasks.push_back(t);
+      else d.niah.tasks.erase(std::find(d.niah.tasks.begin(), d.niah.tasks.end(), t));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+bool draw_data_section(config::DataConfig& d) {
+  bool changed = false;
+  changed |= input_config_int("seq_len", "data.seq_len", d.seq_len, 32, 256);
+  changed |= input_config_int("batch", "data.batch", d.batch);
+  for (const auto& task : config::mix_task_names()) {
+    float w = static_cast<float>(mix_weight(d, task));
+    if (ImGui::SliderFloat(("weight: " + task).c_str(), &w, 0.0f, 1.0f, "%.2f"))
+      set_mix_weight(d, task, w), changed = true;
+  }
+  changed |= ImGui::InputText("text file or folder", &d.text.path);
+  ImGui::TextDisabled("any UTF-8 text file, or a folder of them");
+  if (mix_weight(d, "niah") > 0) changed |= draw_niah_tasks(d);
+  if (mix_weight(d, "mqar") > 0) {
+    changed |= input_config_int("MQAR pairs", "data.mqar.pairs", d.mqar.pairs);
+    changed |= input_config_int("MQAR vocab", "data.mqar.vocab", d.mqar.vocab, 256, 1024);
+  }
+  return changed;
+}
+
+bool draw_training_section(config::TrainConfig& t) {
+  bool changed = false;
+  changed |= input_config_int("steps", "train.steps", t.steps, 10, 100);
+  changed |= input_double("learning rate", t.lr, 1e-6, 1.0);
+  changed |= input_double("min lr", t.min_lr, 0.0, 1.0);
+  changed |= input_config_int("warm-up", "train.warmup", t.warmup, 10, 100);
+  changed |= input_config_int("eval every", "train.eval_every", t.eval_every, 10, 100);
+  changed |= input_config_int("log every", "train.log_every", t.log_every);
+  return changed;
+}
+
+bool draw_device_section(config::RunConfig& c, const DeviceInfo& device) {
+  bool changed = false;
+  changed |= combo("device", c.device, config::device_names());
+  changed |= input_config_int("CPU threads", "threads", c.threads);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 = all cores");
+  ImGui::TextWrapped("%s", device.summary.c_str());
+  if (c.device == "cuda" && !device.cuda) ImGui::TextDisabled("cuda requested: the run will fall back to the CPU");
+  return changed;
+}
+
 }  // namespace
 
 bool draw_run_settings(LabApp& app) {
-  auto& ed = app.editor;
+  auto& ed = app.editor.experiment;
   auto& c = ed.config;
   bool changed = false;
-  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) {
-    auto& m = c.model.mixer;
-    changed |= combo("mixer", m.type, config::mixer_type_names());
-    if (m.type == "memory") {
-      std::vector<std::string> rules;
-      for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
-      changed |= combo("rule", m.rule, rules);
-    }
-    changed |= input_config_int("d_model", "model.d_model", c.model.d_model, 8, 64);
-    changed |= input_config_int("layers", "model.layers", c.model.layers);
-    changed |= input_config_int("heads", "model.mixer.heads", m.heads);
-    changed |= input_config_int("d_head", "model.mixer.d_head", m.d_head, 2, 16);
-    if (m.type == "memory") {
-      changed |= input_config_int("conv width", "model.mixer.conv", m.conv);
-      changed |= ImGui::Checkbox("data-dependent decay", &m.decay);
-      if (m.rule == "swla") changed |= input_config_int("swla window", "model.mixer.window", m.window);
-    }
-  }
-  if (c.model.mixer.type == "memory" && ImGui::CollapsingHeader("Memory blocks", ImGuiTreeNodeFlags_DefaultOpen)) {
-    auto& m = c.model.mixer;
-    const int D = m.d_head * m.d_head;
-    int E = m.E;
-    const std::string of_D = "of D=" + std::to_string(D);
-    // The slider takes what the row leaves beside its label and "of D=...".
-    ImGui::SetNextItemWidth(-(label_width("E") + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(of_D.c_str()).x));
-    if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", of_D.c_str());
-    // The ratios that place the run in the paper's regime (8-16 rows, 32-64 tokens) or outside it.
-    ImGui::TextWrapped("%s", config::describe_regime(config::memory_regime(c)).c_str());
-    std::string type = m.schedule.type;
-    if (combo("schedule", type, memory::schedule_types())) ed.set_schedule_type(type), changed = true;
-    if (m.schedule.type == "power") {
-      float p = static_cast<float>(m.schedule.power);
-      if (ImGui::SliderFloat("power", &p, 0.25f, 4.0f, "%.2f")) m.schedule.power = p, changed = true;
-    }
-    int N = m.N;
-    if (horizon_input("horizon N", N, c.data.seq_len)) ed.set_N(N), changed = true;
-    {
-      std::vector<std::string> forms;  // the memory room's table of forms
-      for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
-      changed |= combo("form", m.form, forms);
-      if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Which form of the rule runs (model.mixer.form): auto (chunked where it applies: every\n"
-                          "rule but titans, with E dividing d_head), recurrent, or chunked. Same function, other cost.");
-    }
-    changed |= combo("normalize", m.normalize, memory::key_normalize_names());
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("How the mask meets the normalisation of q and k (model.mixer.normalize):\n"
-                        "normalize_then_mask (the paper's), mask_then_normalize, capped_renormalize");
-    if (m.schedule.type == "custom") ImGui::TextDisabled("drag the unlock points under the activation map");
-  }
-  if (ImGui::CollapsingHeader("Data")) {
-    auto& d = c.data;
-    changed |= input_config_int("seq_len", "data.seq_len", d.seq_len, 32, 256);
-    changed |= input_config_int("batch", "data.batch", d.batch);
-    for (const char* task : {"text", "niah", "mqar", "needle"}) {
-      float w = static_cast<float>(mix_weight(d, task));
-      if (ImGui::SliderFloat((std::string("weight: ") + task).c_str(), &w, 0.0f, 1.0f, "%.2f"))
-        set_mix_weight(d, task, w), changed = true;
-    }
-    changed |= ImGui::InputText("text file or folder", &d.text.path);
-    ImGui::TextDisabled("any UTF-8 text file, or a folder of them");
-    if (mix_weight(d, "niah") > 0) {
-      ImGui::TextUnformatted("NIAH tasks");
-      int col = 0;
-      for (const auto& t : data::niah::task_names()) {
-        bool on = std::find(d.niah.tasks.begin(), d.niah.tasks.end(), t) != d.niah.tasks.end();
-        if (col++) flow_same_line(ImGui::GetFrameHeight() + label_width(t.c_str()));
-        if (ImGui::Checkbox(t.c_str(), &on)) {
-          if (on) d.niah.tasks.push_back(t);
-          else d.niah.tasks.erase(std::find(d.niah.tasks.begin(), d.niah.tasks.end(), t));
-          changed = true;
-        }
-      }
-    }
-    if (mix_weight(d, "mqar") > 0) {
-      changed |= input_config_int("MQAR pairs", "data.mqar.pairs", d.mqar.pairs);
-      changed |= input_config_int("MQAR vocab", "data.mqar.vocab", d.mqar.vocab, 256, 1024);
-    }
-  }
-  if (ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen)) {
-    auto& t = c.train;
-    changed |= input_config_int("steps", "train.steps", t.steps, 10, 100);
-    changed |= input_double("learning rate", t.lr, 1e-6, 1.0);
-    changed |= input_double("min lr", t.min_lr, 0.0, 1.0);
-    changed |= input_config_int("warm-up", "train.warmup", t.warmup, 10, 100);
-    changed |= input_config_int("eval every", "train.eval_every", t.eval_every, 10, 100);
-    changed |= input_config_int("log every", "train.log_every", t.log_every);
-  }
-  if (ImGui::CollapsingHeader("Device", ImGuiTreeNodeFlags_DefaultOpen)) {
-    changed |= combo("device", c.device, config::device_names());
-    changed |= input_config_int("CPU threads", "threads", c.threads);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 = all cores");
-    ImGui::TextWrapped("%s", app.device.summary.c_str());
-    if (c.device == "cuda" && !app.device.cuda) ImGui::TextDisabled("cuda requested: the run will fall back to the CPU");
-  }
+  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_model_section(c);
+  if (c.model.mixer.type == "memory" && ImGui::CollapsingHeader("Memory blocks", ImGuiTreeNodeFlags_DefaultOpen))
+    changed |= draw_memory_section(ed);
+  if (ImGui::CollapsingHeader("Data")) changed |= draw_data_section(c.data);
+  if (ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_training_section(c.train);
+  if (ImGui::CollapsingHeader("Device", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_device_section(c, app.device);
   return changed;
 }
 

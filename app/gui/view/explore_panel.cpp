@@ -14,7 +14,7 @@ namespace {
 
 // The edited schedule's controls; true when the edit changed.
 bool draw_schedule_controls(LabApp& app) {
-  auto& ed = app.explore.edit;
+  auto& ed = app.explore.session.edit;
   auto& m = ed.config.model.mixer;
   bool changed = false;
   const int D = m.d_head * m.d_head;
@@ -47,7 +47,7 @@ bool draw_schedule_controls(LabApp& app) {
 }  // namespace
 
 void draw_explore_panel(LabApp& app) {
-  auto& x = app.explore;
+  auto& x = app.explore.session;
   if (!x.is_open()) {
     ImGui::TextWrapped("Explore puts a trained model's schedule under your hands: E, the horizon N, the schedule "
                        "and its unlock points become live controls over the trained weights, and the per-position "
@@ -83,17 +83,17 @@ void draw_explore_panel(LabApp& app) {
   const auto button_width = [](const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; };
   flow_same_line(button_width("Evaluate NIAH"));
   if (ImGui::Button("Evaluate NIAH")) {
-    if (const auto err = x.submit(true); !err.empty()) app.notify(err, true);
+    if (const auto err = x.submit({.niah = true}); !err.empty()) app.notify_error(err);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the NIAH grid of the run's eval section, for both schedules (slow)");
   flow_same_line(button_width("Sweep N"));
   if (ImGui::Button("Sweep N")) {
-    if (const auto err = x.sweep("N"); !err.empty()) app.notify(err, true);
+    if (const auto err = x.sweep("N"); !err.empty()) app.notify_error(err);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("N in 0.5, 1, 2, 4 x the training length, one figure");
   flow_same_line(button_width("Sweep E"));
   if (ImGui::Button("Sweep E")) {
-    if (const auto err = x.sweep("E"); !err.empty()) app.notify(err, true);
+    if (const auto err = x.sweep("E"); !err.empty()) app.notify_error(err);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("E in 1, 2, 4, 8, 16, 32, one figure");
   flow_same_line(button_width("Trained schedule"));
@@ -105,12 +105,12 @@ void draw_explore_panel(LabApp& app) {
     const float w = ImGui::GetContentRegionAvail().x;
     const DrawnFigure map = draw_figure("explore-map", map_fig, ImVec2(w, ui_px(150)));
     if (x.edit.config.model.mixer.schedule.type == "custom")
-      changed |= draw_unlock_strip(x.edit, app.explore_panel.dragging_unlock, map, w);
+      changed |= draw_unlock_strip(x.edit, app.explore.panel.dragging_unlock, map, w);
   } catch (const std::exception& e) {
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", e.what());
   }
   if (changed || settings) {
-    if (const auto err = x.submit(); !err.empty()) app.notify(err, true);
+    if (const auto err = x.submit(); !err.empty()) app.notify_error(err);
   }
   draw_export_controls(app, x.figures(), "explore-export");
   ImGui::BeginChild("explore-figures", ImVec2(0, 0), false);

@@ -31,23 +31,23 @@ void draw_figure_grid(const std::vector<figures::NamedFigure>& figs, int columns
 
 void draw_export_controls(LabApp& app, const std::vector<figures::NamedFigure>& figs, const char* id) {
   ImGui::PushID(id);
-  ImGui::SetNextItemWidth(field_width_for(app.export_dir, ui_px(220)));
-  ImGui::InputText("##dir", &app.export_dir);
+  ImGui::SetNextItemWidth(field_width_for(app.exports.dir, ui_px(220)));
+  ImGui::InputText("##dir", &app.exports.dir);
   flow_same_line(ImGui::CalcTextSize("Export figures").x + 2 * ImGui::GetStyle().FramePadding.x);
   ImGui::BeginDisabled(figs.empty() || app.export_busy());
-  if (ImGui::Button("Export figures")) app.start_export(figs, app.export_dir);
+  if (ImGui::Button("Export figures")) app.start_export(figs, app.exports.dir);
   ImGui::EndDisabled();
-  auto& choice = app.export_choice;
+  auto& choice = app.exports.choice;
   const std::pair<const char*, bool*> boxes[] = {{"PNG", &choice.png}, {"SVG", &choice.svg}, {"PDF", &choice.pdf}, {"CSV", &choice.csv}};
   for (const auto& [label, on] : boxes) {
     flow_same_line(ImGui::GetFrameHeight() + label_width(label));
     ImGui::Checkbox(label, on);
   }
   flow_same_line(ui_px(90) + label_width("dpi"));
-  int dpi = static_cast<int>(app.export_settings.dpi);
+  int dpi = static_cast<int>(app.exports.settings.dpi);
   ImGui::SetNextItemWidth(ui_px(90));
-  if (ImGui::InputInt("dpi", &dpi, 50, 100)) app.export_settings.dpi = std::clamp(dpi, 10, 2400);
-  app.export_settings.formats = choice.formats();
+  if (ImGui::InputInt("dpi", &dpi, 50, 100)) app.exports.settings.dpi = std::clamp(dpi, 10, 2400);
+  app.exports.settings.formats = choice.formats();
   ImGui::PopID();
 }
 

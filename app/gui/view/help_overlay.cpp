@@ -14,10 +14,10 @@ void draw_help_overlay(LabApp& app) {
                           ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowFocus();
   ImGui::SetNextWindowBgAlpha(0.97f);
-  if (app.presenting && app.fonts.presentation) ImGui::PushFont(app.fonts.presentation);
-  const std::string where = std::string(app.presenting ? "presentation view, " : "") + tab_name(app.current_tab()) + " tab";
+  if (app.display.presenting && app.display.fonts.presentation) ImGui::PushFont(app.display.fonts.presentation);
+  const std::string where = std::string(app.display.presenting ? "presentation view, " : "") + tab_name(app.current_tab()) + " tab";
   const std::string title = "Keyboard shortcuts: " + where + "###help";
-  ImGui::Begin(title.c_str(), &app.help_open,
+  ImGui::Begin(title.c_str(), &app.display.help_open,
                ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoMove);
   if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH)) {
@@ -34,9 +34,9 @@ void draw_help_overlay(LabApp& app) {
     ImGui::EndTable();
   }
   ImGui::TextDisabled("Keys other than Ctrl and F-keys wait while a text field has the keyboard.");
-  if (ImGui::Button("Close (Esc)")) app.help_open = false;
+  if (ImGui::Button("Close (Esc)")) app.display.help_open = false;
   ImGui::End();
-  if (app.presenting && app.fonts.presentation) ImGui::PopFont();
+  if (app.display.presenting && app.display.fonts.presentation) ImGui::PopFont();
 }
 
 }  // namespace proteus::gui

@@ -7,7 +7,7 @@
 namespace proteus::gui {
 
 bool draw_kept_grid(LabApp& app) {
-  auto& ed = app.editor;
+  auto& ed = app.editor.experiment;
   if (ed.kept.empty()) return false;
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   ImGui::TextWrapped("From the file, trained as given (read-only):");  // wrapped: the column may be narrow

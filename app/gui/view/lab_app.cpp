@@ -28,79 +28,84 @@ std::optional<Tab> tab_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-LabApp::LabApp(std::filesystem::path root, std::filesystem::path runs)
-    : source_root(std::move(root)), runs_dir(std::move(runs)) {
-  presets = find_presets(source_root / "experiments");
+LabApp::LabApp(std::filesystem::path root, std::filesystem::path runs_dir) : source_root(std::move(root)) {
+  runs.dir = std::move(runs_dir);
+  editor.presets = find_presets(source_root / "experiments");
   device = probe_device();
-  editor.config.runs_dir = runs_dir.string();
-  runs_panel.folder = runs_dir.string();
-  teaching.go_to(0);
-  this->runs.rescan(runs_dir);
+  editor.experiment.config.runs_dir = runs.dir.string();
+  runs.panel.folder = runs.dir.string();
+  teach.stepper.go_to(0);
+  runs.browser.rescan(runs.dir);
   editor_changed();
 }
 
-void LabApp::notify(const std::string& message, bool error) {
-  status = message;
-  status_is_error = error;
+void StatusLine::post(const std::string& message, Notice kind) {
+  const bool error = kind == Notice::error;
+  text = message;
+  is_error = error;
   log.push_back((error ? "error: " : "") + message);
   if (log.size() > 200) log.erase(log.begin());
 }
 
+void LabApp::notify(const std::string& message) { status_line.post(message, Notice::info); }
+
+void LabApp::notify_error(const std::string& message) { status_line.post(message, Notice::error); }
+
 void LabApp::editor_changed() {
-  problem = editor.problem();
+  editor.problem = editor.experiment.problem();
   try {
-    activation = editor.activation_figure();
-    activation_figures_ = {{"activation_map", *activation}};
-    activation_error.clear();
+    editor.activation = editor.experiment.activation_figure();
+    activation_figures_ = {{"activation_map", *editor.activation}};
+    editor.activation_error.clear();
   } catch (const std::exception& e) {
-    activation.reset();
+    editor.activation.reset();
     activation_figures_.clear();
-    activation_error = e.what();
+    editor.activation_error = e.what();
   }
 }
 
 void LabApp::load_experiment(const std::filesystem::path& file) {
   try {
-    editor.load(file);
-    editor.config.runs_dir = runs_dir.string();  // the window's runs folder, not the file's
+    editor.experiment.load(file);
+    editor.experiment.config.runs_dir = runs.dir.string();  // the window's runs folder, not the file's
     editor_changed();
-    preset_label.clear();
+    editor.preset_label.clear();
     std::error_code ec;
-    for (const auto& p : presets)
-      if (std::filesystem::equivalent(p.path, file, ec)) preset_label = p.label;
+    for (const auto& p : editor.presets)
+      if (std::filesystem::equivalent(p.path, file, ec)) editor.preset_label = p.label;
     notify("loaded " + file.string());
-    for (const auto& n : editor.notes) notify(n);
+    for (const auto& n : editor.experiment.notes) notify(n);
   } catch (const std::exception& e) {
-    notify(e.what(), true);
+    notify_error(e.what());
   }
 }
 
 bool LabApp::start_training() {
   if (training.active()) {
-    notify("a training job is running: stop it first", true);
+    notify_error("a training job is running: stop it first");
     return false;
   }
   try {
-    auto r = editor.runs();
-    for (auto& c : r) c.runs_dir = runs_dir.string();
+    auto r = editor.experiment.runs();
+    for (auto& c : r) c.runs_dir = runs.dir.string();
     // Side by side only for one pair: more runs at once would share the cores too thinly.
-    const bool side_by_side = editor.mode == RunMode::compare && editor.seeds == 1;
+    const bool side_by_side = editor.experiment.mode == RunMode::compare && editor.experiment.seeds == 1;
     const size_t count = r.size();
-    training.start(std::move(r), side_by_side);
+    training.start(std::move(r), {.side_by_side = side_by_side});
     notify(side_by_side ? "training baseline and Proteus side by side"
                         : count > 1 ? "training " + std::to_string(count) + " runs one after another" : "training started");
     show(Tab::training);
     return true;
   } catch (const std::exception& e) {
-    notify(e.what(), true);
+    notify_error(e.what());
     return false;
   }
 }
 
 bool LabApp::open_explore(const std::string& run_dir) {
-  const auto err = explore.open(run_dir);
+  const auto err = explore.session.open(run_dir);
   if (!err.empty()) {
-    notify(err, true);
+    notify_error(err);
     return false;
   }
   notify("exploring " + run_dir + ": edit the schedule, the curves follow");
@@ -111,29 +116,29 @@ bool LabApp::open_explore(const std::string& run_dir) {
 void LabApp::start_export(const std::vector<figures::NamedFigure>& figs, const std::filesystem::path& dir) {
   if (export_busy()) return;
   if (figs.empty()) {
-    notify("nothing to export yet", true);
+    notify_error("nothing to export yet");
     return;
   }
-  export_job_ = start_figure_export(figs, dir, export_settings);
+  export_job_ = start_figure_export(figs, dir, exports.settings);
   notify("exporting " + std::to_string(figs.size()) + " figures to " + dir.string());
 }
 
 void LabApp::frame() {
   if (training.refresh()) {
     const auto* s = training.snapshot();
-    if (s && s->done) runs.rescan(runs_dir);
+    if (s && s->done) runs.browser.rescan(runs.dir);
   }
-  explore.refresh();
+  explore.session.refresh();
   if (export_job_.valid() && !export_job_.running() && export_job_.latest()) {
     const auto r = export_job_.latest();
-    if (!r->error.empty()) notify("export failed: " + r->error, true);
-    else notify("exported " + std::to_string(r->files.size()) + " files to " + export_dir);
+    if (!r->error.empty()) notify_error("export failed: " + r->error);
+    else notify("exported " + std::to_string(r->files.size()) + " files to " + exports.dir);
     export_job_ = ExportHandle();
   }
   for (const auto action : pressed_shortcuts(shortcut_context())) perform(action);
   advance_teaching_playback();
 
-  if (presenting) {
+  if (display.presenting) {
     draw_presentation_view(*this);
   } else {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -155,7 +160,7 @@ void LabApp::frame() {
     draw_status_bar();
     ImGui::End();
   }
-  if (help_open) draw_help_overlay(*this);
+  if (display.help_open) draw_help_overlay(*this);
 }
 
 void LabApp::draw_menu_bar() {
@@ -166,10 +171,10 @@ void LabApp::draw_menu_bar() {
       if (ImGui::MenuItem(label, shortcut_keys(action), false, enabled)) perform(action);
     };
     char scale[48];
-    std::snprintf(scale, sizeof scale, "UI scale: %g", double(ui_scale));
+    std::snprintf(scale, sizeof scale, "UI scale: %g", double(display.ui_scale));
     ImGui::TextDisabled("%s", scale);
-    item("Larger", ShortcutAction::scale_up, ui_scale < kMaxUiScale);
-    item("Smaller", ShortcutAction::scale_down, ui_scale > kMinUiScale);
+    item("Larger", ShortcutAction::scale_up, display.ui_scale < kMaxUiScale);
+    item("Smaller", ShortcutAction::scale_down, display.ui_scale > kMinUiScale);
     item("The monitor's scale", ShortcutAction::scale_reset);
     ImGui::Separator();
     item("Presentation view", ShortcutAction::toggle_presentation);
@@ -197,7 +202,7 @@ void LabApp::draw_tabs() {
   tab("Explore", Tab::explore, draw_explore_panel);
   tab("Teach: the gated rule", Tab::teach, draw_teaching_panel);
   requested_tab_.reset();
-  if (ImGui::TabItemButton("?", ImGuiTabItemFlags_Trailing)) help_open = !help_open;
+  if (ImGui::TabItemButton("?", ImGuiTabItemFlags_Trailing)) display.help_open = !display.help_open;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("keyboard shortcuts (F1)");
   if (ImGui::TabItemButton("Present", ImGuiTabItemFlags_Trailing)) toggle_presentation();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("this tab full-window in large type, for a room (F11)");
@@ -205,26 +210,26 @@ void LabApp::draw_tabs() {
 }
 
 void LabApp::teaching_toggle_play() {
-  teaching_playing = !teaching_playing;
-  if (teaching_playing && teaching.t() >= teaching.T()) teaching.go_to(0);
-  teaching_next_step_s = ImGui::GetTime() + 1.0 / teaching_steps_per_s;
+  teach.playing = !teach.playing;
+  if (teach.playing && teach.stepper.t() >= teach.stepper.T()) teach.stepper.go_to(0);
+  teach.next_step_s = ImGui::GetTime() + 1.0 / teach.steps_per_s;
 }
 
 void LabApp::teaching_go_to(int t) {
-  teaching_playing = false;
-  teaching.go_to(t);
+  teach.playing = false;
+  teach.stepper.go_to(t);
 }
 
 void LabApp::advance_teaching_playback() {
-  if (!teaching_playing || ImGui::GetTime() < teaching_next_step_s) return;
-  teaching.step();
-  teaching_next_step_s = ImGui::GetTime() + 1.0 / teaching_steps_per_s;
-  if (teaching.t() >= teaching.T()) teaching_playing = false;
+  if (!teach.playing || ImGui::GetTime() < teach.next_step_s) return;
+  teach.stepper.step();
+  teach.next_step_s = ImGui::GetTime() + 1.0 / teach.steps_per_s;
+  if (teach.stepper.t() >= teach.stepper.T()) teach.playing = false;
 }
 
 void LabApp::request_ui_scale(float scale) {
   const float s = std::clamp(scale, kMinUiScale, kMaxUiScale);
-  if (s == ui_scale && !ui_scale_request_) return;
+  if (s == display.ui_scale && !ui_scale_request_) return;
   ui_scale_request_ = s;
   char buf[64];
   std::snprintf(buf, sizeof buf, "UI scale %g (Ctrl + / Ctrl - / Ctrl 0)", double(s));
@@ -238,21 +243,21 @@ std::optional<float> LabApp::take_ui_scale_request() {
 }
 
 void LabApp::toggle_presentation() {
-  presenting = !presenting;
-  if (!presenting) return;
+  display.presenting = !display.presenting;
+  if (!display.presenting) return;
   // Enter on the figure most lessons are about, when the tab has it.
   const auto& figs = presentation_figures();
-  presented_figure = 0;
+  display.presented_figure = 0;
   for (size_t i = 0; i < figs.size(); ++i)
-    if (figs[i].name == "per_position") presented_figure = static_cast<int>(i);
+    if (figs[i].name == "per_position") display.presented_figure = static_cast<int>(i);
 }
 
 const std::vector<figures::NamedFigure>& LabApp::presentation_figures() const {
   static const std::vector<figures::NamedFigure> none;  // an immutable empty list, not UI state
   switch (current_tab_) {
     case Tab::training: return training.figures();
-    case Tab::runs: return runs.figures();
-    case Tab::explore: return explore.figures();
+    case Tab::runs: return runs.browser.figures();
+    case Tab::explore: return explore.session.figures();
     case Tab::activation: return activation_figures_;
     case Tab::teach: return none;
   }
@@ -263,25 +268,25 @@ void LabApp::perform(ShortcutAction action) {
   using A = ShortcutAction;
   const int figure_count = static_cast<int>(presentation_figures().size());
   switch (action) {
-    case A::toggle_help: help_open = !help_open; break;
+    case A::toggle_help: display.help_open = !display.help_open; break;
     case A::close_overlay:
-      if (help_open) help_open = false;
-      else presenting = false;
+      if (display.help_open) display.help_open = false;
+      else display.presenting = false;
       break;
     case A::toggle_presentation: toggle_presentation(); break;
-    case A::scale_up: request_ui_scale(step_ui_scale(ui_scale_request_.value_or(ui_scale), +1)); break;
-    case A::scale_down: request_ui_scale(step_ui_scale(ui_scale_request_.value_or(ui_scale), -1)); break;
-    case A::scale_reset: request_ui_scale(default_ui_scale); break;
+    case A::scale_up: request_ui_scale(step_ui_scale(ui_scale_request_.value_or(display.ui_scale), +1)); break;
+    case A::scale_down: request_ui_scale(step_ui_scale(ui_scale_request_.value_or(display.ui_scale), -1)); break;
+    case A::scale_reset: request_ui_scale(display.default_ui_scale); break;
     case A::teach_play_pause: teaching_toggle_play(); break;
-    case A::teach_step_forward: teaching_go_to(teaching.t() + 1); break;
-    case A::teach_step_back: teaching_go_to(teaching.t() - 1); break;
+    case A::teach_step_forward: teaching_go_to(teach.stepper.t() + 1); break;
+    case A::teach_step_back: teaching_go_to(teach.stepper.t() - 1); break;
     case A::teach_first: teaching_go_to(0); break;
-    case A::teach_last: teaching_go_to(teaching.T()); break;
+    case A::teach_last: teaching_go_to(teach.stepper.T()); break;
     case A::figure_next:
-      if (figure_count > 0) presented_figure = (presented_figure + 1) % figure_count;
+      if (figure_count > 0) display.presented_figure = (display.presented_figure + 1) % figure_count;
       break;
     case A::figure_previous:
-      if (figure_count > 0) presented_figure = (presented_figure + figure_count - 1) % figure_count;
+      if (figure_count > 0) display.presented_figure = (display.presented_figure + figure_count - 1) % figure_count;
       break;
   }
 }
@@ -295,6 +300,7 @@ void LabApp::draw_status_bar() {
     if (ImGui::SmallButton("cancel export")) export_job_.cancel();
     ImGui::SameLine();
   }
+  const auto& [status, status_is_error, log] = status_line;
   if (status_is_error) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", status.c_str());
   else ImGui::TextUnformatted(status.empty() ? device.headline.c_str() : status.c_str());
   if (ImGui::IsItemHovered() && !log.empty()) {

@@ -2,7 +2,8 @@
 // right (activation map, training, runs, teaching), a status line at the bottom; or, in the
 // presentation view, one tab's figures or the Teach stream filling the window in large type; the
 // help overlay over either. Each panel is its own file (draw_*_panel) and keeps what its widgets
-// hold here (panel_state.hpp); the logic they call lives in app/gui/state and is tested headlessly.
+// hold in the state group it draws (lab_state.hpp); the logic they call lives in app/gui/state and
+// is tested headlessly.
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -11,16 +12,11 @@
 #include <vector>
 
 #include "app/gui/state/device_info.hpp"
-#include "app/gui/state/experiment_editor.hpp"
-#include "app/gui/state/explore_session.hpp"
 #include "app/gui/state/figure_export.hpp"
-#include "app/gui/state/runs_browser.hpp"
-#include "app/gui/state/teaching_stepper.hpp"
 #include "app/gui/state/training_session.hpp"
-#include "app/gui/view/panel_state.hpp"
+#include "app/gui/view/lab_state.hpp"
 #include "app/gui/view/plot_view.hpp"
 #include "app/gui/view/shortcuts.hpp"
-#include "app/gui/view/ui_scale.hpp"
 
 namespace proteus::gui {
 
@@ -40,7 +36,8 @@ class LabApp {
   bool start_training();                                     // false (and a message) when refused
   void start_export(const std::vector<figures::NamedFigure>& figs, const std::filesystem::path& dir);
   bool export_busy() const { return export_job_.valid() && export_job_.running(); }
-  void notify(const std::string& message, bool error = false);
+  void notify(const std::string& message);        // the status line and its log
+  void notify_error(const std::string& message);  // the same, in red
   // The editor changed: revalidate and redraw the activation map.
   void editor_changed();
   void show(Tab t) { requested_tab_ = t, current_tab_ = t; }
@@ -48,59 +45,33 @@ class LabApp {
   // Puts a finished run in Explore (errors go to the status line); false when it cannot.
   bool open_explore(const std::string& run_dir);
 
-  std::filesystem::path source_root, runs_dir;
-  std::string export_dir = "exports";
-  ExperimentEditor editor;
+  std::filesystem::path source_root;
+  EditorState editor;
   TrainingSession training;
-  RunsBrowser runs;
-  TeachingStepper teaching;
-  ExploreSession explore;
+  RunsState runs;
+  ExploreState explore;
+  TeachState teach;
+  ExportState exports;
+  DisplayState display;
+  StatusLine status_line;
   DeviceInfo device;
-  figures::ExportSettings export_settings;
-
-  // Cached from the editor (rebuilt by editor_changed).
-  std::string problem;
-  std::optional<figures::Figure> activation;
-  std::string activation_error;
-  std::vector<PresetFile> presets;
-  std::string preset_label;  // the preset the editor was loaded from, or ""
-
-  // The panels' widgets between frames.
-  ControlsPanelState controls_panel;
-  RunsPanelState runs_panel;
-  ActivationPanelState activation_panel;
-  ExplorePanelState explore_panel;
-  ExportChoice export_choice;
 
   // Teaching playback: buttons and keys both call these (each stops playback but the toggle).
-  bool teaching_playing = false;
-  double teaching_next_step_s = 0;
-  float teaching_steps_per_s = 2.0f;
   void teaching_toggle_play();
   void teaching_go_to(int t);
 
   // UI scale: the window rebuilds its fonts between frames when a scale is requested (main.cpp:
   // take_ui_scale_request, then apply_ui_scale and the new font texture).
-  float ui_scale = 1.0f;          // the scale the fonts were built at
-  float default_ui_scale = 1.0f;  // the monitor's (Ctrl 0)
-  UiFonts fonts;                  // the atlas's fonts at ui_scale (the presentation view's large type)
   void request_ui_scale(float scale);  // clamped to the range; the status line says the new scale
   std::optional<float> take_ui_scale_request();
 
   // The presentation view (F11): the tab shown when it was entered, full-window in large type.
-  bool presenting = false;
-  int presented_figure = 0;  // which of presentation_figures() (arrows step)
   void toggle_presentation();
   // The figures the presentation view steps through: the current tab's (training, runs, explore,
   // the activation map); empty for the Teach tab, which is presented whole.
   const std::vector<figures::NamedFigure>& presentation_figures() const;
-  bool help_open = false;  // the shortcuts overlay (F1)
-  ShortcutContext shortcut_context() const { return {current_tab_ == Tab::teach, presenting}; }
+  ShortcutContext shortcut_context() const { return {current_tab_ == Tab::teach, display.presenting}; }
   void perform(ShortcutAction action);
-
-  std::string status;         // the last notice
-  bool status_is_error = false;
-  std::vector<std::string> log;
 
  private:
   void draw_status_bar();
@@ -129,7 +100,7 @@ void draw_presentation_view(LabApp& app);
 // (transport, E, N) and the stream itself (caption, blocks, both memories).
 void draw_teaching_lesson_row(LabApp& app);
 void draw_teaching_lesson(LabApp& app);
-// The shortcuts of where the window is, over everything, while app.help_open (help_overlay.cpp).
+// The shortcuts of where the window is, over everything, while app.display.help_open (help_overlay.cpp).
 void draw_help_overlay(LabApp& app);
 // Handles for a custom schedule's unlock points u_2..u_E on a strip under an activation map drawn
 // at `map`; `dragging` is the panel's held handle. True when a point moved.

@@ -18,7 +18,7 @@ namespace {
 void draw_presentation_row_start(LabApp& app) {
   if (ImGui::Button("Leave (F11)")) app.toggle_presentation();
   ImGui::SameLine();
-  if (ImGui::Button("?")) app.help_open = !app.help_open;
+  if (ImGui::Button("?")) app.display.help_open = !app.display.help_open;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("keyboard shortcuts (F1)");
 }
 
@@ -30,14 +30,14 @@ void draw_presented_figures(LabApp& app) {
                        tab_name(app.current_tab()));
     return;
   }
-  app.presented_figure = std::clamp(app.presented_figure, 0, static_cast<int>(figs.size()) - 1);
+  app.display.presented_figure = std::clamp(app.display.presented_figure, 0, static_cast<int>(figs.size()) - 1);
   const int n = static_cast<int>(figs.size());
   flow_same_line(ImGui::CalcTextSize("< previous").x + ImGui::GetStyle().FramePadding.x * 2);
   if (ImGui::Button("< previous")) app.perform(ShortcutAction::figure_previous);
   flow_same_line(ImGui::CalcTextSize("next >").x + ImGui::GetStyle().FramePadding.x * 2);
   if (ImGui::Button("next >")) app.perform(ShortcutAction::figure_next);
-  const auto& shown = figs[size_t(app.presented_figure)];
-  const std::string where = "figure " + std::to_string(app.presented_figure + 1) + " of " + std::to_string(n) + ": " +
+  const auto& shown = figs[size_t(app.display.presented_figure)];
+  const std::string where = "figure " + std::to_string(app.display.presented_figure + 1) + " of " + std::to_string(n) + ": " +
                             shown.name + "   (left/right arrows)";
   flow_same_line(ImGui::CalcTextSize(where.c_str()).x);
   ImGui::TextDisabled("%s", where.c_str());
@@ -59,14 +59,14 @@ void draw_presentation_view(LabApp& app) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
-  if (app.fonts.presentation) ImGui::PushFont(app.fonts.presentation);
+  if (app.display.fonts.presentation) ImGui::PushFont(app.display.fonts.presentation);
   ImGui::Begin("Proteus Lab: presentation", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
   if (app.current_tab() == Tab::teach) draw_presented_teaching(app);
   else draw_presented_figures(app);
   ImGui::End();
-  if (app.fonts.presentation) ImGui::PopFont();
+  if (app.display.fonts.presentation) ImGui::PopFont();
 }
 
 }  // namespace proteus::gui

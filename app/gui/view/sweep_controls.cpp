@@ -41,8 +41,8 @@ const std::vector<std::string>& common_fields() { return common_sweep_fields(); 
 }  // namespace
 
 bool draw_sweep_controls(LabApp& app) {
-  auto& ed = app.editor;
-  auto& state = app.controls_panel;
+  auto& ed = app.editor.experiment;
+  auto& state = app.editor.controls;
   bool changed = false;
   if (ImGui::BeginCombo("swept field", ed.sweep_field.c_str())) {
     const auto pick = [&](const std::string& f) {
@@ -50,7 +50,7 @@ bool draw_sweep_controls(LabApp& app) {
         try {
           if (const auto note = ed.pick_sweep_field(f); !note.empty()) app.notify(note);
         } catch (const std::exception& e) {
-          app.notify(std::string("cannot sweep ") + f + ": " + e.what(), true);
+          app.notify_error(std::string("cannot sweep ") + f + ": " + e.what());
         }
         state.sweep_values_shown.clear();
         state.sweep_values_text.clear();

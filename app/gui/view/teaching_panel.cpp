@@ -76,12 +76,12 @@ bool draw_example_controls(TeachingExample& ex) {
 
 // The transport buttons (the keys do the same through LabApp::perform).
 void draw_transport_buttons(LabApp& app) {
-  auto& st = app.teaching;
+  auto& st = app.teach.stepper;
   if (ImGui::Button("|<")) app.teaching_go_to(0);
   ImGui::SameLine();
   if (ImGui::Button("< step")) app.teaching_go_to(st.t() - 1);
   ImGui::SameLine();
-  if (ImGui::Button(app.teaching_playing ? "Pause" : "Play", ImVec2(ImGui::CalcTextSize("Pause").x + ui_px(24), 0)))
+  if (ImGui::Button(app.teach.playing ? "Pause" : "Play", ImVec2(ImGui::CalcTextSize("Pause").x + ui_px(24), 0)))
     app.teaching_toggle_play();
   ImGui::SameLine();
   if (ImGui::Button("step >")) app.teaching_go_to(st.t() + 1);
@@ -93,12 +93,12 @@ void draw_transport(LabApp& app) {
   draw_transport_buttons(app);
   flow_same_line(ui_px(110) + label_width("steps/s"));
   ImGui::SetNextItemWidth(ui_px(110));
-  ImGui::SliderFloat("steps/s", &app.teaching_steps_per_s, 0.5f, 8.0f, "%.1f");
+  ImGui::SliderFloat("steps/s", &app.teach.steps_per_s, 0.5f, 8.0f, "%.1f");
   flow_same_line(ImGui::CalcTextSize("Reset to the example").x + ImGui::GetStyle().FramePadding.x * 2);
   if (ImGui::Button("Reset to the example")) {
     app.teaching_go_to(0);
-    app.teaching.set_example(TeachingExample{});
-    app.teaching.go_to(0);
+    app.teach.stepper.set_example(TeachingExample{});
+    app.teach.stepper.go_to(0);
   }
   const char* keys = "space: play/pause   left/right: step   Home/End   F1: all keys";
   flow_same_line(ImGui::CalcTextSize(keys).x);
@@ -132,7 +132,7 @@ void draw_memory_column(const char* id, const char* title, const MemoryStep& m, 
 
 void draw_teaching_lesson_row(LabApp& app) {
   draw_transport_buttons(app);
-  auto ex = app.teaching.example();
+  auto ex = app.teach.stepper.example();
   bool changed = false;
   flow_same_line(ui_px(140) + label_width("E"));
   ImGui::SetNextItemWidth(ui_px(140));
@@ -143,18 +143,18 @@ void draw_teaching_lesson_row(LabApp& app) {
   if (ImGui::SliderInt("N", &N, 1, 4 * ex.T)) ex.N = N, changed = true;
   if (changed) {
     try {
-      app.teaching.set_example(ex);
+      app.teach.stepper.set_example(ex);
     } catch (const std::exception& e) {
-      app.notify(e.what(), true);
+      app.notify_error(e.what());
     }
   }
-  const std::string where = "token " + std::to_string(app.teaching.t()) + " of " + std::to_string(app.teaching.T());
+  const std::string where = "token " + std::to_string(app.teach.stepper.t()) + " of " + std::to_string(app.teach.stepper.T());
   flow_same_line(ImGui::CalcTextSize(where.c_str()).x);
   ImGui::TextUnformatted(where.c_str());
 }
 
 void draw_teaching_lesson(LabApp& app) {
-  auto& st = app.teaching;
+  auto& st = app.teach.stepper;
   const auto& s = st.current();
   const auto& e = st.example();
   ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x);
@@ -173,14 +173,14 @@ void draw_teaching_lesson(LabApp& app) {
 }
 
 void draw_teaching_panel(LabApp& app) {
-  auto& st = app.teaching;
+  auto& st = app.teach.stepper;
   draw_teaching_scenario_picker(app);
   auto ex = st.example();
   if (draw_example_controls(ex)) {
     try {
       st.set_example(ex);
     } catch (const std::exception& e) {
-      app.notify(e.what(), true);
+      app.notify_error(e.what());
     }
   }
   draw_transport(app);

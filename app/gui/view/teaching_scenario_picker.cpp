@@ -22,16 +22,16 @@ const memory::TeachingScenario* current_scenario(const TeachingExample& shown) {
 }  // namespace
 
 void draw_teaching_scenario_picker(LabApp& app) {
-  const auto* current = current_scenario(app.teaching.example());
+  const auto* current = current_scenario(app.teach.stepper.example());
   ImGui::SetNextItemWidth(ui_px(320));
   if (ImGui::BeginCombo("scenario", current ? current->name.c_str() : "(your own settings)")) {
     for (const auto& s : memory::teaching_scenarios())
       if (ImGui::Selectable(s.name.c_str(), &s == current)) {
         try {
-          app.teaching.set_example(s.example);
+          app.teach.stepper.set_example(s.example);
           app.teaching_go_to(0);
         } catch (const std::exception& e) {
-          app.notify(e.what(), true);
+          app.notify_error(e.what());
         }
       }
     ImGui::EndCombo();

@@ -11,7 +11,7 @@ namespace proteus::gui {
 void draw_training_panel(LabApp& app) {
   auto& tr = app.training;
   const bool active = tr.active();
-  ImGui::BeginDisabled(active || !app.problem.empty());
+  ImGui::BeginDisabled(active || !app.editor.problem.empty());
   if (ImGui::Button("Start")) app.start_training();
   ImGui::EndDisabled();
   ImGui::SameLine();

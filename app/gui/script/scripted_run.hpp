@@ -56,6 +56,13 @@ class ScriptedRun {
 
  private:
   enum class Phase { start, training, explore_edit, explore_sweep, exporting, screenshot, done };
+  // One step per phase; each returns what step() returns.
+  bool begin(LabApp& app);           // the start options, then training, Explore or the export
+  bool after_training(LabApp& app);  // once the job is done: the trained runs in the browser
+  bool after_explore(LabApp& app);   // once Explore settled: its sweep, then the export
+  bool after_export(LabApp& app);    // once the export is done: the presentation view, the help
+  // Exports `figs` to --export's folder (nothing without one).
+  void start_export(LabApp& app, const std::vector<figures::NamedFigure>& figs);
   bool start_explore(LabApp& app);  // false when it failed (fail() called)
   bool start_presentation(LabApp& app);  // false when it failed
   bool apply_start_options(LabApp& app);  // preset, overrides, tab, overlay; false when it failed
