@@ -17,10 +17,12 @@ namespace {
 using nlohmann::json;
 using Flat = std::map<std::string, json>;
 
-// Fields that say which run this is, not what was trained.
+// Fields that say which run this is or how often it reports, not what was trained: a budget
+// sweep sets eval_every to fit its shortest run, and that must not become an axis.
 bool identity_field(const std::string& path) {
   return path == "name" || path == "group" || path == "seed" || path == "runs_dir" || path == "device" ||
-         path == "threads";
+         path == "threads" || path == "train.eval_every" || path == "train.log_every" ||
+         path == "train.checkpoint_every";
 }
 
 // Fields only a gated memory reads: an E = 1 baseline pairs with a gated run whatever they hold.

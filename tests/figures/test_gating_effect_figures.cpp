@@ -151,6 +151,17 @@ TEST(GatingEffect, TrainingLengthsThatMoveWithXGiveNoSinglePositionRange) {
   EXPECT_TRUE(in_units);
 }
 
+TEST(GatingEffect, HowOftenARunReportsIsNeitherAnAxisNorALine) {
+  auto runs = steps_sweep(3);
+  for (auto& r : runs)  // a budget sweep whose short runs report more often
+    if (r.config.train.steps <= 200) r.config.train.eval_every = r.config.train.checkpoint_every = 25;
+  const auto maps = figures::gating_effect_maps(runs);
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps.front().x_field, "train.steps");
+  EXPECT_TRUE(maps.front().line_fields.empty());
+  EXPECT_NEAR(point_at(maps.front(), "N-4N", 100).effect.mean, late_effect(100), 1e-9);
+}
+
 TEST(GatingEffect, OneSeedBootstrapsOverTheSharedSequences) {
   const auto maps = figures::gating_effect_maps(steps_sweep(1));
   ASSERT_EQ(maps.size(), 1u);
