@@ -334,22 +334,23 @@ void attention_cases(std::vector<OpCase>& cases) {
   }));
 }
 
-void sum_cases(std::vector<OpCase>& cases) {
+// A reduction to one number: 5003 elements, several partial sums on a GPU, and a ragged tail.
+template <class Reduce>
+void reduction_case(std::vector<OpCase>& cases, const std::string& name, Op op, Reduce reduce) {
   OpShape sh;
-  sh.n = 5003;  // several partial sums on a GPU, and a ragged tail
-  cases.push_back(make_case("sum", Op::sum, sh, 1e-14, [](auto& s) {
+  sh.n = 5003;
+  cases.push_back(make_case(name, op, sh, 1e-14, [name, reduce](auto& s) {
     const auto* x = s.input("x", values(5003, 44));
-    return CaseOutputs{{"sum", plain({s.backend().sum(x, 5003)})}};
+    return CaseOutputs{{name, plain({reduce(s.backend(), x)})}};
   }));
 }
 
+void sum_cases(std::vector<OpCase>& cases) {
+  reduction_case(cases, "sum", Op::sum, [](auto& be, const auto* x) { return be.sum(x, 5003); });
+}
+
 void sum_squares_cases(std::vector<OpCase>& cases) {
-  OpShape sh;
-  sh.n = 5003;  // several partial sums on a GPU, and a ragged tail
-  cases.push_back(make_case("sum_squares", Op::sum_squares, sh, 1e-14, [](auto& s) {
-    const auto* x = s.input("x", values(5003, 44));
-    return CaseOutputs{{"sum_squares", plain({s.backend().sum_squares(x, 5003)})}};
-  }));
+  reduction_case(cases, "sum_squares", Op::sum_squares, [](auto& be, const auto* x) { return be.sum_squares(x, 5003); });
 }
 
 void adamw_cases(std::vector<OpCase>& cases) {
