@@ -39,14 +39,19 @@ OpCase make_case(std::string name, Op op, OpShape shape, double max_nmse, Body b
 template <class S>
 using Scalar = std::remove_reference_t<decltype(*std::declval<S&>().output("", 0))>;
 
+// The shape of an op over n elements (elementwise ops, fill, copy, reductions, adamw).
+OpShape elements(int64_t n) {
+  OpShape sh;
+  sh.n = n;
+  return sh;
+}
+
 constexpr int N = 37, C = 24, OC = 19, B = 2, T = 11, H = 2, d = 6, V = 29;
 constexpr size_t kLong = 1001;  // elementwise ops: a ragged tail after any power of two
 
 // The dense ops, one function each: its cases at the parity shapes.
 void fill_cases(std::vector<OpCase>& cases) {
-  OpShape sh;
-  sh.n = kLong;
-  cases.push_back(make_case("fill", Op::fill, sh, 0.0, [](auto& s) {
+  cases.push_back(make_case("fill", Op::fill, elements(kLong), 0.0, [](auto& s) {
     using F = Scalar<decltype(s)>;
     auto* all = s.output("all", kLong);
     s.backend().fill(all, F(2.5), kLong);
@@ -57,9 +62,7 @@ void fill_cases(std::vector<OpCase>& cases) {
 }
 
 void copy_cases(std::vector<OpCase>& cases) {
-  OpShape sh;
-  sh.n = kLong;
-  cases.push_back(make_case("copy", Op::copy, sh, 0.0, [](auto& s) {
+  cases.push_back(make_case("copy", Op::copy, elements(kLong), 0.0, [](auto& s) {
     const auto x = values(kLong, 1);
     auto* dst = s.output("dst", kLong);
     s.backend().copy(dst, s.input("src", x), kLong);
@@ -190,9 +193,7 @@ void prefix_renorm_cases(std::vector<OpCase>& cases) {
 }
 
 void sigmoid_cases(std::vector<OpCase>& cases) {
-  OpShape sh;
-  sh.n = kLong;
-  cases.push_back(make_case("sigmoid", Op::sigmoid, sh, 1e-12, [](auto& s) {
+  cases.push_back(make_case("sigmoid", Op::sigmoid, elements(kLong), 1e-12, [](auto& s) {
     const auto* in = s.input("in", values(kLong, 14, -6, 6));
     auto *out = s.output("out", kLong), *din = s.output("din", kLong);
     s.backend().sigmoid_forward(out, in, kLong);
@@ -221,9 +222,7 @@ void decay_cases(std::vector<OpCase>& cases) {
 }
 
 void swiglu_cases(std::vector<OpCase>& cases) {
-  OpShape sh;
-  sh.n = kLong;
-  cases.push_back(make_case("swiglu", Op::swiglu, sh, 1e-12, [](auto& s) {
+  cases.push_back(make_case("swiglu", Op::swiglu, elements(kLong), 1e-12, [](auto& s) {
     const auto* g = s.input("gate", values(kLong, 20, -3, 3));
     const auto* u = s.input("up", values(kLong, 21));
     auto *out = s.output("out", kLong), *dg = s.output("dgate", kLong), *du = s.output("dup", kLong);
@@ -236,9 +235,7 @@ void swiglu_cases(std::vector<OpCase>& cases) {
 }
 
 void add_cases(std::vector<OpCase>& cases) {
-  OpShape sh;
-  sh.n = kLong;
-  cases.push_back(make_case("add", Op::add, sh, 1e-14, [](auto& s) {
+  cases.push_back(make_case("add", Op::add, elements(kLong), 1e-14, [](auto& s) {
     const auto x = values(kLong, 50);
     const auto* y = s.input("y", values(kLong, 51));
     auto* out = s.output("out", kLong);
@@ -250,9 +247,7 @@ void add_cases(std::vector<OpCase>& cases) {
 }
 
 void axpy_cases(std::vector<OpCase>& cases) {
-  OpShape sh;
-  sh.n = kLong;
-  cases.push_back(make_case("axpy", Op::axpy, sh, 1e-14, [](auto& s) {
+  cases.push_back(make_case("axpy", Op::axpy, elements(kLong), 1e-14, [](auto& s) {
     using F = Scalar<decltype(s)>;
     auto* y = s.inout("y", values(kLong, 52));
     s.backend().axpy(y, F(-0.75), s.input("x", values(kLong, 53)), kLong);
@@ -261,9 +256,7 @@ void axpy_cases(std::vector<OpCase>& cases) {
 }
 
 void scale_cases(std::vector<OpCase>& cases) {
-  OpShape sh;
-  sh.n = kLong;
-  cases.push_back(make_case("scale", Op::scale, sh, 1e-14, [](auto& s) {
+  cases.push_back(make_case("scale", Op::scale, elements(kLong), 1e-14, [](auto& s) {
     using F = Scalar<decltype(s)>;
     auto* x = s.inout("x", values(kLong, 54));
     s.backend().scale(x, F(1.5), kLong);
@@ -337,9 +330,7 @@ void attention_cases(std::vector<OpCase>& cases) {
 // A reduction to one number: 5003 elements, several partial sums on a GPU, and a ragged tail.
 template <class Reduce>
 void reduction_case(std::vector<OpCase>& cases, const std::string& name, Op op, Reduce reduce) {
-  OpShape sh;
-  sh.n = 5003;
-  cases.push_back(make_case(name, op, sh, 1e-14, [name, reduce](auto& s) {
+  cases.push_back(make_case(name, op, elements(5003), 1e-14, [name, reduce](auto& s) {
     const auto* x = s.input("x", values(5003, 44));
     return CaseOutputs{{name, plain({reduce(s.backend(), x)})}};
   }));
@@ -354,9 +345,7 @@ void sum_squares_cases(std::vector<OpCase>& cases) {
 }
 
 void adamw_cases(std::vector<OpCase>& cases) {
-  OpShape sh;
-  sh.n = 257;
-  cases.push_back(make_case("adamw", Op::adamw, sh, 1e-10, [](auto& s) {
+  cases.push_back(make_case("adamw", Op::adamw, elements(257), 1e-10, [](auto& s) {
     const int n = 257;
     std::vector<double> mask(n, 1.0), decay(n, 1.0);
     for (int i = 0; i < n; i += 5) mask[i] = 0.0;
