@@ -229,11 +229,11 @@ void bench_kernels(const BenchOptions& o, const std::string& machine, const std:
   };
   for (const auto& row : r.rows) {
     const std::string gb = number(row.gb_per_s, "%.1f"), gf = number(row.gflop_per_s, "%.1f");
-    std::printf("%-26s %-4s %-30s %-5s %10.3f %9s %9s\n", row.op.c_str(), row.pass.c_str(), row.shape.c_str(),
+    std::printf("%-26s %-4s %-30s %-5s %10.3f %9s %9s\n", row.label.c_str(), row.pass.c_str(), row.shape.c_str(),
                 row.dtype.c_str(), row.ms, gb.c_str(), gf.c_str());
     char line[512];
     std::snprintf(line, sizeof line, "| %s | %s | %s | %s | %s | %s | %s | %.3f | %s | %s |\n", day.c_str(),
-                  machine.c_str(), r.device.c_str(), row.op.c_str(), row.pass.c_str(), row.shape.c_str(),
+                  machine.c_str(), r.device.c_str(), row.label.c_str(), row.pass.c_str(), row.shape.c_str(),
                   row.dtype.c_str(), row.ms, gb.c_str(), gf.c_str());
     rows += line;
   }

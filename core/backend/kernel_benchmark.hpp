@@ -1,4 +1,5 @@
-// The kernel benchmark (ggml's `perf` mode): every op of the op list timed alone on a backend at
+// The kernel benchmark (ggml's `perf` mode): every op of the op table (all_ops(), op.hpp, the
+// table the parity cases of op_cases.hpp instantiate at small shapes) timed alone on a backend at
 // the sizes one model layer gives it, with the bytes it must move and, for the products, the
 // FLOPs it must do, so each row reads as GB/s or GFLOP/s. What `proteus bench --op kernels`
 // prints. The shape is KERNELS.md's (B, T, H, D): N = B T rows, C = H D channels, a byte
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend/op.hpp"
 #include "core/memory/gated_rule.hpp"
 
 namespace proteus::backend {
@@ -22,7 +24,8 @@ struct KernelBenchSpec {
 };
 
 struct KernelBenchRow {
-  std::string op;     // "matmul"
+  Op op = Op::fill;   // the op table's entry (op.hpp) this row times
+  std::string label;  // what the table prints in its op column: "matmul", "memory_rule delta E=1 recurrent"
   std::string pass;   // "fwd", "bwd" or "" for ops without a backward
   std::string shape;  // "(8192,512)x(512,512)"
   std::string dtype = "f32";
@@ -37,7 +40,8 @@ struct KernelBenchResult {
   std::vector<KernelBenchRow> rows;
 };
 
-// Throws InputError for a bad shape; the device falls back to the CPU as make_backend does.
+// Throws InputError for a bad shape; the device falls back to the CPU as make_backend does. The
+// rows follow all_ops(): each op's passes, the memory rule's and block norms' once per E.
 KernelBenchResult benchmark_kernels(const KernelBenchSpec& spec, const std::string& device, int threads);
 
 }  // namespace proteus::backend

@@ -1,5 +1,8 @@
 // The op list as values (ggml's ggml_op): what a backend is asked whether it supports, what the
 // parity table and the self-check name when an op fails, and what the kernel benchmark times.
+// all_ops() is THE op table: the parity cases (add_op_cases, op_cases.hpp) and the kernel
+// benchmark (benchmark_kernels, kernel_benchmark.hpp) each instantiate every op of it, at small
+// odd shapes and at one layer's sizes; tests/backend/test_op_table.cpp checks both cover it.
 #pragma once
 #include <cstdint>
 #include <vector>

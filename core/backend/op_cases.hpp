@@ -1,4 +1,5 @@
-// The parity table, in the manner of ggml's test-backend-ops: ONE list of small op cases, each
+// The parity table, in the manner of ggml's test-backend-ops: the op table (all_ops(), op.hpp)
+// instantiated at small shapes, ONE list of op cases, each
 // run on a backend under test (float) and on the CPU backend in float64 (the oracle), every
 // output and gradient compared (case_check.hpp). Two users share it: the parity test
 // (tests/backend) runs it on every registered backend, and the self-check (self_check.hpp) runs
@@ -42,7 +43,12 @@ struct OpCase {
   std::function<CaseOutputs(CaseBuffers<double>&)> run_double;
 };
 
-// The table, built once.
+// One op's cases at the parity shapes (small and odd). Every op of the op table (all_ops(), op.hpp)
+// has some: the table's parity instantiation, as benchmark_kernels (kernel_benchmark.hpp) is its
+// perf one; throws std::logic_error for an op without cases.
+void add_op_cases(Op op, std::vector<OpCase>& cases);
+
+// The table, built once: add_op_cases of every op of all_ops(), in that order.
 const std::vector<OpCase>& op_cases();
 
 }  // namespace proteus::backend
