@@ -173,6 +173,15 @@ __global__ void chunk_masks_kernel(Dims d, const float* g, const float* gh, cons
   }
 }
 
+// Chunk n's slice of a (dk, dv) per-chunk array gets the block's (dk, kValueTile) shared tile: the
+// forward pass stores chunk-start states this way, the backward pass chunk-end adjoints.
+__device__ void store_state_tile(const Dims& d, const float* tile, float* out, size_t n, int j0) {
+  for (int e = threadIdx.x; e < d.dk * kValueTile; e += blockDim.x) {
+    const int i = e / kValueTile, j = e - i * kValueTile;
+    if (j0 + j < d.dv) out[(n * d.dk + i) * d.dv + j0 + j] = tile[e];
+  }
+}
+
 // The forward state pass: one block per (head, value tile), chunks in order. Stores each
 // chunk-start state, U = Ub - Wk H (Wk null: U = Ub), then H' = e^{g_L} H + Kd^T U.
 __global__ void chunk_states_forward_kernel(Dims d, const float* Ub, const float* Wk, const float* Kd, const float* g,
@@ -185,10 +194,7 @@ __global__ void chunk_states_forward_kernel(Dims d, const float* Ub, const float
   __syncthreads();
   for (int c = 0; c < d.NC; ++c) {
     const size_t n = static_cast<size_t>(bh) * d.NC + c;
-    for (int e = threadIdx.x; e < d.dk * kValueTile; e += blockDim.x) {
-      const int i = e / kValueTile, j = e - i * kValueTile;
-      if (j0 + j < d.dv) checkpoints[(n * d.dk + i) * d.dv + j0 + j] = Hs[e];
-    }
+    store_state_tile(d, Hs, checkpoints, n, j0);
     for (int e = threadIdx.x; e < d.C * kValueTile; e += blockDim.x) {
       const int t = e / kValueTile, j = e - t * kValueTile;
       float u = 0.0f;
@@ -225,10 +231,7 @@ __global__ void chunk_states_backward_kernel(Dims d, float* dU, const float* Y, 
   __syncthreads();
   for (int c = d.NC - 1; c >= 0; --c) {
     const size_t n = static_cast<size_t>(bh) * d.NC + c;
-    for (int e = threadIdx.x; e < d.dk * kValueTile; e += blockDim.x) {
-      const int i = e / kValueTile, j = e - i * kValueTile;
-      if (j0 + j < d.dv) dHe[(n * d.dk + i) * d.dv + j0 + j] = dHs[e];
-    }
+    store_state_tile(d, dHs, dHe, n, j0);
     for (int e = threadIdx.x; e < d.C * kValueTile; e += blockDim.x) {
       const int t = e / kValueTile, j = e - t * kValueTile;
       float du = 0.0f;
