@@ -218,7 +218,9 @@ TEST(TrainingSession, StartingAJobWhileAnotherStopsReturnsWithinAFrame) {
   const auto took = Clock::now() - t0;
   const size_t still_stopping = s.jobs_stopping();
   std::printf("start() returned after %.1f ms\n", std::chrono::duration<double, std::milli>(took).count());
-  EXPECT_LT(took, 50ms) << "start() waited for the cancelled job: "
+  // A wait on the old job would last a whole step (about a second); 200 ms is a slow frame on a
+  // loaded 2-core CI machine (87 ms was seen at load 7), and still_stopping proves no wait.
+  EXPECT_LT(took, 200ms) << "start() waited for the cancelled job: "
                         << std::chrono::duration<double, std::milli>(took).count() << " ms";
   EXPECT_EQ(still_stopping, 1u) << "the old job had already stopped: this run measured no wait";
   run_to_end(s);
