@@ -33,7 +33,7 @@ TEST(JobReaper, RetiringAJobReturnsAtOnceAndTheReaperJoinsIt) {
   h.cancel();
   const auto t0 = Clock::now();
   reaper.retire(std::move(h));
-  EXPECT_LT(Clock::now() - t0, 50ms) << "retire waited for the job";
+  EXPECT_LT(Clock::now() - t0, 200ms) << "retire waited for the job";  // it stops in 400 ms; 200 allows a loaded CI machine
   EXPECT_FALSE(h.valid());
   EXPECT_FALSE(stopped.load());
   EXPECT_EQ(reaper.pending(), 1u);
