@@ -259,7 +259,8 @@ void add_eval_command(CLI::App& app) {
   c->add_option("runs", o->runs, "run directories")->required()->option_text("RUN...");
   c->add_option("--set", o->sets,
                 "evaluate under a changed config (with --as), e.g. --set model.mixer.N=1024 (repeatable): the "
-                "schedule (model.mixer.E, N, schedule, normalize), eval.*, data.text.*, device, threads")
+                "schedule (model.mixer.E, N, schedule, normalize), eval.*, data.text.*, the MQAR load "
+                "(data.mqar.pairs, layout, alpha), device, threads")
       ->option_text("PATH=VALUE");
   c->add_option("--as", o->as, "write into RUN/evals/NAME (a new folder; the run's own results are left alone)")
       ->option_text("NAME");

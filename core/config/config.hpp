@@ -67,6 +67,9 @@ struct NiahConfig {
 struct MqarConfig {
   int vocab = 8192;   // must exceed the sequence length
   int pairs = 8;
+  // Empty: every training sequence holds `pairs`. Else each training sequence draws its count from
+  // this list (Zoology's mixture), so one trained model is evaluated at every load (`pairs`).
+  std::vector<int> train_pairs;
   double alpha = 0.01;  // power-law exponent of the query gaps (pairs-first)
   std::string layout = "pairs-first";  // pairs-first (Zoology's) | spread (pairs and queries interleaved)
 };

@@ -91,6 +91,7 @@ void visit_data(V& v, DataConfig& d) {
   v.object("mqar", [&] {
     v.field("vocab", d.mqar.vocab);
     v.field("pairs", d.mqar.pairs);
+    v.field("train_pairs", d.mqar.train_pairs);
     v.field("alpha", d.mqar.alpha);
     v.field("layout", d.mqar.layout);
   });

@@ -26,6 +26,7 @@ const std::vector<SizeBound>& size_bounds() {
       {"data.batch", 1, 1 << 16},
       {"data.mqar.vocab", 1, 1 << 20},
       {"data.mqar.pairs", 1, 1 << 16},
+      {"data.mqar.train_pairs", 1, 1 << 16},
       {"data.needle.vocab", 8, 1 << 20},
       {"data.needle.distractors", 0, 1 << 16},
       {"train.steps", 1, 100'000'000},

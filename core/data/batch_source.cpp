@@ -68,7 +68,14 @@ void validate(const config::DataConfig& cfg) {
                                                             ", got " + std::to_string(cfg.seq_len));
     }
   }
-  if (drawn(cfg, "mqar")) mqar::check(cfg.seq_len, cfg.mqar.vocab, cfg.mqar.pairs, cfg.mqar.alpha, cfg.mqar.layout);
+  if (drawn(cfg, "mqar")) {
+    mqar::check(cfg.seq_len, cfg.mqar.vocab, cfg.mqar.pairs, cfg.mqar.alpha, cfg.mqar.layout);
+    for (size_t i = 0; i < cfg.mqar.train_pairs.size(); ++i) try {
+        mqar::check(cfg.seq_len, cfg.mqar.vocab, cfg.mqar.train_pairs[i], cfg.mqar.alpha, cfg.mqar.layout);
+      } catch (const InputError& e) {
+        throw InputError(indexed("data.mqar.train_pairs", i), e.reason());
+      }
+  }
   if (drawn(cfg, "needle")) needle::check(cfg.needle, cfg.seq_len);
   if (needs_corpus(cfg) && (!std::isfinite(cfg.text.holdout) || cfg.text.holdout <= 0 || cfg.text.holdout >= 1))
     throw InputError("data.text.holdout", "must be in (0, 1), got " + std::to_string(cfg.text.holdout));
@@ -109,7 +116,11 @@ Batch BatchSource::draw(std::mt19937_64& rng, Split split) const {
     const std::string& task = cfg_.mix[pick(rng)].task;
     batch.row_task.push_back(task);
     if (task == "mqar") {
-      const auto s = mqar::generate(rng, T, cfg_.mqar.vocab, cfg_.mqar.pairs, cfg_.mqar.alpha, cfg_.mqar.layout);
+      const auto& m = cfg_.mqar;
+      const int pairs = m.train_pairs.empty()
+                            ? m.pairs
+                            : m.train_pairs[std::uniform_int_distribution<size_t>(0, m.train_pairs.size() - 1)(rng)];
+      const auto s = mqar::generate(rng, T, m.vocab, pairs, m.alpha, m.layout);
       batch.tokens.insert(batch.tokens.end(), s.inputs.begin(), s.inputs.end());
       batch.targets.insert(batch.targets.end(), s.targets.begin(), s.targets.end());
       batch.weights.insert(batch.weights.end(), s.mask.begin(), s.mask.end());

@@ -32,7 +32,8 @@ TrainedRun TrainedRun::open(const std::string& run_dir) {
 bool is_evaluation_path(const std::string& p) {
   const auto under = [&](const std::string& prefix) { return p == prefix || p.starts_with(prefix + "."); };
   return under("model.mixer.E") || under("model.mixer.N") || under("model.mixer.schedule") ||
-         under("model.mixer.normalize") || under("eval") || under("data.text") || p == "device" || p == "threads";
+         under("model.mixer.normalize") || under("eval") || under("data.text") || p == "data.mqar.pairs" ||
+         p == "data.mqar.layout" || p == "data.mqar.alpha" || p == "device" || p == "threads";
 }
 
 config::RunConfig edited_config(const TrainedRun& run, const ConfigDelta& delta) {
@@ -41,6 +42,7 @@ config::RunConfig edited_config(const TrainedRun& run, const ConfigDelta& delta)
     if (!is_evaluation_path(path))
       throw InputError(path, "an evaluation of a trained run can change only the schedule (model.mixer.E, "
                              "model.mixer.N, model.mixer.schedule, model.mixer.normalize), eval.*, data.text.*, "
+                             "the MQAR load (data.mqar.pairs, layout, alpha), "
                              "device and threads: the weights fix the rest");
     j = config::apply_override(std::move(j), path, value);
   }

@@ -88,6 +88,33 @@ TEST(EvalAsCommand, WritesIntoItsOwnFolderAndNeverOverwrites) {
   EXPECT_NE(csv.find("stretch-n64,"), std::string::npos) << csv;
 }
 
+// The memory-load map: one MQAR model asked at another load (pairs) into its own folder; the
+// vocabulary, which the weights fix, is refused.
+TEST(EvalAsCommand, AsksAnMqarModelAtAnotherLoad) {
+  proteus::test_support::TempDir dir;
+  const auto config = dir.write("mqar.json", R"({
+    "name": "recall", "seed": 1, "threads": 1,
+    "model": {"vocab": 64, "d_model": 16, "layers": 1, "mixer": {"heads": 1, "d_head": 4, "E": 2}},
+    "data": {"seq_len": 32, "batch": 2, "mix": [{"task": "mqar", "weight": 1}],
+             "mqar": {"vocab": 64, "pairs": 4, "train_pairs": [2, 4, 8]}},
+    "train": {"steps": 3, "warmup": 1, "eval_every": 3, "log_every": 1, "val_batches": 1},
+    "eval": {"per_position": {"enabled": false}, "niah": {"enabled": false}, "needle": {"enabled": false},
+             "mqar": {"enabled": true, "samples": 5}}
+  })");
+  ASSERT_EQ(run_proteus("train " + config + " --runs-dir " + (dir / "runs").string()).status, 0);
+  const auto run = dir / "runs" / "recall";
+  const auto r = run_proteus("eval " + run.string() + " --set data.mqar.pairs=8 --set data.mqar.layout=spread --as load-p8");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto at8 = proteus::test_support::TempDir::read(run / "evals" / "load-p8" / "mqar.json");
+  EXPECT_NE(at8.find("\"answers\": 40"), std::string::npos) << "5 samples x 8 pairs: " << at8;
+  EXPECT_NE(at8.find("\"layout\": \"spread\""), std::string::npos) << at8;
+  EXPECT_NE(proteus::test_support::TempDir::read(run / "mqar.json").find("\"answers\": 20"), std::string::npos);
+  const auto vocab = run_proteus("eval " + run.string() + " --set data.mqar.vocab=128 --as bigger");
+  EXPECT_EQ(vocab.status, 2) << vocab.out;
+  EXPECT_NE(vocab.out.find("data.mqar.vocab"), std::string::npos) << vocab.out;
+  EXPECT_FALSE(fs::exists(run / "evals" / "bigger"));
+}
+
 // Issue 21: an evaluation's folder exists only with a status, which says how it ended; a failed,
 // cancelled or interrupted one keeps its name but says so when the name is asked for again, with
 // how to retry.

@@ -88,6 +88,38 @@ TEST_F(BatchSourceTest, MixtureFollowsTheWeights) {
   EXPECT_NEAR(rows["mqar"] / n, 0.50, 0.03);
 }
 
+// Zoology's mixture: each training row draws its pair count from the list, about equally often;
+// `pairs` (the evaluated load) plays no part in the training rows.
+TEST_F(BatchSourceTest, MqarTrainPairsMixTheLoadPerRow) {
+  DataConfig cfg = config({{"mqar", 1.0}});
+  cfg.mqar.train_pairs = {2, 8, 32};
+  std::map<int, int> rows;
+  const auto answers_per_row = [&](const DataConfig& c, uint64_t seed) {
+    const BatchSource source(c);  // one source, many batches
+    std::mt19937_64 rng(seed);
+    std::vector<int> out;
+    for (int i = 0; i < 150; ++i) {
+      const Batch b = source.next_train_batch(rng);
+      for (int r = 0; r < b.B; ++r) {
+        double weight = 0;
+        for (int t = 0; t < b.T; ++t) weight += b.weights[size_t(r * b.T + t)];
+        out.push_back(int(weight));
+      }
+    }
+    return out;
+  };
+  const auto drawn = answers_per_row(cfg, 5);
+  for (int a : drawn) ++rows[a];
+  ASSERT_EQ(rows.size(), 3u) << "every row holds 2, 8 or 32 answers";
+  for (int pairs : {2, 8, 32}) EXPECT_NEAR(rows[pairs] / double(drawn.size()), 1.0 / 3.0, 0.05) << pairs;
+  DataConfig other = cfg;
+  other.mqar.pairs = 16;
+  std::mt19937_64 a(7), b(7);
+  const Batch x = BatchSource(cfg).next_train_batch(a), y = BatchSource(other).next_train_batch(b);
+  EXPECT_EQ(x.tokens, y.tokens);
+  EXPECT_EQ(x.targets, y.targets);
+}
+
 TEST_F(BatchSourceTest, NiahRowsHoldAQuestionAndItsAnswer) {
   DataConfig cfg = config({{"niah", 1.0}});
   cfg.niah.tasks = {"s-niah-1"};
@@ -218,6 +250,8 @@ TEST_F(BatchSourceTest, ConfigErrorsNameTheirField) {
   EXPECT_EQ(error([](DataConfig& c) { c.niah.question = "long"; }), "data.niah.question");
   EXPECT_EQ(error([](DataConfig& c) { c.mqar.vocab = 128; }), "data.mqar.vocab");
   EXPECT_EQ(error([](DataConfig& c) { c.mqar.pairs = 40; }), "data.mqar.pairs");
+  EXPECT_EQ(error([](DataConfig& c) { c.mqar.train_pairs = {4, 32}; }), "(no error)");
+  EXPECT_EQ(error([](DataConfig& c) { c.mqar.train_pairs = {4, 40}; }), "data.mqar.train_pairs[1]");
   EXPECT_EQ(error([](DataConfig& c) { c.mqar.alpha = -1; }), "data.mqar.alpha");
   EXPECT_EQ(error([](DataConfig& c) { c.mqar.layout = "zigzag"; }), "data.mqar.layout");
   EXPECT_EQ(error([](DataConfig& c) { c.mix[1].task = "needle"; }), "(no error)");

@@ -124,6 +124,12 @@ bool draw_data_section(config::DataConfig& d) {
   if (mix_weight(d, "mqar") > 0) {
     changed |= input_config_int("MQAR pairs", "data.mqar.pairs", d.mqar.pairs);
     changed |= input_config_int("MQAR vocab", "data.mqar.vocab", d.mqar.vocab, 256, 1024);
+    if (!d.mqar.train_pairs.empty()) {
+      std::string mix;
+      for (int p : d.mqar.train_pairs) mix += (mix.empty() ? "" : ", ") + std::to_string(p);
+      // The preset's mixture is kept as it is; "MQAR pairs" is then the load it is evaluated at.
+      ImGui::TextDisabled("trained on %s pairs per sequence (data.mqar.train_pairs)", mix.c_str());
+    }
   }
   return changed;
 }
