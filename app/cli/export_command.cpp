@@ -41,7 +41,9 @@ constexpr const char* export_help = R"(Figures, each when the runs have its data
 An evaluation folder RUN/evals/NAME (`proteus eval --as NAME`) reads as a run: give it as RUN,
 or give RUN with --evals. Several runs are drawn on the same axes in the order given (the first is the reference of
 ppl_ratio). The CSV holds each figure's data: series,x,y rows, or one row per heatmap cell;
-a gating_effect CSV is x,range,mean,lo,hi,n (and line, when there are several lines).
+a gating_effect CSV is x,range,mean,lo,hi,n (and line, when there are several lines); beside it,
+NAME_trend.csv holds the least-squares trend of each line with three or more x values (slope per
+doubling of x on a log axis, its 95% t interval, where it crosses zero).
 Exit status: 0 done; 2 bad input (not a run directory, unknown format, size out of range);
 1 a file could not be written.)";
 

@@ -84,6 +84,12 @@ std::vector<Interval> paired_difference(const std::vector<double>& a, const std:
   return bootstrap_column_means(d, rows, cols, options);
 }
 
+double t_quantile(double level, int df) {
+  if (!(level > 0 && level < 1)) throw std::invalid_argument("t_quantile: level must be in (0, 1)");
+  if (df < 1) throw std::invalid_argument("t_quantile: needs at least one degree of freedom");
+  return gsl_cdf_tdist_Pinv(0.5 + level / 2, df);
+}
+
 Interval t_interval(const std::vector<double>& values, double level) {
   if (!(level > 0 && level < 1)) throw std::invalid_argument("t_interval: level must be in (0, 1)");
   Interval out;
@@ -103,7 +109,7 @@ Interval t_interval(const std::vector<double>& values, double level) {
   double ss = 0;
   for (double v : x) ss += (v - out.mean) * (v - out.mean);
   const double se = std::sqrt(ss / (out.n - 1)) / std::sqrt(static_cast<double>(out.n));
-  const double t = gsl_cdf_tdist_Pinv(0.5 + level / 2, out.n - 1);
+  const double t = t_quantile(level, out.n - 1);
   out.lo = out.mean - t * se;
   out.hi = out.mean + t * se;
   return out;

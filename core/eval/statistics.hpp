@@ -33,6 +33,11 @@ Interval bootstrap_mean(const std::vector<double>& values, const BootstrapOption
 std::vector<Interval> paired_difference(const std::vector<double>& a, const std::vector<double>& b, int rows,
                                         int cols, const BootstrapOptions& options = {});
 
+// The two-sided Student t quantile for a `level` interval with `df` degrees of freedom:
+// t(0.5 + level / 2, df), 4.303 for level 0.95 and df 2. Throws std::invalid_argument when level is
+// outside (0, 1) or df < 1.
+double t_quantile(double level, int df);
+
 // Across a seed group: mean of the per-seed values with a Student t interval, n - 1 degrees of
 // freedom. With one value there is no interval (lo = hi = mean, n = 1).
 Interval t_interval(const std::vector<double>& values, double level = 0.95);

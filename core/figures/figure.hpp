@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace proteus::figures {
@@ -59,6 +60,9 @@ struct Figure {
   // The figure's own data table when its rows are not series points (the gating-effect map's
   // x, range, mean, lo, hi, n); empty: figure_csv writes the series.
   std::string data_csv;
+  // Further tables the export writes beside the figure's CSV, each as <name>_<suffix>.csv (the
+  // gating-effect map's trend fits): (suffix, CSV text). Empty: none.
+  std::vector<std::pair<std::string, std::string>> extra_csv{};
 };
 
 // Colour of t in [0, 1] on a named map (viridis when unknown).

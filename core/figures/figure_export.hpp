@@ -23,7 +23,11 @@ const std::vector<std::string>& export_formats();
 // "dpi", ...) for a size out of range (check_figure_size).
 void check_export_settings(const ExportSettings& s);
 
-// Writes each figure as <dir>/<file_name_part(name)>.<format>, making dir first. Settings are
+// How many files export_figures writes: one per figure and format, and with csv each figure's extra_csv.
+int export_file_count(const std::vector<NamedFigure>& figs, const ExportSettings& s);
+
+// Writes each figure as <dir>/<file_name_part(name)>.<format> (and with csv its extra_csv tables
+// as <dir>/<file_name_part(name + "_" + suffix)>.csv), making dir first. Settings are
 // checked before anything is written (InputError); std::runtime_error when the folder or a file
 // cannot be written. `each` is called after every file; returning false stops. Returns the files.
 std::vector<std::string> export_figures(const std::vector<NamedFigure>& figs, const std::filesystem::path& dir,

@@ -9,6 +9,7 @@
 
 #include "core/common/input_error.hpp"
 #include "core/config/config_json.hpp"
+#include "core/eval/statistics.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::figures {
@@ -214,6 +215,90 @@ std::vector<const EffectPoint*> line_points(const GatingEffectMap& map, const st
   return out;
 }
 
+// Whether the map's x axis is logarithmic: over every point's x, as the figure and zero_crossings read it.
+bool map_log_axis(const GatingEffectMap& map) {
+  std::vector<double> xs;
+  for (const auto& p : map.points) xs.push_back(p.x);
+  return log_axis(xs);
+}
+
+// The least-squares line through one line's means against u, nullopt under three distinct x values.
+// Unweighted on purpose: each point's own interval is drawn beside it; this is a trend, not a weighted model.
+std::optional<TrendFit> fit_line(const std::vector<const EffectPoint*>& pts, bool log) {
+  std::set<double> distinct;
+  for (const auto* p : pts) distinct.insert(p->x);
+  if (distinct.size() < 3) return std::nullopt;
+  const auto axis = [&](double v) { return log ? std::log2(v) : v; };
+  const double n = static_cast<double>(pts.size());
+  double su = 0, sy = 0;
+  for (const auto* p : pts) su += axis(p->x), sy += p->effect.mean;
+  const double ubar = su / n, ybar = sy / n;
+  double suu = 0, suy = 0;
+  for (const auto* p : pts) {
+    suu += (axis(p->x) - ubar) * (axis(p->x) - ubar);
+    suy += (axis(p->x) - ubar) * (p->effect.mean - ybar);
+  }
+  TrendFit f;
+  f.line = pts.front()->line;
+  f.range = pts.front()->range;
+  f.points = static_cast<int>(pts.size());
+  f.log_x = log;
+  f.slope = suy / suu;
+  f.intercept = ybar - f.slope * ubar;
+  double sse = 0;
+  for (const auto* p : pts) {
+    const double r = p->effect.mean - (f.intercept + f.slope * axis(p->x));
+    sse += r * r;
+  }
+  const double half = eval::t_quantile(0.95, f.points - 2) * std::sqrt(sse / (n - 2) / suu);
+  f.slope_lo = f.slope - half;
+  f.slope_hi = f.slope + half;
+  const double u0 = -f.intercept / f.slope, x0 = log ? std::exp2(u0) : u0;
+  // A slope of rounding size puts the crossing past double's range (or at x = 0 on a log axis): flat.
+  f.zero_x = f.slope != 0 && std::isfinite(x0) && (!log || x0 > 0) ? x0 : std::nan("");
+  // A crossing at an end point is inside even when rounding puts it a hair beyond.
+  const double slack = 1e-9 * (*distinct.rbegin() - *distinct.begin());
+  f.zero_inside = f.zero_x >= *distinct.begin() - slack && f.zero_x <= *distinct.rbegin() + slack;
+  return f;
+}
+
+// "-0.093", "+1.1": a slope's sign always shown.
+std::string signed_digits(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.3g", x);
+  return buf;
+}
+
+// "trend: -0.093 nats per doubling [-0.139, -0.047] (least squares over 5 points, t 3 df); crosses
+// zero near train.steps = 1000 (extrapolated)", the line's name first when the map has several.
+std::string trend_note(const GatingEffectMap& map, const TrendFit& t) {
+  const std::string unit = map.metric == "nll" ? " nats" : " points";
+  const std::string per = t.log_x ? " per doubling" : " per unit of " + map.x_field;
+  std::string note = (t.line.empty() ? "" : t.line + ": ") + std::string("trend: ") + signed_digits(t.slope) + unit + per +
+                     " [" + signed_digits(t.slope_lo) + ", " + signed_digits(t.slope_hi) + "] (least squares over " +
+                     std::to_string(t.points) + " points, t " + std::to_string(t.points - 2) + " df); ";
+  if (!std::isfinite(t.zero_x)) return note + "flat: no zero crossing";
+  return note + "crosses zero near " + map.x_field + " = " + four_digits(t.zero_x) +
+         (t.zero_inside ? " (within the runs)" : " (extrapolated)");
+}
+
+// The fitted line as an unnamed dashed guide in the line's colour over the measured x range, at
+// points evenly spaced in u so it stays straight on either axis.
+Series trend_series(const TrendFit& t, double x_lo, double x_hi, Rgb color) {
+  Series s;  // unnamed: a guide, not data (as the zero line)
+  const auto axis = [&](double v) { return t.log_x ? std::log2(v) : v; };
+  constexpr int kSteps = 4;
+  for (int i = 0; i <= kSteps; ++i) {
+    const double u = axis(x_lo) + (axis(x_hi) - axis(x_lo)) * i / kSteps;
+    s.x.push_back(t.log_x ? std::exp2(u) : u);
+    s.y.push_back(t.intercept + t.slope * u);
+  }
+  s.color = color;
+  s.width = 1.0f;
+  s.dashed = true;
+  return s;
+}
+
 }  // namespace
 
 namespace {
@@ -344,6 +429,33 @@ std::vector<ZeroCrossing> zero_crossings(const GatingEffectMap& map) {
   return out;
 }
 
+std::vector<TrendFit> trend_fits(const GatingEffectMap& map) {
+  const bool log = map_log_axis(map);
+  std::vector<TrendFit> out;
+  for (const auto& line : map.lines)
+    for (const auto& range : map.ranges)
+      if (auto fit = fit_line(line_points(map, line, range.name), log)) out.push_back(std::move(*fit));
+  return out;
+}
+
+namespace {
+
+// The range's trend lines (after the zero line, so the data series keep their places) and notes.
+void add_trends(const GatingEffectMap& map, const std::string& range, Figure& f) {
+  bool any = false;
+  for (const auto& t : trend_fits(map)) {
+    if (t.range != range) continue;
+    const auto pts = line_points(map, t.line, range);
+    const auto l = std::find(map.lines.begin(), map.lines.end(), t.line) - map.lines.begin();
+    f.series.push_back(trend_series(t, pts.front()->x, pts.back()->x, palette(static_cast<int>(l))));
+    f.notes.push_back(trend_note(map, t));
+    any = true;
+  }
+  if (any) f.extra_csv.push_back({"trend", gating_effect_trend_csv(map, range)});
+}
+
+}  // namespace
+
 Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range) {
   Figure f;
   const auto r = std::find_if(map.ranges.begin(), map.ranges.end(), [&](const eval::PositionRange& x) { return x.name == range; });
@@ -390,6 +502,7 @@ Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range
     if (z.range == range)
       f.notes.push_back((z.line.empty() ? std::string("the mean crosses zero") : z.line + ": the mean crosses zero") +
                         " near " + map.x_field + " = " + four_digits(z.x));
+  add_trends(map, range, f);
   f.data_csv = gating_effect_csv(map, range);
   return f;
 }
@@ -408,6 +521,18 @@ std::string gating_effect_csv(const GatingEffectMap& map, const std::string& ran
       rows.push_back(std::move(row));
     }
   return runs::format_csv(header, rows);
+}
+
+std::string gating_effect_trend_csv(const GatingEffectMap& map, const std::string& range) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& t : trend_fits(map))
+    if (t.range == range)
+      rows.push_back({t.line, t.range, std::to_string(t.points), runs::shortest_number(t.slope),
+                      runs::shortest_number(t.slope_lo), runs::shortest_number(t.slope_hi),
+                      runs::shortest_number(t.intercept), runs::shortest_number(t.zero_x), t.zero_inside ? "1" : "0",
+                      t.log_x ? "log2" : "linear"});
+  return runs::format_csv({"line", "range", "points", "slope", "slope_lo", "slope_hi", "intercept", "zero_x", "zero_inside", "axis"},
+                          rows);
 }
 
 std::vector<NamedFigure> gating_effect_figures(const std::vector<EffectRun>& runs, const GatingEffectOptions& options) {

@@ -63,15 +63,38 @@ struct ZeroCrossing {
 };
 std::vector<ZeroCrossing> zero_crossings(const GatingEffectMap& map);
 
+// A line's trend over one range: the ordinary least-squares line through its points' means
+// against the axis coordinate u (log2 x on a log axis, else x), mean = intercept + slope * u.
+struct TrendFit {
+  std::string line, range;
+  int points = 0;
+  double intercept = 0, slope = 0;
+  double slope_lo = 0, slope_hi = 0;  // 95% Student t, points - 2 degrees of freedom
+  bool log_x = false;                 // u = log2 x: the slope is per doubling of x
+  double zero_x = 0;                  // where the fitted line is 0; NaN when it is flat (slope 0)
+  bool zero_inside = false;           // zero_x lies in the measured x range (else extrapolated)
+};
+// Every line and range with three or more distinct x values, in the map's order of lines, then ranges.
+std::vector<TrendFit> trend_fits(const GatingEffectMap& map);
+
 // The map's effect over one range against x: one series per line with its 95% interval as error
 // bars, a dashed zero line, and notes saying what the intervals are over and where lines cross zero.
+// Each line with a trend_fits entry also gets its fitted line (unnamed, dashed, in the line's
+// colour, after the zero line) and a note with the slope, its interval and where it crosses zero;
+// the fits' table (gating_effect_trend_csv) rides along as the figure's extra "trend" CSV.
 Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range);
 
 // Its data: columns x, range, mean, lo, hi, n (and a last column "line" when the map has two or more lines).
 std::string gating_effect_csv(const GatingEffectMap& map, const std::string& range);
 
+// The range's trend fits: columns line, range, points, slope, slope_lo, slope_hi, intercept,
+// zero_x, zero_inside, axis ("log2": slope per doubling of x, or "linear"); a header alone when
+// no line has three x values.
+std::string gating_effect_trend_csv(const GatingEffectMap& map, const std::string& range);
+
 // Every map's figure: "gating_effect_nll_<range>" per range, "gating_effect_needle",
-// "gating_effect_mqar"; each figure's CSV is gating_effect_csv.
+// "gating_effect_mqar"; each figure's CSV is gating_effect_csv, and NAME_trend.csv beside it
+// gating_effect_trend_csv when a line has a trend.
 std::vector<NamedFigure> gating_effect_figures(const std::vector<EffectRun>& runs, const GatingEffectOptions& options = {});
 
 }  // namespace proteus::figures

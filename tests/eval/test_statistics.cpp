@@ -34,6 +34,16 @@ TEST(Statistics, TIntervalMatchesTheTable) {
   EXPECT_NEAR(two.hi - two.mean, 12.7062047 * std::sqrt(0.5) / std::sqrt(2.0), 1e-5);
 }
 
+TEST(Statistics, TQuantileMatchesTheTable) {
+  // Two-sided 95% values from any t table.
+  EXPECT_NEAR(t_quantile(0.95, 1), 12.7062047, 1e-6);
+  EXPECT_NEAR(t_quantile(0.95, 2), 4.30265273, 1e-6);
+  EXPECT_NEAR(t_quantile(0.95, 3), 3.18244631, 1e-6);
+  EXPECT_NEAR(t_quantile(0.90, 10), 1.81246112, 1e-6);
+  EXPECT_THROW(t_quantile(0.95, 0), std::invalid_argument);
+  EXPECT_THROW(t_quantile(1.0, 3), std::invalid_argument);
+}
+
 TEST(Statistics, OneSeedHasNoInterval) {
   const auto i = t_interval({2.5});
   EXPECT_EQ(i.n, 1);

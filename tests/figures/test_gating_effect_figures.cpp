@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "core/common/input_error.hpp"
+#include "core/figures/figure_export.hpp"
 #include "core/figures/figure_set.hpp"
 #include "core/figures/gating_effect_figures.hpp"
 #include "tests/support/synthetic_per_position.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
@@ -97,7 +100,7 @@ TEST(GatingEffect, ThreeSeedsGiveTheKnownMeansTIntervalsAndZeroCrossing) {
   for (const auto& c : z) EXPECT_NE(c.range, "first-N16") << "the early effect never changes sign";
 
   const auto f = figures::gating_effect_figure(map, "N-4N");
-  ASSERT_EQ(f.series.size(), 2u) << "one line and the zero line";
+  ASSERT_EQ(f.series.size(), 3u) << "one line, the zero line and the line's trend";
   EXPECT_TRUE(f.series[0].error_bars);
   EXPECT_EQ(f.series[1].y, (std::vector<double>{0, 0}));
   EXPECT_TRUE(f.series[1].name.empty()) << "the zero line is a guide, not data";
@@ -298,6 +301,154 @@ TEST(GatingEffect, OneSeedOfAccuracyBootstrapsOverCellsOrSaysThereIsNoInterval) 
   bool says = false;
   for (const auto& n : f.notes) says |= n.find("no interval") != std::string::npos;
   EXPECT_TRUE(says);
+}
+
+// A map of one range ("all") with the given means at the given x, each a 3-seed point, on `line`.
+figures::GatingEffectMap map_of(const std::vector<double>& xs, const std::vector<double>& means,
+                                const std::string& line = "") {
+  figures::GatingEffectMap map;
+  map.metric = "nll";
+  map.x_field = "train.steps";
+  map.lines = {line};
+  map.ranges = {{"all", 1, 1}};
+  for (size_t i = 0; i < xs.size(); ++i) map.points.push_back({xs[i], line, "all", {means[i], means[i] - 0.1, means[i] + 0.1, 3}});
+  return map;
+}
+
+TEST(GatingEffectTrend, PointsOnALineGiveItsSlopeAndInterceptExactly) {
+  // mean = 0.25 - 0.05 x on a linear axis (x = 1..3: max / min < 4), zero at x = 5.
+  const auto fits = figures::trend_fits(map_of({1, 2, 3}, {0.20, 0.15, 0.10}));
+  ASSERT_EQ(fits.size(), 1u);
+  const auto& t = fits.front();
+  EXPECT_EQ(t.range, "all");
+  EXPECT_EQ(t.points, 3);
+  EXPECT_FALSE(t.log_x);
+  EXPECT_NEAR(t.slope, -0.05, 1e-12);
+  EXPECT_NEAR(t.intercept, 0.25, 1e-12);
+  EXPECT_NEAR(t.slope_lo, -0.05, 1e-9) << "no residuals: no width";
+  EXPECT_NEAR(t.slope_hi, -0.05, 1e-9);
+  EXPECT_NEAR(t.zero_x, 5, 1e-9);
+  EXPECT_FALSE(t.zero_inside);
+}
+
+TEST(GatingEffectTrend, TheSlopeIntervalIsTheTIntervalOfTheResidualStandardError) {
+  // The line mean = u - 1.5 at u = 2..5 plus noise (0.5, 1.5, -0.5, 1.5): means 1, 3, 2, 5.
+  // By hand: u mean 3.5, Suu = 5, Suy = 5.5, slope 1.1, intercept 2.75 - 1.1 * 3.5 = -1.1;
+  // residuals -0.1, 0.8, -1.3, 0.6, SSE 2.7; se = sqrt(2.7 / 2 / 5); t(0.975, 2) = 4.30265273.
+  const auto fits = figures::trend_fits(map_of({2, 3, 4, 5}, {1, 3, 2, 5}));
+  ASSERT_EQ(fits.size(), 1u);
+  const auto& t = fits.front();
+  const double half = 4.30265273 * std::sqrt(2.7 / 2 / 5);
+  EXPECT_NEAR(t.slope, 1.1, 1e-12);
+  EXPECT_NEAR(t.intercept, -1.1, 1e-12);
+  EXPECT_NEAR(t.slope_hi - t.slope, half, 1e-6);
+  EXPECT_NEAR(t.slope - t.slope_lo, half, 1e-6);
+  EXPECT_LT(t.slope_lo, 1.0);
+  EXPECT_GT(t.slope_hi, 1.0) << "the true slope is inside";
+  EXPECT_NEAR(t.zero_x, 1, 1e-12) << "-intercept / slope";
+  EXPECT_FALSE(t.zero_inside) << "x = 1 is left of the runs (2..5)";
+  const auto csv = figures::gating_effect_trend_csv(map_of({2, 3, 4, 5}, {1, 3, 2, 5}), "all");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "line,range,points,slope,slope_lo,slope_hi,intercept,zero_x,zero_inside,axis");
+  EXPECT_NE(csv.find("\n,all,4,"), std::string::npos);
+  EXPECT_NE(csv.find(",0,linear"), std::string::npos);
+}
+
+TEST(GatingEffectTrend, OnALogAxisTheSlopeIsPerDoubling) {
+  // mean = -0.05 (log2 x - log2 200): -0.05 per doubling, zero at x = 200, inside 40..640.
+  const std::vector<double> xs = {40, 80, 160, 320, 640};
+  std::vector<double> means;
+  for (double x : xs) means.push_back(-0.05 * (std::log2(x) - std::log2(200.0)));
+  const auto fits = figures::trend_fits(map_of(xs, means));
+  ASSERT_EQ(fits.size(), 1u);
+  const auto& t = fits.front();
+  EXPECT_TRUE(t.log_x);
+  EXPECT_EQ(t.points, 5);
+  EXPECT_NEAR(t.slope, -0.05, 1e-12);
+  EXPECT_NEAR(t.intercept, 0.05 * std::log2(200.0), 1e-12);
+  EXPECT_NEAR(t.zero_x, 200, 1e-9);
+  EXPECT_TRUE(t.zero_inside);
+  const auto csv = figures::gating_effect_trend_csv(map_of(xs, means), "all");
+  EXPECT_NE(csv.find(",1,log2\n"), std::string::npos);
+}
+
+TEST(GatingEffectTrend, TwoPointsOrAFlatLineGiveNoFitOrNoCrossing) {
+  EXPECT_TRUE(figures::trend_fits(map_of({100, 400}, {0.1, -0.1})).empty());
+  const auto csv = figures::gating_effect_trend_csv(map_of({100, 400}, {0.1, -0.1}), "all");
+  EXPECT_EQ(csv.find('\n'), csv.size() - 1) << "a header alone";
+  const auto f = figures::gating_effect_figure(map_of({100, 400}, {0.1, -0.1}), "all");
+  EXPECT_EQ(f.series.size(), 2u) << "the line and the zero line, no trend";
+  EXPECT_TRUE(f.extra_csv.empty());
+  const auto flat = figures::trend_fits(map_of({1, 2, 3}, {0.2, 0.2, 0.2}));
+  ASSERT_EQ(flat.size(), 1u);
+  EXPECT_EQ(flat.front().slope, 0);
+  EXPECT_TRUE(std::isnan(flat.front().zero_x));
+  EXPECT_FALSE(flat.front().zero_inside);
+}
+
+TEST(GatingEffectTrend, TheFigureDrawsOneTrendPerFittedLineWithANote) {
+  // The steps sweep's late effect: 0.3, 0.1, -0.1, -0.3 at 100..800 steps, -0.2 nats per doubling.
+  const auto maps = figures::gating_effect_maps(steps_sweep(3));
+  ASSERT_EQ(maps.size(), 1u);
+  const auto f = figures::gating_effect_figure(maps.front(), "N-4N");
+  ASSERT_EQ(f.series.size(), 3u);
+  const auto& trend = f.series[2];
+  EXPECT_TRUE(trend.name.empty()) << "a guide like the zero line: not in the legend or the CSV";
+  EXPECT_TRUE(trend.dashed);
+  EXPECT_EQ(trend.color, f.series[0].color);
+  EXPECT_DOUBLE_EQ(trend.x.front(), 100);
+  EXPECT_NEAR(trend.x.back(), 800, 1e-9);
+  EXPECT_NEAR(trend.x[2], std::sqrt(100.0 * 800.0), 1e-9) << "evenly spaced in log2 x";
+  EXPECT_NEAR(trend.y.front(), 0.3, 1e-9);
+  EXPECT_NEAR(trend.y.back(), -0.3, 1e-9);
+  std::string note;
+  for (const auto& n : f.notes)
+    if (n.find("trend: ") != std::string::npos) note = n;
+  EXPECT_NE(note.find("-0.2 nats per doubling ["), std::string::npos) << note;
+  EXPECT_NE(note.find("(least squares over 4 points, t 2 df)"), std::string::npos) << note;
+  EXPECT_NE(note.find("crosses zero near train.steps = 282.8 (within the runs)"), std::string::npos) << note;
+  bool kept = false;  // the neighbouring points' crossing note stays
+  for (const auto& n : f.notes) kept |= n.starts_with("the mean crosses zero near train.steps = 282.8");
+  EXPECT_TRUE(kept);
+  const auto csv = figures::figure_csv(f);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "x,range,mean,lo,hi,n") << "the figure's CSV is unchanged";
+  ASSERT_EQ(f.extra_csv.size(), 1u);
+  EXPECT_EQ(f.extra_csv.front().first, "trend");
+  EXPECT_EQ(f.extra_csv.front().second, figures::gating_effect_trend_csv(maps.front(), "N-4N"));
+
+  // The early effect is flat (-0.5 at every budget): a trend that never crosses zero.
+  const auto early = figures::gating_effect_figure(maps.front(), "first-N16");
+  bool flat = false;
+  for (const auto& n : early.notes) flat |= n.find("flat: no zero crossing") != std::string::npos;
+  EXPECT_TRUE(flat);
+
+  // Two lines, one with three x values and one with two: one trend, named by its line in the note.
+  auto two = map_of({100, 200, 400}, {0.2, 0.1, 0.0}, "d=1");
+  const auto second = map_of({100, 400}, {0.3, 0.1}, "d=2");
+  two.lines.push_back("d=2");
+  two.points.insert(two.points.end(), second.points.begin(), second.points.end());
+  const auto g = figures::gating_effect_figure(two, "all");
+  ASSERT_EQ(g.series.size(), 4u) << "two lines, the zero line and one trend";
+  EXPECT_EQ(g.series[3].color, g.series[0].color);
+  bool named = false;
+  for (const auto& n : g.notes)
+    named |= n.starts_with("d=1: trend: -0.1 nats per doubling") && n.ends_with("train.steps = 400 (within the runs)");
+  EXPECT_TRUE(named);
+}
+
+TEST(GatingEffectTrend, TheExportWritesTheTrendTableBesideTheFigure) {
+  const auto maps = figures::gating_effect_maps(steps_sweep(3));
+  ASSERT_EQ(maps.size(), 1u);
+  const std::vector<figures::NamedFigure> figs = {{"gating_effect_nll_N-4N", figures::gating_effect_figure(maps.front(), "N-4N")}};
+  const test_support::TempDir dir;
+  figures::ExportSettings s;
+  s.formats = {"csv"};
+  EXPECT_EQ(figures::export_file_count(figs, s), 2);
+  const auto files = figures::export_figures(figs, dir / "out", s);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(std::filesystem::path(files[1]).filename(), "gating_effect_nll_N-4N_trend.csv");
+  EXPECT_EQ(test_support::TempDir::read(files[1]), figures::gating_effect_trend_csv(maps.front(), "N-4N"));
+  s.formats = {"svg"};
+  EXPECT_EQ(figures::export_file_count(figs, s), 1) << "the table rides with the CSV only";
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ ExportHandle start_figure_export(std::vector<figures::NamedFigure> figs, std::fi
                                  figures::ExportSettings s) {
   return ExportHandle::start([figs = std::move(figs), dir = std::move(dir), s](engine::JobContext<ExportReport>& ctx) {
     ExportReport r;
-    r.total = static_cast<int>(figs.size() * s.formats.size());
+    r.total = figures::export_file_count(figs, s);
     ctx.publish(std::make_shared<const ExportReport>(r));
     try {
       figures::export_figures(figs, dir, s, [&](const std::string& file) {
