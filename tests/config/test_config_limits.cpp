@@ -37,7 +37,9 @@ InputError config_refusal(const json& j) {
 }
 
 // {"a": {"b": value}} for "a.b"; a list field gets [value].
-bool is_list(const std::string& path) { return path == "eval.niah.lengths" || path == "eval.needle.lengths"; }
+bool is_list(const std::string& path) {
+  return path == "eval.niah.lengths" || path == "eval.needle.lengths" || path == "data.mqar.train_pairs";
+}
 
 json with_field(const std::string& path, int64_t value) {
   const json v = is_list(path) ? json::array({value}) : json(value);
