@@ -69,7 +69,7 @@ TEST_F(KeptGridViewTest, ASecondSweptFieldIsShownReadOnlyWithTheRunCount) {
   load("maps/memory-load-cpu.json");
   const auto shown = controls_text();
   EXPECT_NE(shown.find(squeezed("sweep data.mqar.layout: pairs-first, spread")), std::string::npos) << shown;
-  EXPECT_NE(shown.find(squeezed("160 runs (proteus sweep)")), std::string::npos) << shown;
+  EXPECT_NE(shown.find(squeezed("80 runs (proteus sweep)")), std::string::npos) << shown;
   EXPECT_EQ(shown.find(squeezed("leaves out")), std::string::npos) << shown;
   app_->editor.experiment.mode = gui::RunMode::single;
   EXPECT_NE(controls_text().find("leavesout"), std::string::npos);
