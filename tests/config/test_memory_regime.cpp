@@ -117,7 +117,7 @@ int check_presets_name_their_ratios(const std::string& folder) {
   return presets;
 }
 
-TEST(MemoryRegime, EveryPaperPresetNamesItsRatiosTruthfully) { EXPECT_GE(check_presets_name_their_ratios("paper"), 16); }
+TEST(MemoryRegime, EveryPaperPresetNamesItsRatiosTruthfully) { EXPECT_GE(check_presets_name_their_ratios("paper"), 22); }
 
 TEST(MemoryRegime, EveryMapPresetNamesItsRatiosTruthfully) { EXPECT_GE(check_presets_name_their_ratios("maps"), 3); }
 
