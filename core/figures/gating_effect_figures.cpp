@@ -405,9 +405,7 @@ std::vector<GatingEffectMap> gating_effect_maps(const std::vector<EffectRun>& ru
 
 std::vector<ZeroCrossing> zero_crossings(const GatingEffectMap& map) {
   std::vector<ZeroCrossing> out;
-  std::vector<double> all_x;
-  for (const auto& p : map.points) all_x.push_back(p.x);
-  const bool log = log_axis(all_x);
+  const bool log = map_log_axis(map);
   const auto axis = [&](double v) { return log ? std::log2(v) : v; };
   for (const auto& line : map.lines)
     for (const auto& range : map.ranges) {
@@ -440,10 +438,24 @@ std::vector<TrendFit> trend_fits(const GatingEffectMap& map) {
 
 namespace {
 
+// The fits of one range as the trend CSV (gating_effect_trend_csv's columns).
+std::string trend_csv(const std::vector<TrendFit>& fits, const std::string& range) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& t : fits)
+    if (t.range == range)
+      rows.push_back({t.line, t.range, std::to_string(t.points), runs::shortest_number(t.slope),
+                      runs::shortest_number(t.slope_lo), runs::shortest_number(t.slope_hi),
+                      runs::shortest_number(t.intercept), runs::shortest_number(t.zero_x), t.zero_inside ? "1" : "0",
+                      t.log_x ? "log2" : "linear"});
+  return runs::format_csv({"line", "range", "points", "slope", "slope_lo", "slope_hi", "intercept", "zero_x", "zero_inside", "axis"},
+                          rows);
+}
+
 // The range's trend lines (after the zero line, so the data series keep their places) and notes.
 void add_trends(const GatingEffectMap& map, const std::string& range, Figure& f) {
+  const auto fits = trend_fits(map);
   bool any = false;
-  for (const auto& t : trend_fits(map)) {
+  for (const auto& t : fits) {
     if (t.range != range) continue;
     const auto pts = line_points(map, t.line, range);
     const auto l = std::find(map.lines.begin(), map.lines.end(), t.line) - map.lines.begin();
@@ -451,7 +463,7 @@ void add_trends(const GatingEffectMap& map, const std::string& range, Figure& f)
     f.notes.push_back(trend_note(map, t));
     any = true;
   }
-  if (any) f.extra_csv.push_back({"trend", gating_effect_trend_csv(map, range)});
+  if (any) f.extra_csv.push_back({"trend", trend_csv(fits, range)});
 }
 
 }  // namespace
@@ -524,15 +536,7 @@ std::string gating_effect_csv(const GatingEffectMap& map, const std::string& ran
 }
 
 std::string gating_effect_trend_csv(const GatingEffectMap& map, const std::string& range) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& t : trend_fits(map))
-    if (t.range == range)
-      rows.push_back({t.line, t.range, std::to_string(t.points), runs::shortest_number(t.slope),
-                      runs::shortest_number(t.slope_lo), runs::shortest_number(t.slope_hi),
-                      runs::shortest_number(t.intercept), runs::shortest_number(t.zero_x), t.zero_inside ? "1" : "0",
-                      t.log_x ? "log2" : "linear"});
-  return runs::format_csv({"line", "range", "points", "slope", "slope_lo", "slope_hi", "intercept", "zero_x", "zero_inside", "axis"},
-                          rows);
+  return trend_csv(trend_fits(map), range);
 }
 
 std::vector<NamedFigure> gating_effect_figures(const std::vector<EffectRun>& runs, const GatingEffectOptions& options) {

@@ -93,22 +93,18 @@ TEST_F(BatchSourceTest, MixtureFollowsTheWeights) {
 TEST_F(BatchSourceTest, MqarTrainPairsMixTheLoadPerRow) {
   DataConfig cfg = config({{"mqar", 1.0}});
   cfg.mqar.train_pairs = {2, 8, 32};
-  std::map<int, int> rows;
-  const auto answers_per_row = [&](const DataConfig& c, uint64_t seed) {
-    const BatchSource source(c);  // one source, many batches
-    std::mt19937_64 rng(seed);
-    std::vector<int> out;
-    for (int i = 0; i < 150; ++i) {
-      const Batch b = source.next_train_batch(rng);
-      for (int r = 0; r < b.B; ++r) {
-        double weight = 0;
-        for (int t = 0; t < b.T; ++t) weight += b.weights[size_t(r * b.T + t)];
-        out.push_back(int(weight));
-      }
+  const BatchSource source(cfg);
+  std::mt19937_64 rng(5);
+  std::vector<int> drawn;  // answers per row = the row's pairs
+  for (int i = 0; i < 150; ++i) {
+    const Batch b = source.next_train_batch(rng);
+    for (int r = 0; r < b.B; ++r) {
+      double weight = 0;
+      for (int t = 0; t < b.T; ++t) weight += b.weights[size_t(r * b.T + t)];
+      drawn.push_back(int(weight));
     }
-    return out;
-  };
-  const auto drawn = answers_per_row(cfg, 5);
+  }
+  std::map<int, int> rows;
   for (int a : drawn) ++rows[a];
   ASSERT_EQ(rows.size(), 3u) << "every row holds 2, 8 or 32 answers";
   for (int pairs : {2, 8, 32}) EXPECT_NEAR(rows[pairs] / double(drawn.size()), 1.0 / 3.0, 0.05) << pairs;
