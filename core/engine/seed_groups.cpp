@@ -6,6 +6,7 @@
 
 #include "core/common/atomic_file.hpp"
 #include "core/eval/comparison.hpp"
+#include "core/eval/statistics.hpp"
 #include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/runs/staged_folder.hpp"
@@ -167,6 +168,12 @@ std::vector<std::filesystem::path> write_seed_group_results(const std::vector<st
           const auto t = eval::paired_group_comparison(mine, theirs);
           common::write_file_atomically(dir / "paired_vs_baseline.csv", csv_text(t, seq_len));
           j["paired_vs_baseline"] = table_json(t);
+          // How far this design sees: the smallest overall effect it detects, and the seeds' signs.
+          std::vector<double> overall;
+          for (size_t i = 0; i < mine.size(); ++i) overall.push_back(mine[i].mean_nll - theirs[i].mean_nll);
+          auto& all = j["paired_vs_baseline"]["all"];
+          all["detectable_effect"] = eval::detectable_effect(overall);  // NaN (null) below two seeds
+          all["seeds_better"] = std::count_if(overall.begin(), overall.end(), [](double d) { return d < 0; });
           // Held-out bits per byte within the training length, the group minus its baseline per seed.
           std::vector<double> d;
           for (size_t i = 0; i < mine.size(); ++i)

@@ -115,6 +115,21 @@ Interval t_interval(const std::vector<double>& values, double level) {
   return out;
 }
 
+double detectable_effect(const std::vector<double>& paired_differences, double power, double level) {
+  if (!(level > 0 && level < 1)) throw std::invalid_argument("detectable_effect: level must be in (0, 1)");
+  if (!(power > 0 && power < 1)) throw std::invalid_argument("detectable_effect: power must be in (0, 1)");
+  std::vector<double> x;
+  for (double v : paired_differences)
+    if (!std::isnan(v)) x.push_back(v);
+  const int n = static_cast<int>(x.size());
+  if (n < 2) return std::nan("");
+  double mean = 0, ss = 0;
+  for (double v : x) mean += v / n;
+  for (double v : x) ss += (v - mean) * (v - mean);
+  const double sd = std::sqrt(ss / (n - 1));
+  return (t_quantile(level, n - 1) + gsl_cdf_tdist_Pinv(power, n - 1)) * sd / std::sqrt(static_cast<double>(n));
+}
+
 std::vector<Interval> t_intervals(const std::vector<std::vector<double>>& per_run, double level) {
   if (per_run.empty()) return {};
   const size_t cols = per_run.front().size();

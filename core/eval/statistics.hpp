@@ -42,6 +42,13 @@ double t_quantile(double level, int df);
 // freedom. With one value there is no interval (lo = hi = mean, n = 1).
 Interval t_interval(const std::vector<double>& values, double level = 0.95);
 
+// The smallest true mean a paired design of these differences detects (SPEC section 7): with n
+// non-NaN values of sample sd s, (t(1 - (1 - level) / 2, n - 1) + t(power, n - 1)) s / sqrt(n), the
+// effect a two-sided t test at 1 - level rejects with probability `power` (the usual normal-shift
+// approximation with t quantiles). NaN with fewer than two values. Throws std::invalid_argument
+// when level or power is outside (0, 1).
+double detectable_effect(const std::vector<double>& paired_differences, double power = 0.8, double level = 0.95);
+
 // Per column across runs (each a vector of the same length): t_interval of column j.
 std::vector<Interval> t_intervals(const std::vector<std::vector<double>>& per_run, double level = 0.95);
 

@@ -11,6 +11,7 @@
 #include "core/config/config_json.hpp"
 #include "core/engine/seed_groups.hpp"
 #include "core/eval/per_position.hpp"
+#include "core/eval/statistics.hpp"
 #include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 #include "tests/support/seed_group_runs.hpp"
@@ -75,6 +76,18 @@ TEST(SeedGroups, SummariesAndPairedDifferencesAreWrittenPerGroup) {
   const auto per_seed = j.at("paired_per_seed");
   ASSERT_EQ(per_seed.size(), 3u);
   EXPECT_NEAR(per_seed[1].at("all").at("mean").get<double>(), members[1].mean_nll - base2.mean_nll, 1e-9);
+  // The design's reach: the detectable effect of these three paired differences, and their signs.
+  std::vector<double> overall;
+  int better = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const auto base = *runs::read_eval_report(runs::RunReader::open(dirs[i])).per_position;
+    overall.push_back(members[i].mean_nll - base.mean_nll);
+    better += overall.back() < 0;
+  }
+  const auto& all = j.at("paired_vs_baseline").at("all");
+  EXPECT_NEAR(all.at("detectable_effect").get<double>(), eval::detectable_effect(overall), 1e-12);
+  EXPECT_GT(all.at("detectable_effect").get<double>(), 0.0);
+  EXPECT_EQ(all.at("seeds_better").get<int>(), better);
   // The CSV: mean, lo, hi, n with n = seeds, then the "all" row.
   std::ifstream csv(group_dir / "paired_vs_baseline.csv");
   std::string header;
