@@ -12,7 +12,7 @@
 //  - Token ids and targets are device int32 buffers (alloc_int32): no op copies ids per call.
 //  - supports() states the kernels' real limits (the rule kernels' shared memory, attention's
 //    grid); the model asks before it relies on an op.
-//  - The chunked form of the linear and delta rules (memory_rule_chunked.hpp) runs where the form
+//  - The chunked form of the linear, delta, comba and swla rules (memory_rule_chunked.hpp) runs where the form
 //    resolves to chunked; not yet run on a GPU, so the self-check guards it per rule.
 #pragma once
 #include <cstdint>

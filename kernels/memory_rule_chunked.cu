@@ -1,16 +1,21 @@
-// The chunked linear, delta and comba rules on the GPU, forward and backward (memory_rule_chunked.hpp);
+// The chunked linear, delta, comba and swla rules on the GPU, forward and backward (memory_rule_chunked.hpp);
 // the CUDA twin of core/memory/chunked_rule.cpp, whose names (MB, MA, IA, U, Kt, dHe, ...) it keeps.
 // Chunks are packed into (B H chunks, C, width) so every chunk product is one strided-batched
 // FP32 GEMM; a ragged last chunk is padded with zero keys, values and write strengths and a log
-// retention of 0, which changes nothing (a zero write, no decay). With Tinv = (I + diag(beta) MA)^-1:
+// retention of 0, which changes nothing (a zero write, no decay). A chunk makes Cw = W C writes,
+// write w = j C + t at step t: W = 1 (k_t v_t^T weighted by beta_t) but for swla, whose window makes
+// W = c per step (gamma_t[j] k_{t-j} v_{t-j}^T, the key masked by m_t); K, V, bt, Kd, U are over writes.
+// With Tinv = (I + diag(beta) MA)^-1 (the erasing rules, W = 1):
 //   forward, parallel over chunks: MB = (Q K^T) ⊙ GB, MA = (E K^T) ⊙ GA, Tinv,
-//            Ub = Tinv diag(beta) V, Wk = Tinv diag(beta e^gh) E            (linear: Ub = diag(beta) V)
+//            Ub = Tinv diag(beta) V, Wk = Tinv diag(beta e^gh) E            (linear, swla: Ub = diag(bt) V)
 // where E is the erase direction (K for delta, comba's P) and gh its log-decay (g; comba g_{t-1}).
 //   state pass, in order, parallel over heads and value tiles: U = Ub - Wk H, H' = e^{g_L} H + Kt^T U
 //   output, parallel: O = diag(e^g) Q H + MB U
 // The backward recomputes all of that from the chunk-start states, walks chunks in reverse for the
 // state adjoint (dU = MB^T dO + Kt dHe, dH = e^{g_L} dHe + (diag(e^g) Q)^T dO - Wk^T dU), then
-// forms every gradient per chunk with GEMMs and one kernel for the masks and per-step sums.
+// forms every gradient per chunk with GEMMs and one kernel for the masks and per-step sums. A swla
+// write may read a token of an earlier chunk, so each token's dk and dv are gathered from the
+// writes that read it (in a fixed order: no atomics), not scattered.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -35,8 +40,8 @@ bool chunked_kernels_cover(memory::Rule rule, int d_k, int chunk, std::string* w
     if (why_not) *why_not = why;
     return false;
   };
-  if (rule != memory::Rule::linear && rule != memory::Rule::delta && rule != memory::Rule::comba)
-    return no("the GPU's chunked kernels cover linear, delta and comba");
+  if (rule == memory::Rule::titans)
+    return no("the GPU's chunked kernels cover linear, delta, comba and swla (titans has no chunked form)");
   if (d_k > kChunkedMaxKeyWidth)
     return no("key width " + std::to_string(d_k) + " > " + std::to_string(kChunkedMaxKeyWidth));
   if (chunk < 1 || chunk > kChunkedMaxChunk) return no("chunk " + std::to_string(chunk) + " outside [1, 64]");
@@ -66,10 +71,13 @@ void gemm(cublasContext* h, bool ta, bool tb, int m, int n, int k, float alpha, 
 
 struct Dims {
   int B = 0, T = 0, H = 0, dk = 0, dv = 0, C = 0, NC = 0;
+  int W = 1;            // writes per step: swla's window, 1 for the other rules
   bool erases = false;  // delta or comba: U goes through the solve
   bool comba = false;   // erases along p, at the log-decay before the step (gh_t = g_{t-1})
   __host__ __device__ int batches() const { return B * H * NC; }
   __host__ __device__ size_t rows() const { return static_cast<size_t>(batches()) * C; }
+  __host__ __device__ int Cw() const { return W * C; }  // writes per chunk
+  __host__ __device__ size_t write_rows() const { return static_cast<size_t>(batches()) * Cw(); }
 };
 
 // Token n's row of head (b, h) in a (B, T, H, width) tensor.
@@ -79,18 +87,25 @@ __device__ inline size_t token_row(int b, int tok, int h, int T, int H) {
 
 struct PackArgs {
   Dims d;
-  const float *q, *k, *v, *beta, *a, *p;
+  const float *q, *k, *v, *beta, *a, *p, *gamma;  // gamma: swla's (B, T, H, W) window weights, else null
   const int32_t* rows;  // (T) open key rows per step
-  float *Q, *K, *V, *Qg, *Kd, *Kb, *Vb, *g, *bt;  // Kb null for linear
+  float *Q, *K, *V, *Qg, *Kd, *Kb, *Vb, *g, *bt;  // K, V, Kd, Vb, bt over writes; Kb null unless erasing
   float *E, *gh;  // comba's erase direction (masked p) and its log-decay; null otherwise (K and g serve)
 };
+
+// The token write w = j C + t of chunk c reads (j back from step t), or -1: the step is padding, or
+// the term reads before the first token (left out).
+__device__ inline int write_source(const Dims& d, int c, int w) {
+  const int j = w / d.C, tok = c * d.C + (w - j * d.C);
+  return tok < d.T && tok >= j ? tok - j : -1;
+}
 
 // One block per chunk: the cumulative log-decay, then the masked inputs (selection) and their
 // decayed and weighted copies. Only non-positive numbers are exponentiated.
 __global__ void pack_chunks_kernel(PackArgs p) {
   __shared__ float g[kChunkedMaxChunk], gh[kChunkedMaxChunk], beta[kChunkedMaxChunk];
   const Dims d = p.d;
-  const int n = blockIdx.x, bh = n / d.NC, c = n % d.NC, b = bh / d.H, h = bh % d.H;
+  const int n = blockIdx.x, bh = n / d.NC, c = n % d.NC, b = bh / d.H, h = bh % d.H, Cw = d.Cw();
   if (threadIdx.x == 0) {
     float acc = 0.0f;
     for (int t = 0; t < d.C; ++t) {
@@ -108,53 +123,73 @@ __global__ void pack_chunks_kernel(PackArgs p) {
   const float gL = g[d.C - 1];
   for (int t = threadIdx.x; t < d.C; t += blockDim.x) {
     p.g[static_cast<size_t>(n) * d.C + t] = g[t];
-    p.bt[static_cast<size_t>(n) * d.C + t] = beta[t];
     if (p.gh) p.gh[static_cast<size_t>(n) * d.C + t] = gh[t];
   }
-  const size_t base_k = static_cast<size_t>(n) * d.C * d.dk, base_v = static_cast<size_t>(n) * d.C * d.dv;
+  // Write weights: beta_t, or swla's gamma_t[j]; 0 for a write that is left out.
+  const size_t base_w = static_cast<size_t>(n) * Cw;
+  for (int w = threadIdx.x; w < Cw; w += blockDim.x) {
+    const int j = w / d.C, t = w - j * d.C, tok = c * d.C + t;
+    float weight = 0.0f;
+    if (write_source(d, c, w) >= 0) weight = p.gamma ? p.gamma[token_row(b, tok, h, d.T, d.H) * d.W + j] : beta[t];
+    p.bt[base_w + w] = weight;
+  }
+  __syncthreads();  // the value loop below reads other threads' weights
+  // The read side, a row per step: Q, e^g Q, and the erase direction.
+  const size_t base_k = static_cast<size_t>(n) * d.C * d.dk;
   for (int e = threadIdx.x; e < d.C * d.dk; e += blockDim.x) {
     const int t = e / d.dk, i = e - t * d.dk, tok = c * d.C + t;
     const bool open = tok < d.T && i < p.rows[min(tok, d.T - 1)];
     const size_t r = open ? token_row(b, tok, h, d.T, d.H) * d.dk + i : 0;
-    const float qv = open ? p.q[r] : 0.0f, kv = open ? p.k[r] : 0.0f;  // selection, not multiplication
-    const float ev = p.E ? (open ? p.p[r] : 0.0f) : kv;
+    const float qv = open ? p.q[r] : 0.0f;  // selection, not multiplication
     p.Q[base_k + e] = qv;
-    p.K[base_k + e] = kv;
-    if (p.E) p.E[base_k + e] = ev;
     p.Qg[base_k + e] = expf(g[t]) * qv;
-    p.Kd[base_k + e] = expf(gL - g[t]) * kv;
-    if (p.Kb) p.Kb[base_k + e] = beta[t] * expf(gh[t]) * ev;
+    if (!p.Kb) continue;
+    const float ev = open ? (p.E ? p.p[r] : p.k[r]) : 0.0f;
+    if (p.E) p.E[base_k + e] = ev;
+    p.Kb[base_k + e] = beta[t] * expf(gh[t]) * ev;
   }
-  for (int e = threadIdx.x; e < d.C * d.dv; e += blockDim.x) {
-    const int t = e / d.dv, j = e - t * d.dv, tok = c * d.C + t;
-    const float vv = tok < d.T ? p.v[token_row(b, tok, h, d.T, d.H) * d.dv + j] : 0.0f;
-    p.V[base_v + e] = vv;
-    p.Vb[base_v + e] = beta[t] * vv;
+  // The write side, a row per write: the key (masked by its step's open rows), decayed to the end.
+  const size_t base_wk = base_w * d.dk, base_wv = base_w * d.dv;
+  for (int e = threadIdx.x; e < Cw * d.dk; e += blockDim.x) {
+    const int w = e / d.dk, i = e - w * d.dk, t = w % d.C, src = write_source(d, c, w);
+    const bool open = src >= 0 && i < p.rows[c * d.C + t];
+    const float kv = open ? p.k[token_row(b, src, h, d.T, d.H) * d.dk + i] : 0.0f;
+    p.K[base_wk + e] = kv;
+    p.Kd[base_wk + e] = expf(gL - g[t]) * kv;
+  }
+  for (int e = threadIdx.x; e < Cw * d.dv; e += blockDim.x) {
+    const int w = e / d.dv, x = e - w * d.dv, src = write_source(d, c, w);
+    const float vv = src >= 0 ? p.v[token_row(b, src, h, d.T, d.H) * d.dv + x] : 0.0f;
+    p.V[base_wv + e] = vv;
+    p.Vb[base_wv + e] = p.bt[base_w + w] * vv;
   }
 }
 
-// One block per chunk, a thread per row then per column: MB = Aqk ⊙ GB and MA = Aek ⊙ GA in place
-// (GB: e^{g_t - g_s} for s <= t, GA: e^{gh_t - g_s} for s < t, zero elsewhere by selection), then
-// Tinv = (I + diag(beta) MA)^-1 by forward substitution, one column per thread.
+// One block per chunk, a thread per row then per column: MB = Aqk ⊙ GB over the Cw writes and
+// MA = Aek ⊙ GA in place (GB: e^{g_t - g_s} for a write at step s <= t, GA: e^{gh_t - g_s} for
+// s < t, zero elsewhere by selection), then Tinv = (I + diag(beta) MA)^-1 by forward substitution,
+// one column per thread.
 __global__ void chunk_masks_kernel(Dims d, const float* g, const float* gh, const float* bt, float* MB, float* MA,
                                    float* Tinv) {
   extern __shared__ float shared[];
   float* IA = shared;           // (C, C) the strictly lower part of I + diag(beta) MA
   float* X = shared + d.C * d.C;  // (C, C) Tinv
-  const int n = blockIdx.x, C = d.C;
+  const int n = blockIdx.x, C = d.C, Cw = d.Cw();
   const float* gn = g + static_cast<size_t>(n) * C;
   const float* ghn = gh + static_cast<size_t>(n) * C;
-  const size_t base = static_cast<size_t>(n) * C * C;
+  const size_t base = static_cast<size_t>(n) * C * C, base_b = static_cast<size_t>(n) * C * Cw;
   for (int t = threadIdx.x; t < C; t += blockDim.x) {
-    const float bt_t = bt[static_cast<size_t>(n) * C + t];
+    for (int x = 0; x < Cw; ++x) {
+      const int s = x % C;  // the write's step
+      const size_t at = base_b + static_cast<size_t>(t) * Cw + x;
+      MB[at] = s <= t ? MB[at] * expf(gn[t] - gn[s]) : 0.0f;
+    }
+    if (!MA) continue;
+    const float bt_t = bt[static_cast<size_t>(n) * C + t];  // W = 1 where it erases: write t is step t
     for (int s = 0; s < C; ++s) {
-      const float decay = s <= t ? expf(gn[t] - gn[s]) : 0.0f;
-      MB[base + t * C + s] = s <= t ? MB[base + t * C + s] * decay : 0.0f;
-      if (MA) {
-        const float ma = s < t ? MA[base + t * C + s] * expf(ghn[t] - gn[s]) : 0.0f;
-        MA[base + t * C + s] = ma;
-        IA[t * C + s] = bt_t * ma;
-      }
+      const float ma = s < t ? MA[base + t * C + s] * expf(ghn[t] - gn[s]) : 0.0f;
+      MA[base + t * C + s] = ma;
+      IA[t * C + s] = bt_t * ma;
     }
   }
   if (!MA) return;
@@ -183,65 +218,71 @@ __device__ void store_state_tile(const Dims& d, const float* tile, float* out, s
 }
 
 // The forward state pass: one block per (head, value tile), chunks in order. Stores each
-// chunk-start state, U = Ub - Wk H (Wk null: U = Ub), then H' = e^{g_L} H + Kd^T U.
+// chunk-start state, U = Ub - Wk H (Wk null: U = Ub), then H' = e^{g_L} H + Kd^T U, the writes
+// taken C at a time through shared memory (swla's W blocks of C; one block for the other rules).
 __global__ void chunk_states_forward_kernel(Dims d, const float* Ub, const float* Wk, const float* Kd, const float* g,
                                             float* U, float* checkpoints) {
   extern __shared__ float shared[];
   float* Hs = shared;                          // (dk, tile)
   float* Us = shared + d.dk * kValueTile;      // (C, tile)
-  const int bh = blockIdx.x, j0 = blockIdx.y * kValueTile;
+  const int bh = blockIdx.x, j0 = blockIdx.y * kValueTile, Cw = d.Cw();
   for (int e = threadIdx.x; e < d.dk * kValueTile; e += blockDim.x) Hs[e] = 0.0f;  // S_0 = 0
   __syncthreads();
   for (int c = 0; c < d.NC; ++c) {
     const size_t n = static_cast<size_t>(bh) * d.NC + c;
     store_state_tile(d, Hs, checkpoints, n, j0);
-    for (int e = threadIdx.x; e < d.C * kValueTile; e += blockDim.x) {
-      const int t = e / kValueTile, j = e - t * kValueTile;
-      float u = 0.0f;
-      if (j0 + j < d.dv) {
-        const size_t row = n * d.C + t;
-        u = Ub[row * d.dv + j0 + j];
-        if (Wk)
-          for (int i = 0; i < d.dk; ++i) u -= Wk[row * d.dk + i] * Hs[i * kValueTile + j];
-        U[row * d.dv + j0 + j] = u;
-      }
-      Us[e] = u;
-    }
-    __syncthreads();
     const float decay = expf(g[n * d.C + d.C - 1]);
-    for (int e = threadIdx.x; e < d.dk * kValueTile; e += blockDim.x) {
-      const int i = e / kValueTile, j = e - i * kValueTile;
-      float acc = decay * Hs[e];
-      for (int t = 0; t < d.C; ++t) acc += Kd[(n * d.C + t) * d.dk + i] * Us[t * kValueTile + j];
-      Hs[e] = acc;
+    for (int block = 0; block < d.W; ++block) {
+      const size_t first = n * Cw + static_cast<size_t>(block) * d.C;  // the block's first write row
+      for (int e = threadIdx.x; e < d.C * kValueTile; e += blockDim.x) {
+        const int t = e / kValueTile, j = e - t * kValueTile;
+        float u = 0.0f;
+        if (j0 + j < d.dv) {
+          const size_t row = first + t;
+          u = Ub[row * d.dv + j0 + j];
+          if (Wk)  // W = 1 where it erases: write row t is step row t
+            for (int i = 0; i < d.dk; ++i) u -= Wk[row * d.dk + i] * Hs[i * kValueTile + j];
+          U[row * d.dv + j0 + j] = u;
+        }
+        Us[e] = u;
+      }
+      __syncthreads();
+      const float keep = block == 0 ? decay : 1.0f;  // the state decays once per chunk
+      for (int e = threadIdx.x; e < d.dk * kValueTile; e += blockDim.x) {
+        const int i = e / kValueTile, j = e - i * kValueTile;
+        float acc = keep * Hs[e];
+        for (int t = 0; t < d.C; ++t) acc += Kd[(first + t) * d.dk + i] * Us[t * kValueTile + j];
+        Hs[e] = acc;
+      }
+      __syncthreads();
     }
-    __syncthreads();
   }
 }
 
 // The backward state pass, chunks in reverse from dS_T = 0: stores each chunk-end adjoint dHe,
-// dU = dU0 + Kd dHe (in place over dU0 = MB^T dO), then dH = e^{g_L} dHe + Y - Wk^T dU (Y = Qg^T dO).
+// dU = dU0 + Kd dHe over the chunk's writes (in place over dU0 = MB^T dO), then
+// dH = e^{g_L} dHe + Y - Wk^T dU (Y = Qg^T dO).
 __global__ void chunk_states_backward_kernel(Dims d, float* dU, const float* Y, const float* Wk, const float* Kd,
                                              const float* g, float* dHe) {
   extern __shared__ float shared[];
   float* dHs = shared;
-  float* dUs = shared + d.dk * kValueTile;
-  const int bh = blockIdx.x, j0 = blockIdx.y * kValueTile;
+  float* dUs = shared + d.dk * kValueTile;  // (C, tile): only the erasing rules read dU back (W = 1)
+  const int bh = blockIdx.x, j0 = blockIdx.y * kValueTile, Cw = d.Cw();
   for (int e = threadIdx.x; e < d.dk * kValueTile; e += blockDim.x) dHs[e] = 0.0f;
   __syncthreads();
   for (int c = d.NC - 1; c >= 0; --c) {
     const size_t n = static_cast<size_t>(bh) * d.NC + c;
     store_state_tile(d, dHs, dHe, n, j0);
-    for (int e = threadIdx.x; e < d.C * kValueTile; e += blockDim.x) {
-      const int t = e / kValueTile, j = e - t * kValueTile;
+    for (int e = threadIdx.x; e < Cw * kValueTile; e += blockDim.x) {
+      const int w = e / kValueTile, j = e - w * kValueTile;
       float du = 0.0f;
       if (j0 + j < d.dv) {
-        const size_t row = n * d.C + t;
+        const size_t row = n * Cw + w;
         du = dU[row * d.dv + j0 + j];
         for (int i = 0; i < d.dk; ++i) du += Kd[row * d.dk + i] * dHs[i * kValueTile + j];
         dU[row * d.dv + j0 + j] = du;
       }
-      dUs[e] = du;
+      if (Wk) dUs[e] = du;
     }
     __syncthreads();
     const float decay = expf(g[n * d.C + d.C - 1]);
@@ -282,24 +323,25 @@ __global__ void pack_values_kernel(Dims d, const float* in, float* packed) {
 }
 
 // Every chunk's inputs and products, recomputed from the inputs by forward and backward alike.
+// Q, Qg (and the erasing rules' E, Kb, MA, Tinv, Wk) are per step; K, V, Kd, Vb, bt, U per write.
 struct ChunkWork {
   Dims d;
   DeviceScratch<float> Q, K, V, Qg, Kd, Kb, Vb, g, bt, MB, MA, Tinv, U, Wk, E, gh;
   explicit ChunkWork(const Dims& dims)
       : d(dims),
         Q(d.rows() * d.dk, nullptr, "chunked rule (Q)"),
-        K(d.rows() * d.dk, nullptr, "chunked rule (K)"),
-        V(d.rows() * d.dv, nullptr, "chunked rule (V)"),
+        K(d.write_rows() * d.dk, nullptr, "chunked rule (K)"),
+        V(d.write_rows() * d.dv, nullptr, "chunked rule (V)"),
         Qg(d.rows() * d.dk, nullptr, "chunked rule (Qg)"),
-        Kd(d.rows() * d.dk, nullptr, "chunked rule (Kd)"),
+        Kd(d.write_rows() * d.dk, nullptr, "chunked rule (Kd)"),
         Kb(d.erases ? d.rows() * d.dk : 0, nullptr, "chunked rule (Kb)"),
-        Vb(d.rows() * d.dv, nullptr, "chunked rule (Vb)"),
+        Vb(d.write_rows() * d.dv, nullptr, "chunked rule (Vb)"),
         g(d.rows(), nullptr, "chunked rule (g)"),
-        bt(d.rows(), nullptr, "chunked rule (beta)"),
-        MB(d.rows() * d.C, nullptr, "chunked rule (MB)"),
+        bt(d.write_rows(), nullptr, "chunked rule (write weights)"),
+        MB(d.rows() * d.Cw(), nullptr, "chunked rule (MB)"),
         MA(d.erases ? d.rows() * d.C : 0, nullptr, "chunked rule (MA)"),
         Tinv(d.erases ? d.rows() * d.C : 0, nullptr, "chunked rule (Tinv)"),
-        U(d.rows() * d.dv, nullptr, "chunked rule (U)"),
+        U(d.write_rows() * d.dv, nullptr, "chunked rule (U)"),
         Wk(d.erases ? d.rows() * d.dk : 0, nullptr, "chunked rule (Wk)"),
         E(d.comba ? d.rows() * d.dk : 0, nullptr, "chunked rule (E)"),
         gh(d.comba ? d.rows() : 0, nullptr, "chunked rule (gh)") {}
@@ -307,20 +349,26 @@ struct ChunkWork {
   const float* erase_dir() const { return d.comba ? E.get() : K.get(); }      // (chunks, C, d_k)
   const float* erase_decay() const { return d.comba ? gh.get() : g.get(); }  // (chunks, C)
 
+  // Batch strides: per-step rows (sk, sv), per-write rows (swk, swv), (C, C), (C, Cw) and states.
   long long sk() const { return static_cast<long long>(d.C) * d.dk; }
   long long sv() const { return static_cast<long long>(d.C) * d.dv; }
+  long long swk() const { return static_cast<long long>(d.Cw()) * d.dk; }
+  long long swv() const { return static_cast<long long>(d.Cw()) * d.dv; }
   long long sc() const { return static_cast<long long>(d.C) * d.C; }
+  long long sb() const { return static_cast<long long>(d.C) * d.Cw(); }
   long long ss() const { return static_cast<long long>(d.dk) * d.dv; }
 
   // Everything before the state pass; U holds Ub afterwards.
   void prepare(cublasContext* h, const backend::MemoryRuleArgs<float>& args, const int32_t* rows) {
-    PackArgs p{d,       args.q,   args.k,   args.v,  args.beta, args.a, d.comba ? args.p : nullptr, rows, Q.get(),
-               K.get(), V.get(),  Qg.get(), Kd.get(), d.erases ? Kb.get() : nullptr, Vb.get(), g.get(), bt.get(),
-               d.comba ? E.get() : nullptr, d.comba ? gh.get() : nullptr};
-    const int N = d.batches(), C = d.C;
+    PackArgs p{d,        args.q,   args.k,   args.v,
+               args.beta, args.a,  d.comba ? args.p : nullptr, args.rule == Rule::swla ? args.gamma : nullptr,
+               rows,     Q.get(),  K.get(),  V.get(),
+               Qg.get(), Kd.get(), d.erases ? Kb.get() : nullptr, Vb.get(),
+               g.get(),  bt.get(), d.comba ? E.get() : nullptr, d.comba ? gh.get() : nullptr};
+    const int N = d.batches(), C = d.C, Cw = d.Cw();
     pack_chunks_kernel<<<N, kThreads>>>(p);
     check_launch("chunked rule (pack)");
-    gemm(h, false, true, C, C, d.dk, 1.0f, Q.get(), d.dk, sk(), K.get(), d.dk, sk(), 0.0f, MB.get(), C, sc(), N,
+    gemm(h, false, true, C, Cw, d.dk, 1.0f, Q.get(), d.dk, sk(), K.get(), d.dk, swk(), 0.0f, MB.get(), Cw, sb(), N,
          "chunked rule (Q K^T)");
     if (d.erases)
       gemm(h, false, true, C, C, d.dk, 1.0f, erase_dir(), d.dk, sk(), K.get(), d.dk, sk(), 0.0f, MA.get(), C, sc(), N,
@@ -335,8 +383,8 @@ struct ChunkWork {
       gemm(h, false, false, C, d.dk, C, 1.0f, Tinv.get(), C, sc(), Kb.get(), d.dk, sk(), 0.0f, Wk.get(), d.dk, sk(),
            N, "chunked rule (Tinv beta e^gh E)");
     } else {
-      check(cudaMemcpyAsync(U.get(), Vb.get(), d.rows() * d.dv * sizeof(float), cudaMemcpyDeviceToDevice),
-            "chunked rule (U = beta V)");
+      check(cudaMemcpyAsync(U.get(), Vb.get(), d.write_rows() * d.dv * sizeof(float), cudaMemcpyDeviceToDevice),
+            "chunked rule (U = weights V)");
     }
   }
 };
@@ -347,6 +395,7 @@ Dims dims_of(const backend::MemoryRuleArgs<float>& args, int chunk) {
   Dims d;
   d.B = args.B, d.T = args.T, d.H = args.H, d.dk = args.d_k, d.dv = args.d_v, d.C = chunk;
   d.NC = (args.T + chunk - 1) / chunk;
+  d.W = args.rule == Rule::swla ? args.window : 1;
   d.erases = args.rule == Rule::delta || args.rule == Rule::comba;
   d.comba = args.rule == Rule::comba;
   return d;
@@ -359,13 +408,13 @@ std::vector<int32_t> open_rows(const memory::Schedule& schedule, int T, int d_v)
 }
 
 struct GradOut {
-  float *q, *k, *v, *beta, *a, *p;
+  float *q, *k, *v, *beta, *a, *p, *gamma;  // gamma: swla's (B, T, H, W)
   const float* a_in;  // the retention (null: none), for dL/da = dL/dlog(a) / a
 };
 
 // One block per chunk (kChunkedMaxChunk threads, a thread per step): the per-step sums of the
-// backward (dlog a, dbeta) and the masked pair gradients dPB = dMB ⊙ GB, dPA = beta dA ⊙ GA,
-// written over dMB and dA0 (dA = -dA0). Then the reverse cumulative sum gives dL/da.
+// backward (dlog a, dbeta; swla's dgamma per write) and the masked pair gradients dPB = dMB ⊙ GB,
+// dPA = beta dA ⊙ GA, written over dMB and dA0 (dA = -dA0). Then the reverse cumulative sum gives dL/da.
 struct ScalarArgs {
   Dims d;
   const float *g, *gh, *bt, *Qg, *dQd, *Kd, *dKt, *MB, *MA, *E, *V, *EH, *dW, *dEd0, *dU, *checkpoints, *dHe;
@@ -373,11 +422,32 @@ struct ScalarArgs {
   GradOut out;
 };
 
+// Step t's writes (one, or swla's W): the sums through the state (Kd . dKt) and through the
+// outputs that read them (dMB ⊙ MB down the write's column), and, where nothing erases, each
+// write's weight gradient dU . V: dbeta_t, or dgamma_t[j] stored at once.
+__device__ void write_sums(const ScalarArgs& p, int n, int t, float& through, float& col, float& dweight) {
+  const Dims& d = p.d;
+  const int C = d.C, Cw = d.Cw(), tok = (n % d.NC) * C + t, bh = n / d.NC;
+  const size_t rc = static_cast<size_t>(n) * C;
+  through = 0.0f, col = 0.0f, dweight = 0.0f;
+  for (int j = 0; j < d.W; ++j) {
+    const int x = j * C + t;  // the write's column of MB
+    const size_t w = static_cast<size_t>(n) * Cw + x;
+    for (int i = 0; i < d.dk; ++i) through += p.Kd[w * d.dk + i] * p.dKt[w * d.dk + i];
+    for (int r = t; r < C; ++r) col += p.dMB[(rc + r) * Cw + x] * p.MB[(rc + r) * Cw + x];
+    if (d.erases) continue;
+    float dw = 0.0f;
+    for (int y = 0; y < d.dv; ++y) dw += p.dU[w * d.dv + y] * p.V[w * d.dv + y];
+    if (j == 0) dweight = dw;
+    if (p.out.gamma && tok < d.T) p.out.gamma[token_row(bh / d.H, tok, bh % d.H, d.T, d.H) * d.W + j] = dw;
+  }
+}
+
 __global__ void chunk_step_sums_kernel(ScalarArgs p) {
   __shared__ float dg[kChunkedMaxChunk], dgh[kChunkedMaxChunk], through[kChunkedMaxChunk], dbeta[kChunkedMaxChunk];
   __shared__ float scratch[32];
   const Dims d = p.d;
-  const int n = blockIdx.x, C = d.C, t = threadIdx.x;
+  const int n = blockIdx.x, C = d.C, Cw = d.Cw(), t = threadIdx.x;
   const size_t rc = static_cast<size_t>(n) * C;
   const float* gn = p.g + rc;
   const float* ghn = p.gh + rc;
@@ -387,17 +457,15 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
   for (int e = threadIdx.x; e < d.dk * d.dv; e += blockDim.x) partial += p.checkpoints[state + e] * p.dHe[state + e];
   const float state_term = expf(gL) * block_sum(partial, scratch);
   if (t < C) {
-    const size_t rk = (rc + t) * d.dk, rv = (rc + t) * d.dv, rp = (rc + t) * C;
-    float thr = 0.0f, qd = 0.0f;
-    for (int i = 0; i < d.dk; ++i) {
-      thr += p.Kd[rk + i] * p.dKt[rk + i];
-      qd += p.Qg[rk + i] * p.dQd[rk + i];
-    }
-    float rowB = 0.0f, colB = 0.0f;
-    for (int s = 0; s <= t; ++s) rowB += p.dMB[rp + s] * p.MB[rp + s];
-    for (int r = t; r < C; ++r) colB += p.dMB[(rc + r) * C + t] * p.MB[(rc + r) * C + t];
-    float db = 0.0f, erase_term = 0.0f, erased_after = 0.0f;
-    const float bt = p.bt[rc + t];
+    const size_t rk = (rc + t) * d.dk, rv = (rc + t) * d.dv, rp = (rc + t) * C, rb = (rc + t) * Cw;
+    float qd = 0.0f;
+    for (int i = 0; i < d.dk; ++i) qd += p.Qg[rk + i] * p.dQd[rk + i];
+    float thr = 0.0f, colB = 0.0f, db = 0.0f, rowB = 0.0f;
+    write_sums(p, n, t, thr, colB, db);
+    for (int x = 0; x < Cw; ++x)
+      if (x % C <= t) rowB += p.dMB[rb + x] * p.MB[rb + x];
+    float erase_term = 0.0f, erased_after = 0.0f;
+    const float bt = p.bt[rc + t];  // beta_t where it erases (W = 1)
     if (d.erases) {
       const float eg = expf(ghn[t]);
       float res = 0.0f, ed = 0.0f, rowA = 0.0f, colA = 0.0f;
@@ -412,8 +480,6 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
       for (int r = t + 1; r < C; ++r) colA += p.bt[rc + r] * -p.dA0[(rc + r) * C + t] * p.MA[(rc + r) * C + t];
       erase_term = -bt * eg * ed + rowA;  // d/dgh_t
       erased_after = colA;                // the later erases that decay from step t
-    } else {
-      for (int j = 0; j < d.dv; ++j) db += p.dU[rv + j] * p.V[rv + j];
     }
     dg[t] = -thr + qd + rowB - colB - erased_after;
     dgh[t] = erase_term;
@@ -422,12 +488,14 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
   }
   __syncthreads();
   if (t < C) {  // every read of dMB and dA0 above is done: overwrite them with the masked pair gradients
-    const size_t rp = (rc + t) * C;
+    const size_t rp = (rc + t) * C, rb = (rc + t) * Cw;
     const float bt = p.bt[rc + t];
-    for (int s = 0; s < C; ++s) {
-      p.dMB[rp + s] = s <= t ? p.dMB[rp + s] * expf(gn[t] - gn[s]) : 0.0f;
-      if (d.erases) p.dA0[rp + s] = s < t ? bt * -p.dA0[rp + s] * expf(ghn[t] - gn[s]) : 0.0f;
+    for (int x = 0; x < Cw; ++x) {
+      const int s = x % C;
+      p.dMB[rb + x] = s <= t ? p.dMB[rb + x] * expf(gn[t] - gn[s]) : 0.0f;
     }
+    if (d.erases)
+      for (int s = 0; s < C; ++s) p.dA0[rp + s] = s < t ? bt * -p.dA0[rp + s] * expf(ghn[t] - gn[s]) : 0.0f;
   }
   if (t == 0) {
     float dgl = state_term;
@@ -453,6 +521,34 @@ struct AssembleArgs {
   GradOut out;
 };
 
+// Token tok's key gradient on row i through the writes that read it: write j of step tok + j
+// (in this chunk or a later one), selected to the rows open at that step.
+__device__ float gathered_key_grad(const AssembleArgs& p, int bh, int tok, int i) {
+  const Dims& d = p.d;
+  float dk = 0.0f;
+  for (int j = 0; j < d.W && tok + j < d.T; ++j) {
+    const int step = tok + j, n = bh * d.NC + step / d.C, t = step % d.C;
+    if (i >= p.rows[step]) continue;
+    const size_t w = static_cast<size_t>(n) * d.Cw() + j * d.C + t;
+    const float decay = expf(p.g[static_cast<size_t>(n) * d.C + d.C - 1] - p.g[static_cast<size_t>(n) * d.C + t]);
+    dk += decay * p.dKt[w * d.dk + i] + p.dKx[w * d.dk + i];
+  }
+  return dk;
+}
+
+// Token tok's value gradient on column x, gathered the same way: the write's weight times its dU
+// (dW where it erases).
+__device__ float gathered_value_grad(const AssembleArgs& p, int bh, int tok, int x) {
+  const Dims& d = p.d;
+  float dv = 0.0f;
+  for (int j = 0; j < d.W && tok + j < d.T; ++j) {
+    const int step = tok + j;
+    const size_t w = static_cast<size_t>(bh * d.NC + step / d.C) * d.Cw() + j * d.C + step % d.C;
+    dv += p.bt[w] * (d.erases ? p.dW[w * d.dv + x] : p.dU[w * d.dv + x]);
+  }
+  return dv;
+}
+
 // dq, dk (and comba's dp) over open rows (the rest exactly 0, by selection), dv; real tokens only.
 // The erase direction's gradient dE = -beta e^gh dEd0 + dPA K belongs to k (delta) or p (comba).
 __global__ void chunk_assemble_kernel(AssembleArgs p) {
@@ -465,23 +561,18 @@ __global__ void chunk_assemble_kernel(AssembleArgs p) {
     if (tok >= d.T) continue;
     const size_t r = token_row(bh / d.H, tok, bh % d.H, d.T, d.H) * d.dk + i;
     const bool open = i < p.rows[tok];
-    const float gt = p.g[row], gL = p.g[static_cast<size_t>(n) * d.C + d.C - 1];
-    const float dE = d.erases ? -p.bt[row] * expf(p.gh[row]) * p.dEd0[e] + p.dEx[e] : 0.0f;
-    if (p.out.q) p.out.q[r] = open ? expf(gt) * p.dQd[e] + p.dQx[e] : 0.0f;
-    if (p.out.k) {
-      float dk = expf(gL - gt) * p.dKt[e] + p.dKx[e];
-      if (d.erases && !d.comba) dk += dE;
-      p.out.k[r] = open ? dk : 0.0f;
-    }
-    if (d.comba && p.out.p) p.out.p[r] = open ? dE : 0.0f;
+    const float dE = d.erases && open ? -p.bt[row] * expf(p.gh[row]) * p.dEd0[e] + p.dEx[e] : 0.0f;
+    if (p.out.q) p.out.q[r] = open ? expf(p.g[row]) * p.dQd[e] + p.dQx[e] : 0.0f;
+    if (p.out.k) p.out.k[r] = gathered_key_grad(p, bh, tok, i) + (d.erases && !d.comba ? dE : 0.0f);
+    if (d.comba && p.out.p) p.out.p[r] = dE;
   }
   if (!p.out.v) return;
   for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < d.rows() * d.dv; e += stride) {
     const size_t row = e / d.dv;
-    const int j = static_cast<int>(e - row * d.dv), t = static_cast<int>(row % d.C);
+    const int x = static_cast<int>(e - row * d.dv), t = static_cast<int>(row % d.C);
     const int n = static_cast<int>(row / d.C), bh = n / d.NC, c = n % d.NC, tok = c * d.C + t;
     if (tok >= d.T) continue;
-    p.out.v[token_row(bh / d.H, tok, bh % d.H, d.T, d.H) * d.dv + j] = p.bt[row] * (d.erases ? p.dW[e] : p.dU[e]);
+    p.out.v[token_row(bh / d.H, tok, bh % d.H, d.T, d.H) * d.dv + x] = gathered_value_grad(p, bh, tok, x);
   }
 }
 
@@ -510,10 +601,10 @@ std::unique_ptr<backend::OpState> chunked_memory_rule_forward(cublasContext* cub
                                                                           state->checkpoints);
   check_launch("chunked rule (state pass)");
   DeviceScratch<float> O(d.rows() * d.dv, nullptr, "chunked rule (O)");
-  const int N = d.batches(), C = d.C;
+  const int N = d.batches(), C = d.C, Cw = d.Cw();
   gemm(cublas, false, false, C, d.dv, d.dk, 1.0f, w.Qg.get(), d.dk, w.sk(), state->checkpoints, d.dv, w.ss(), 0.0f,
        O.get(), d.dv, w.sv(), N, "chunked rule (e^g Q H)");
-  gemm(cublas, false, false, C, d.dv, C, 1.0f, w.MB.get(), C, w.sc(), w.U.get(), d.dv, w.sv(), 1.0f, O.get(), d.dv,
+  gemm(cublas, false, false, C, d.dv, Cw, 1.0f, w.MB.get(), Cw, w.sb(), w.U.get(), d.dv, w.swv(), 1.0f, O.get(), d.dv,
        w.sv(), N, "chunked rule (MB U)");
   unpack_values_kernel<<<blocks_for(d.rows() * d.dv, kThreads), kThreads>>>(d, O.get(), o);
   check_launch("chunked rule (output)");
@@ -524,7 +615,7 @@ void chunked_memory_rule_backward(cublasContext* h, const backend::MemoryRuleGra
                                   const backend::MemoryRuleArgs<float>& args, const CudaChunkedState& state) {
   const Dims d = dims_of(args, state.chunk);
   if (d.batches() == 0) return;
-  const int N = d.batches(), C = d.C;
+  const int N = d.batches(), C = d.C, Cw = d.Cw();
   const auto rows = open_rows(*args.schedule, args.T, args.d_v);
   DeviceScratch<int32_t> drows(rows.data(), rows.size(), nullptr, "chunked rule backward (open rows)");
   ChunkWork w(d);
@@ -535,12 +626,13 @@ void chunked_memory_rule_backward(cublasContext* h, const backend::MemoryRuleGra
          w.sv(), N, "chunked rule backward (U)");
 
   const size_t nk = d.rows() * d.dk, nv = d.rows() * d.dv, np = d.rows() * C, ns = static_cast<size_t>(N) * d.dk * d.dv;
-  DeviceScratch<float> dOp(nv, nullptr, "chunked rule backward (dO)"), dU(nv, nullptr, "chunked rule backward (dU)"),
+  const size_t nwk = d.write_rows() * d.dk, nwv = d.write_rows() * d.dv, nb = d.rows() * Cw;
+  DeviceScratch<float> dOp(nv, nullptr, "chunked rule backward (dO)"), dU(nwv, nullptr, "chunked rule backward (dU)"),
       Y(ns, nullptr, "chunked rule backward (Y)"), dHe(ns, nullptr, "chunked rule backward (dHe)");
   pack_values_kernel<<<blocks_for(nv, kThreads), kThreads>>>(d, dO, dOp.get());
   check_launch("chunked rule backward (pack dO)");
-  gemm(h, true, false, C, d.dv, C, 1.0f, w.MB.get(), C, w.sc(), dOp.get(), d.dv, w.sv(), 0.0f, dU.get(), d.dv, w.sv(),
-       N, "chunked rule backward (MB^T dO)");
+  gemm(h, true, false, Cw, d.dv, C, 1.0f, w.MB.get(), Cw, w.sb(), dOp.get(), d.dv, w.sv(), 0.0f, dU.get(), d.dv,
+       w.swv(), N, "chunked rule backward (MB^T dO)");
   gemm(h, true, false, d.dk, d.dv, C, 1.0f, w.Qg.get(), d.dk, w.sk(), dOp.get(), d.dv, w.sv(), 0.0f, Y.get(), d.dv,
        w.ss(), N, "chunked rule backward (Qg^T dO)");
   const dim3 grid(args.B * args.H, (d.dv + kValueTile - 1) / kValueTile);
@@ -549,17 +641,17 @@ void chunked_memory_rule_backward(cublasContext* h, const backend::MemoryRuleGra
                                                                            w.g.get(), dHe.get());
   check_launch("chunked rule backward (state pass)");
 
-  DeviceScratch<float> dKt(nk, nullptr, "chunked rule backward (dKt)"), dQd(nk, nullptr, "chunked rule backward (dQd)"),
-      dMB(np, nullptr, "chunked rule backward (dMB)"), dW(d.erases ? nv : 0, nullptr, "chunked rule backward (dW)"),
+  DeviceScratch<float> dKt(nwk, nullptr, "chunked rule backward (dKt)"), dQd(nk, nullptr, "chunked rule backward (dQd)"),
+      dMB(nb, nullptr, "chunked rule backward (dMB)"), dW(d.erases ? nv : 0, nullptr, "chunked rule backward (dW)"),
       dEd0(d.erases ? nk : 0, nullptr, "chunked rule backward (dEd)"),
       dA0(d.erases ? np : 0, nullptr, "chunked rule backward (dA)"),
       EH(d.erases ? nv : 0, nullptr, "chunked rule backward (E H)");
-  gemm(h, false, true, C, d.dk, d.dv, 1.0f, w.U.get(), d.dv, w.sv(), dHe.get(), d.dv, w.ss(), 0.0f, dKt.get(), d.dk,
-       w.sk(), N, "chunked rule backward (U dHe^T)");
+  gemm(h, false, true, Cw, d.dk, d.dv, 1.0f, w.U.get(), d.dv, w.swv(), dHe.get(), d.dv, w.ss(), 0.0f, dKt.get(), d.dk,
+       w.swk(), N, "chunked rule backward (U dHe^T)");
   gemm(h, false, true, C, d.dk, d.dv, 1.0f, dOp.get(), d.dv, w.sv(), Hc, d.dv, w.ss(), 0.0f, dQd.get(), d.dk, w.sk(), N,
        "chunked rule backward (dO H^T)");
-  gemm(h, false, true, C, C, d.dv, 1.0f, dOp.get(), d.dv, w.sv(), w.U.get(), d.dv, w.sv(), 0.0f, dMB.get(), C, w.sc(),
-       N, "chunked rule backward (dO U^T)");
+  gemm(h, false, true, C, Cw, d.dv, 1.0f, dOp.get(), d.dv, w.sv(), w.U.get(), d.dv, w.swv(), 0.0f, dMB.get(), Cw,
+       w.sb(), N, "chunked rule backward (dO U^T)");
   if (d.erases) {
     gemm(h, true, false, C, d.dv, C, 1.0f, w.Tinv.get(), C, w.sc(), dU.get(), d.dv, w.sv(), 0.0f, dW.get(), d.dv,
          w.sv(), N, "chunked rule backward (Tinv^T dU)");
@@ -571,19 +663,21 @@ void chunked_memory_rule_backward(cublasContext* h, const backend::MemoryRuleGra
          w.sv(), N, "chunked rule backward (E H)");
   }
 
-  const GradOut out{grads.q, grads.k, grads.v, grads.beta, grads.a, d.comba ? grads.p : nullptr, args.a};
+  const bool swla = args.rule == Rule::swla;
+  const GradOut out{grads.q, grads.k,  grads.v, swla ? nullptr : grads.beta, grads.a, d.comba ? grads.p : nullptr,
+                    swla ? grads.gamma : nullptr, args.a};
   ScalarArgs sa{d,          w.g.get(),       w.erase_decay(), w.bt.get(), w.Qg.get(), dQd.get(), w.Kd.get(),
                 dKt.get(),  w.MB.get(),      w.MA.get(),      w.erase_dir(), w.V.get(), EH.get(), dW.get(),
                 dEd0.get(), dU.get(),        Hc,              dHe.get(),  dMB.get(),  dA0.get(), out};
   chunk_step_sums_kernel<<<N, kChunkedMaxChunk>>>(sa);
   check_launch("chunked rule backward (per-step sums)");
 
-  DeviceScratch<float> dQx(nk, nullptr, "chunked rule backward (dQx)"), dKx(nk, nullptr, "chunked rule backward (dKx)"),
+  DeviceScratch<float> dQx(nk, nullptr, "chunked rule backward (dQx)"), dKx(nwk, nullptr, "chunked rule backward (dKx)"),
       dEx(d.erases ? nk : 0, nullptr, "chunked rule backward (dEx)");
-  gemm(h, false, false, C, d.dk, C, 1.0f, dMB.get(), C, w.sc(), w.K.get(), d.dk, w.sk(), 0.0f, dQx.get(), d.dk, w.sk(),
-       N, "chunked rule backward (dPB K)");
-  gemm(h, true, false, C, d.dk, C, 1.0f, dMB.get(), C, w.sc(), w.Q.get(), d.dk, w.sk(), 0.0f, dKx.get(), d.dk, w.sk(),
-       N, "chunked rule backward (dPB^T Q)");
+  gemm(h, false, false, C, d.dk, Cw, 1.0f, dMB.get(), Cw, w.sb(), w.K.get(), d.dk, w.swk(), 0.0f, dQx.get(), d.dk,
+       w.sk(), N, "chunked rule backward (dPB K)");
+  gemm(h, true, false, Cw, d.dk, C, 1.0f, dMB.get(), Cw, w.sb(), w.Q.get(), d.dk, w.sk(), 0.0f, dKx.get(), d.dk,
+       w.swk(), N, "chunked rule backward (dPB^T Q)");
   if (d.erases) {
     gemm(h, true, false, C, d.dk, C, 1.0f, dA0.get(), C, w.sc(), w.erase_dir(), d.dk, w.sk(), 1.0f, dKx.get(), d.dk,
          w.sk(), N, "chunked rule backward (dPA^T E)");

@@ -1,4 +1,4 @@
-// The chunked (WY / UT) form of the linear, delta and comba rules on the GPU: the algorithm of
+// The chunked (WY / UT) form of the linear, delta, comba and swla rules on the GPU: the algorithm of
 // core/memory/chunked_rule.cpp (its oracle), with cuBLAS strided-batched FP32 GEMMs for the chunk
 // products and small kernels for the decay masks, the unit-lower solve and the state passes.
 // It rests on SPEC section 3's zero-state lemma (S_0 = 0, row-aligned blocks): inputs are masked
@@ -33,8 +33,8 @@ struct CudaChunkedState final : backend::OpState {
   ~CudaChunkedState() override;
 };
 
-// Whether these kernels run `rule` at these widths and chunk size (linear, delta and comba; swla
-// runs recurrent on the GPU). why_not (if given) says why not, in a phrase.
+// Whether these kernels run `rule` at these widths and chunk size (linear, delta, comba and swla;
+// titans has no chunked form). why_not (if given) says why not, in a phrase.
 bool chunked_kernels_cover(memory::Rule rule, int d_k, int chunk, std::string* why_not = nullptr);
 
 // The chunk size a call uses: args.chunk when set, else kChunkedDefaultChunk.

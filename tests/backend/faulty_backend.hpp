@@ -22,6 +22,7 @@ enum class Fault {
   no_attention,       // says it cannot run attention (supports)
   narrow_rules,       // says it cannot run memory rules with d_v > 4 (supports), as a kernel limit would
   chunked_delta_off,  // the delta rule's chunked form 0.1% off, its recurrent form right: a wrong new kernel
+  chunked_swla_off,   // the same for swla, whose chunked window writes cross chunk boundaries
   delta_off,          // the delta rule 0.1% off in both forms
 };
 
@@ -80,8 +81,10 @@ class FaultyBackend : public CpuBackend<float> {
   std::unique_ptr<OpState> memory_rule_forward(float* o, const MemoryRuleArgs<float>& args) override {
     auto state = CpuBackend<float>::memory_rule_forward(o, args);
     const bool chunked = form_to_run(args) == memory::RuleForm::chunked;  // honours the self-check's refusal
-    const bool wrong = fault_ == Fault::delta_off || (fault_ == Fault::chunked_delta_off && chunked);
-    if (args.rule == memory::Rule::delta && wrong)
+    const bool chunked_off = fault_ == Fault::chunked_delta_off || fault_ == Fault::chunked_swla_off;
+    const bool wrong = fault_ == Fault::delta_off || (chunked_off && chunked);
+    const memory::Rule faulty = fault_ == Fault::chunked_swla_off ? memory::Rule::swla : memory::Rule::delta;
+    if (args.rule == faulty && wrong)
       for (size_t i = 0; i < static_cast<size_t>(args.B) * args.T * args.H * args.d_v; ++i) o[i] *= 1.001f;
     return state;
   }

@@ -3,7 +3,8 @@
 // with a message naming the op and its error, and the run gets the CPU; a correct one passes and
 // is selected; the verdict is kept for the process (the second request runs no check). A wrong
 // chunked form of one rule is refused for that rule alone: the backend stays, the rule runs its
-// recurrent form, and the run says so in one line (the per-op fallback a new GPU kernel relies on).
+// recurrent form, and the run says so in one line (the per-op fallback a new GPU kernel relies on):
+// delta's and swla's.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -97,6 +98,25 @@ TEST(SelfCheck, AWrongChunkedFormFallsBackToRecurrentForThatRuleOnly) {
   // Now every case passes on this backend, the delta cases on the recurrent form.
   auto oracle = make_cpu_backend<double>(1);
   for (const auto& c : op_cases()) EXPECT_TRUE(check_case(c, be, *oracle).passed()) << c.name;
+}
+
+// swla's chunked cases are guarded the same way (its chunked form is new on the GPU too).
+TEST(SelfCheck, AWrongChunkedSwlaFallsBackToRecurrentForSwlaOnly) {
+  FaultyBackend be(Fault::chunked_swla_off);
+  const SelfCheckVerdict v = self_check(be);
+  EXPECT_TRUE(v.passed) << v.failure;
+  ASSERT_EQ(v.chunked_refused.size(), 1u);
+  EXPECT_EQ(v.chunked_refused[0], proteus::memory::Rule::swla);
+  EXPECT_FALSE(be.chunked_form_refused(proteus::memory::Rule::delta));
+  EXPECT_NE(v.notice.find("chunked form of memory rule swla (memory_rule (memory_rule_swla_E1: o: normalised error"),
+            std::string::npos)
+      << v.notice;
+  auto oracle = make_cpu_backend<double>(1);
+  for (const auto& c : op_cases()) {
+    if (c.chunked_rule == proteus::memory::Rule::swla) {
+      EXPECT_TRUE(check_case(c, be, *oracle).passed()) << c.name;
+    }
+  }
 }
 
 TEST(SelfCheck, KeepsTheDeviceAndSaysWhichRuleFellBack) {

@@ -4,6 +4,7 @@
 // op is in one and not the other, or when either keeps a list of its own beside the table.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "core/backend/kernel_benchmark.hpp"
 #include "core/backend/op.hpp"
 #include "core/backend/op_cases.hpp"
+#include "core/memory/chunked_rule.hpp"
 
 namespace {
 
@@ -74,6 +76,25 @@ TEST(OpTable, ParityCasesAreTheTableInstantiated) {
   for (const auto& c : op_cases()) actual.push_back(c.name);
   EXPECT_EQ(actual, expected);
   EXPECT_EQ(names(ops_in_order(op_cases())), names(all_ops()));
+}
+
+// Every rule with a chunked form has chunked cases (OpCase::chunked_rule), one asking for the form
+// outright, so the self-check's per-rule fallback guards that form on every backend (swla included);
+// titans, which has none, has none.
+TEST(OpTable, EveryChunkedFormIsGuardedByItsRulesCases) {
+  using proteus::memory::Rule;
+  std::map<Rule, std::set<std::string>> guarded;
+  for (const auto& c : op_cases())
+    if (c.chunked_rule) guarded[*c.chunked_rule].insert(c.name);
+  for (Rule rule : proteus::memory::all_rules()) {
+    const std::string name(proteus::memory::rule_name(rule));
+    const bool has_form = proteus::memory::chunked_form_applies(rule, proteus::memory::Schedule::uniform(12, 1, 8), 3);
+    EXPECT_EQ(guarded.count(rule) == 1, has_form) << name;
+    if (has_form) {
+      EXPECT_EQ(guarded[rule].count("memory_rule_" + name + "_E1_chunked"), 1u) << name;
+    }
+  }
+  EXPECT_EQ(guarded.count(Rule::swla), 1u);
 }
 
 // Every op of the table is timed, in the table's order, and nothing else is.

@@ -4,13 +4,15 @@
 // elements keep their bits, a schedule that opens every block at t = 1 gives E = 1's bits, and
 // two runs give the same bits. Label `gpu`: without a device every test skips. These tests ask
 // for the recurrent form; the chunked kernels (memory_rule_chunked.cu) have their own at the end:
-// T over several chunks of 64 with a ragged one, value widths over two tiles, E in {1, 4}.
+// T over several chunks of 64 with a ragged one, value widths over two tiles, E in {1, 4}, and
+// swla's windows reaching back across chunk boundaries.
 //
 // Bounds (float32 kernels against the float64 oracle, over 37 recurrent steps), as the largest
 // |gpu - cpu| over the largest |cpu| of each tensor:
 //   outputs o and the state tape S_t (Z_t): 5e-5;  gradients: 2e-4;  block norms: 5e-5.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -243,7 +245,8 @@ class CudaMemoryRule : public ::testing::Test {
 
   // The chunked kernels against the float64 recurrent oracle (the definition): every output,
   // gradient and block norm (those replayed by the recurrent kernel), and the gradients of key
-  // rows still locked at their step exactly 0.
+  // rows still locked at their step exactly 0 (for swla's dk, at the last step whose window reads
+  // the key: step t + window - 1 masks it by its own, wider, open rows).
   void check_chunked(Rule rule, int E, const Shape& s, int chunk, uint32_t seed) {
     const std::string what = std::string(memory::rule_name(rule)) + " chunked E=" + std::to_string(E) +
                              " chunk=" + std::to_string(chunk) + " T=" + std::to_string(s.T) +
@@ -264,10 +267,11 @@ class CudaMemoryRule : public ::testing::Test {
     for (const char* name : {"dq", "dk", "dp"}) {
       if (!got.count(name)) continue;
       const auto& g = got.at(name);
+      const int reach = std::string(name) == "dk" && memory::rule_uses_gamma(rule) ? s.window : 1;
       for (int b = 0; b < s.B; ++b)
         for (int t = 0; t < s.T; ++t)
           for (int h = 0; h < s.H; ++h)
-            for (int i = static_cast<int>(schedule.active_rows(t + 1, s.d_v)); i < s.d_k; ++i)
+            for (int i = static_cast<int>(schedule.active_rows(std::min(s.T, t + reach), s.d_v)); i < s.d_k; ++i)
               ASSERT_EQ(g[((static_cast<size_t>(b) * s.T + t) * s.H + h) * s.d_k + i], 0.0)
                   << what << " " << name << ": locked row " << i << " at t = " << t + 1;
     }
@@ -287,6 +291,21 @@ TEST_F(CudaMemoryRule, ChunkedMatchesTheFloat64ReferenceForLinearDeltaAndComba) 
   Shape model;  // a model-sized head: d 64, one chunk and a few steps more
   model.B = 1, model.T = 70, model.H = 2, model.d_k = 64, model.d_v = 64;
   for (Rule rule : {Rule::linear, Rule::delta, Rule::comba}) check_chunked(rule, 16, model, 0, seed += 10);
+}
+
+// swla's window writes k_{t-j} v_{t-j}^T at step t: writes that read tokens of earlier chunks (one
+// chunk back, and two at window 3 with chunks of 1), a ragged last chunk, E in {1, 4}.
+TEST_F(CudaMemoryRule, ChunkedMatchesTheFloat64ReferenceForSwla) {
+  Shape s;
+  s.B = 2, s.T = 150, s.H = 3, s.d_k = 16, s.d_v = 40, s.window = 2;
+  uint32_t seed = 4000;
+  for (int E : {1, 4})
+    for (int chunk : {0, 16, 5}) check_chunked(Rule::swla, E, s, chunk, seed += 10);
+  s.window = 3;
+  for (int chunk : {1, 2, 7}) check_chunked(Rule::swla, 4, s, chunk, seed += 10);
+  Shape model;
+  model.B = 1, model.T = 70, model.H = 2, model.d_k = 64, model.d_v = 64, model.window = 2;
+  check_chunked(Rule::swla, 16, model, 0, seed += 10);
 }
 
 // The self-check's fallback on the real backend: a refused chunked form runs the recurrent kernel.

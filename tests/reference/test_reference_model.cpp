@@ -285,7 +285,7 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
       << "evaluating an E = 4 run with E = 1 must not agree: the check would miss a wrong gate";
 }
 
-// The packed chunked algorithm of kernels/memory_rule_chunked.cu (linear, delta, comba), step for
+// The packed chunked algorithm of kernels/memory_rule_chunked.cu (linear, delta, comba, swla), step for
 // step in float64 against autograd through the recurrent definition: the GPU kernels' math, checked
 // on any machine (it does not run the CUDA code; the `gpu` tests do, on a GPU).
 TEST(ReferenceChunkedCuda, ThePackedAlgorithmMatchesAutograd) {
