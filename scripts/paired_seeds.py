@@ -162,14 +162,29 @@ def needle_table(runs_dir, gated, baseline):
     print()
     print("| form, length | baseline (mean over seeds) | gated | gated minus baseline [95% t] | seeds where gating is better | detectable effect | per seed |")
     print("|---|---|---|---|---|---|---|")
+    with open(os.path.join(g[seeds[0]], "config.json")) as f:
+        N = json.load(f)["data"]["seq_len"]
+    growth = []
     for form in dict.fromkeys(k[0] for k in keys):
-        for key in [k for k in keys if k[0] == form]:
+        lengths = [k for k in keys if k[0] == form]
+        for key in lengths:
             diffs = [cg[s][key] - cb[s][key] for s in seeds]
             base = sum(cb[s][key] for s in seeds) / len(seeds)
             gate = sum(cg[s][key] for s in seeds) / len(seeds)
             r = row(f"{form}, {key[1]}", diffs, better_if_negative=False, digits=1)
             cells = r.split(" | ")
             print(" | ".join([cells[0], f"{base:.1f}", f"{gate:.1f}"] + cells[1:]))
+        if (form, N) in cg[seeds[0]] and lengths[-1][1] > N:
+            # Claim (c) is about growth: how the difference moves from N to the longest length.
+            far = lengths[-1]
+            growth.append((f"{form}: difference at {far[1]} minus at {N}",
+                           [(cg[s][far] - cb[s][far]) - (cg[s][(form, N)] - cb[s][(form, N)]) for s in seeds]))
+    if growth:
+        print()
+        print("| growth of the difference past N | mean over seeds [95% t] | seeds where it grows | detectable effect | per seed |")
+        print("|---|---|---|---|---|")
+        for label, d in growth:
+            print(row(label, d, better_if_negative=False, digits=1))
 
 
 def bpb_table(runs_dir, baseline, gated_groups):
