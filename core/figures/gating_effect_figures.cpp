@@ -185,6 +185,7 @@ bool point_effects(const Point& p, const std::string& metric, std::vector<eval::
 
 std::string metric_title(const std::string& metric) {
   if (metric == "needle") return "token needle accuracy";
+  if (metric == "needle_length") return "token needle accuracy by context length";
   if (metric == "mqar") return "MQAR accuracy";
   return "mean NLL";
 }
@@ -379,6 +380,66 @@ std::optional<GatingEffectMap> metric_map(const std::string& metric, const std::
   return map;
 }
 
+// One form's depth cells at one context length of a needle grid; empty when the grid lacks them.
+std::vector<double> depth_cells(const eval::NeedleResult& n, const std::string& form, int length) {
+  for (const auto& g : n.forms) {
+    if (g.task != form) continue;
+    const auto at = std::find(g.lengths.begin(), g.lengths.end(), length);
+    if (at == g.lengths.end()) return {};
+    std::vector<double> cells;
+    for (size_t d = 0; d < g.depths.size(); ++d) cells.push_back(g.at(d, static_cast<size_t>(at - g.lengths.begin())));
+    return cells;
+  }
+  return {};
+}
+
+// One point's needle effect at every (form, length) of its first gated run's grid, x = the length.
+void add_needle_length_points(const Point& p, const std::string& label, GatingEffectMap& map, std::set<int>& seed_counts) {
+  const auto& grid = *p.gated.front()->report->needle;
+  for (const auto& form : grid.forms) {
+    const std::string line = label.empty() ? form.task : form.task + ", " + label;
+    for (int length : form.lengths) {
+      std::vector<std::vector<double>> g, b;
+      for (size_t i = 0; i < p.gated.size(); ++i) {
+        const auto& rg = p.gated[i]->report->needle;
+        const auto& rb = p.baseline[i]->report->needle;
+        if (!rg || !rb) continue;
+        g.push_back(depth_cells(*rg, form.task, length));
+        b.push_back(depth_cells(*rb, form.task, length));
+      }
+      try {
+        map.points.push_back({static_cast<double>(length), line, "all", eval::paired_score_effect(g, b)});
+      } catch (const std::invalid_argument& e) {
+        map.notes.push_back("left out " + line + " at " + std::to_string(length) + ": " + e.what());
+        continue;
+      }
+      if (std::find(map.lines.begin(), map.lines.end(), line) == map.lines.end()) map.lines.push_back(line);
+      seed_counts.insert(static_cast<int>(g.size()));
+    }
+  }
+}
+
+// Claim (c)'s figure: the needle effect against the context length it was asked at, a line per
+// form (and per gated point when several), nullopt unless some grid has two or more lengths.
+std::optional<GatingEffectMap> needle_length_map(const std::vector<Point>& points, const std::vector<std::string>& line_fields) {
+  GatingEffectMap map;
+  map.metric = "needle_length";
+  map.x_field = "context length (tokens)";
+  map.ranges = {{"all", 1, 1}};
+  std::set<int> seed_counts, train_lengths;
+  for (const auto& p : points) {
+    const auto& r = p.gated.front()->report;
+    if (!r->needle || r->needle->forms.empty() || r->needle->forms.front().lengths.size() < 2) continue;
+    add_needle_length_points(p, line_label(p, line_fields), map, seed_counts);
+    train_lengths.insert(p.gated.front()->config.data.seq_len);
+  }
+  if (map.points.empty()) return std::nullopt;
+  if (train_lengths.size() == 1) map.notes.push_back("training length N = " + std::to_string(*train_lengths.begin()) + " tokens");
+  if (*seed_counts.rbegin() >= 2) map.notes.push_back("intervals: 95% t over seeds (each seed's run minus its E = 1 baseline)");
+  if (seed_counts.count(1) > 0) map.notes.push_back("one seed: 95% bootstrap over the paired depth cells at each length");
+  return map;
+}
+
 }  // namespace
 
 std::vector<GatingEffectMap> gating_effect_maps(const std::vector<EffectRun>& runs, const GatingEffectOptions& options) {
@@ -539,8 +600,17 @@ std::string gating_effect_trend_csv(const GatingEffectMap& map, const std::strin
   return trend_csv(trend_fits(map), range);
 }
 
+std::optional<GatingEffectMap> needle_effect_by_length(const std::vector<EffectRun>& runs) {
+  const auto points = paired_points(runs);
+  if (points.empty()) return std::nullopt;
+  std::vector<Flat> flats;
+  for (const auto& p : points) flats.push_back(p.fields);
+  return needle_length_map(points, points.size() > 1 ? varying_fields(flats, "") : std::vector<std::string>{});
+}
+
 std::vector<NamedFigure> gating_effect_figures(const std::vector<EffectRun>& runs, const GatingEffectOptions& options) {
   std::vector<NamedFigure> out;
+  if (auto by_length = needle_effect_by_length(runs)) out.push_back({"gating_effect_needle_by_length", gating_effect_figure(*by_length, "all")});
   for (const auto& map : gating_effect_maps(runs, options)) {
     if (map.metric != "nll") {
       out.push_back({"gating_effect_" + map.metric, gating_effect_figure(map, "all")});

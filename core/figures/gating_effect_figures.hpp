@@ -6,6 +6,7 @@
 // figure_set, so what a user exports is what they saw. No drawing here.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,11 @@ struct EffectPoint {
   eval::Interval effect;
 };
 
-// One metric's map: "nll" (nats, per position range), "needle" or "mqar" (accuracy points).
+// One metric's map: "nll" (nats, per position range), "needle" or "mqar" (accuracy points), or
+// "needle_length" (accuracy points against the context length: needle_effect_by_length).
 struct GatingEffectMap {
   std::string metric;
-  std::string x_field;                  // the dotted config path along x
+  std::string x_field;                  // the dotted config path along x ("context length (tokens)" for needle_length)
   std::vector<std::string> line_fields; // the other swept fields (their values name the lines)
   std::vector<std::string> lines;       // in order of first appearance
   std::vector<eval::PositionRange> ranges;  // nll: of the first point (names shared by every point); else {"all"}
@@ -92,7 +94,15 @@ std::string gating_effect_csv(const GatingEffectMap& map, const std::string& ran
 // no line has three x values.
 std::string gating_effect_trend_csv(const GatingEffectMap& map, const std::string& range);
 
-// Every map's figure: "gating_effect_nll_<range>" per range, "gating_effect_needle",
+// Claim (c)'s map: the token needle effect (gated minus its E = 1 baseline, accuracy points) at each
+// context length the grids were asked at, metric "needle_length", x = the length in tokens, range
+// "all", a line per form ("single", or "single, E=8" when several gated points are given). With two
+// or more seeds: t over the seeds' mean over depths; one seed: bootstrap over the paired depth cells.
+// nullopt when no paired run has a needle grid of two or more lengths. Its trend (trend_fits) is the
+// growth of the effect per doubling of the context, the slope the paper's claim is about.
+std::optional<GatingEffectMap> needle_effect_by_length(const std::vector<EffectRun>& runs);
+
+// Every map's figure: "gating_effect_needle_by_length" (needle_effect_by_length), "gating_effect_nll_<range>" per range, "gating_effect_needle",
 // "gating_effect_mqar"; each figure's CSV is gating_effect_csv, and NAME_trend.csv beside it
 // gating_effect_trend_csv when a line has a trend.
 std::vector<NamedFigure> gating_effect_figures(const std::vector<EffectRun>& runs, const GatingEffectOptions& options = {});

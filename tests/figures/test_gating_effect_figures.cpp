@@ -303,6 +303,70 @@ TEST(GatingEffect, OneSeedOfAccuracyBootstrapsOverCellsOrSaysThereIsNoInterval) 
   EXPECT_TRUE(says);
 }
 
+// Claim (c)'s figure: a needle grid asked at four lengths, the gated run of seed s scoring
+// baseline + 5 points per doubling of the length from -20 at the shortest, + a seed offset (+-2).
+// The map has one line per form, the known means at each length, n = seeds, and the trend's slope
+// is exactly 5 points per doubling; with one seed, the bootstrap over the depth cells (n = depths).
+std::vector<figures::EffectRun> needle_length_runs(int seeds) {
+  std::vector<figures::EffectRun> runs;
+  for (int s = 1; s <= seeds; ++s)
+    for (int E : {1, 16}) {
+      eval::NeedleResult needle;
+      for (const char* form : {"single", "multikey"}) {
+        eval::NiahTaskGrid grid;
+        grid.task = form;
+        grid.lengths = {32, 64, 128, 256};
+        grid.depths = {0, 50, 100};
+        for (int d = 0; d < 3; ++d)
+          for (int l = 0; l < 4; ++l) {
+            const double base = 60 + 10 * d - 3 * l + (form[0] == 'm' ? -30 : 0);
+            const double offset = seeds == 1 ? 0 : (s == 1 ? -2 : 2);
+            grid.score.push_back(E == 1 ? base : base - 20 + 5 * l + offset + (d - 1));
+          }
+        needle.forms.push_back(grid);
+      }
+      auto report = std::make_shared<eval::EvalReport>();
+      report->needle = needle;
+      auto c = config_of(E, 100, static_cast<uint64_t>(s));
+      c.data.seq_len = 64;
+      runs.push_back({c.name, c, report});
+    }
+  return runs;
+}
+
+TEST(GatingEffect, TheNeedleEffectIsDrawnAgainstTheContextLengthWithItsGrowthPerDoubling) {
+  const auto map = figures::needle_effect_by_length(needle_length_runs(2));
+  ASSERT_TRUE(map.has_value());
+  EXPECT_EQ(map->metric, "needle_length");
+  EXPECT_EQ(map->lines, (std::vector<std::string>{"single", "multikey"}));
+  for (const char* form : {"single", "multikey"})
+    for (int l = 0; l < 4; ++l) {
+      const auto& e = point_at(*map, "all", 32 << l, form).effect;
+      EXPECT_NEAR(e.mean, -20 + 5 * l, 1e-9) << form << " at " << (32 << l);
+      EXPECT_EQ(e.n, 2);
+      EXPECT_TRUE(e.has_interval());
+    }
+  const auto fits = figures::trend_fits(*map);
+  ASSERT_EQ(fits.size(), 2u);
+  EXPECT_TRUE(fits[0].log_x);
+  EXPECT_NEAR(fits[0].slope, 5.0, 1e-9) << "points per doubling of the context";
+  const auto f = figures::gating_effect_figure(*map, "all");
+  EXPECT_EQ(f.x.scale, figures::Scale::log);
+  EXPECT_EQ(f.series.front().x, (std::vector<double>{32, 64, 128, 256}));
+  bool names_n = false;
+  for (const auto& n : f.notes) names_n |= n.find("training length N = 64") != std::string::npos;
+  EXPECT_TRUE(names_n);
+  // The export draws it beside the other maps.
+  bool drawn = false;
+  for (const auto& nf : figures::gating_effect_figures(needle_length_runs(2))) drawn |= nf.name == "gating_effect_needle_by_length";
+  EXPECT_TRUE(drawn);
+  // One seed: the bootstrap over the three paired depth cells.
+  const auto one = figures::needle_effect_by_length(needle_length_runs(1));
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(point_at(*one, "all", 128, "single").effect.n, 3);
+  EXPECT_NEAR(point_at(*one, "all", 128, "single").effect.mean, -10, 1e-9);
+}
+
 // A map of one range ("all") with the given means at the given x, each a 3-seed point, on `line`.
 figures::GatingEffectMap map_of(const std::vector<double>& xs, const std::vector<double>& means,
                                 const std::string& line = "") {
