@@ -38,6 +38,8 @@ constexpr const char* export_help = R"(Figures, each when the runs have its data
                                    all; one line per value of the other swept fields (a sweep's or
                                    seed groups' runs, each gated point with its baseline given too)
   gating_effect_needle, _mqar      the same in accuracy points
+  gating_effect_needle_by_length   the token needle effect against the context length asked, a line
+                                   per form, its trend per doubling (gated runs with their baselines)
 An evaluation folder RUN/evals/NAME (`proteus eval --as NAME`) reads as a run: give it as RUN,
 or give RUN with --evals. Several runs are drawn on the same axes in the order given (the first is the reference of
 ppl_ratio). The CSV holds each figure's data: series,x,y rows, or one row per heatmap cell;
