@@ -81,19 +81,20 @@ def fmt(mean, lo, hi, digits=3):
     return f"{mean:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
 
-def seeds_of(runs_dir, group):
+def seeds_of(runs_dir, group, needs="per_position.json"):
+    """seed -> run directory of the group's finished runs whose evaluation file `needs` is written."""
     out = {}
     for name in os.listdir(runs_dir):
         m = re.fullmatch(re.escape(group) + r"-s(\d+)", name)
-        if m and os.path.exists(os.path.join(runs_dir, name, "status.json")):
+        if m and os.path.exists(os.path.join(runs_dir, name, "status.json")) and os.path.exists(os.path.join(runs_dir, name, needs)):
             with open(os.path.join(runs_dir, name, "status.json")) as f:
                 if json.load(f).get("state") == "finished":
                     out[int(m.group(1))] = os.path.join(runs_dir, name)
     return out
 
 
-def paired_runs(runs_dir, gated, baseline):
-    g, b = seeds_of(runs_dir, gated), seeds_of(runs_dir, baseline)
+def paired_runs(runs_dir, gated, baseline, needs="per_position.json"):
+    g, b = seeds_of(runs_dir, gated, needs), seeds_of(runs_dir, baseline, needs)
     seeds = sorted(set(g) & set(b))
     if not seeds:
         sys.exit(f"no seed has finished runs of both {gated} and {baseline} under {runs_dir}")
@@ -154,7 +155,7 @@ def needle_cells(run_dir):
 
 
 def needle_table(runs_dir, gated, baseline):
-    seeds, g, b = paired_runs(runs_dir, gated, baseline)
+    seeds, g, b = paired_runs(runs_dir, gated, baseline, "needle.csv")
     cg = {s: needle_cells(g[s]) for s in seeds}
     cb = {s: needle_cells(b[s]) for s in seeds}
     keys = sorted(cg[seeds[0]], key=lambda k: (k[0] != "single", k[1]))
@@ -204,7 +205,7 @@ def bpb_table(runs_dir, baseline, gated_groups):
         seeds = sorted(set(runs) & set(base))
         vals = [bpb(runs[s]) for s in seeds]
         m, lo, hi, _ = summary([v[0] for v in vals])
-        level = fmt(m, lo, hi).lstrip("+")
+        level = f"{m:.3f}" if lo is None else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
         if grp == baseline:
             print(f"| {grp} | {len(seeds)} | {level} | - | - | - | - | - | - |")
             continue
