@@ -83,40 +83,33 @@ TEST(SelfCheck, KeepsARefusalForTheProcess) {
   EXPECT_EQ(FaultyBackend::matmul_calls, calls);
 }
 
-TEST(SelfCheck, AWrongChunkedFormFallsBackToRecurrentForThatRuleOnly) {
-  FaultyBackend be(Fault::chunked_delta_off);
+// A backend whose chunked form of `wrong` is off: the self-check refuses that rule's chunked form
+// alone, keeps the device, says so in one line, and every case then passes (`wrong` on the recurrent form).
+void expect_only_rule_falls_back(Fault fault, proteus::memory::Rule wrong, proteus::memory::Rule other,
+                                 const std::string& name) {
+  FaultyBackend be(fault);
   const SelfCheckVerdict v = self_check(be);
   EXPECT_TRUE(v.passed) << v.failure;
   ASSERT_EQ(v.chunked_refused.size(), 1u);
-  EXPECT_EQ(v.chunked_refused[0], proteus::memory::Rule::delta);
-  EXPECT_TRUE(be.chunked_form_refused(proteus::memory::Rule::delta));
-  EXPECT_FALSE(be.chunked_form_refused(proteus::memory::Rule::linear));
-  EXPECT_NE(v.notice.find("chunked form of memory rule delta (memory_rule (memory_rule_delta_E1: o: normalised error"),
+  EXPECT_EQ(v.chunked_refused[0], wrong);
+  EXPECT_TRUE(be.chunked_form_refused(wrong));
+  EXPECT_FALSE(be.chunked_form_refused(other));
+  EXPECT_NE(v.notice.find("chunked form of memory rule " + name + " (memory_rule (memory_rule_" + name +
+                          "_E1: o: normalised error"),
             std::string::npos)
       << v.notice;
   EXPECT_EQ(v.notice.find('\n'), std::string::npos) << "one line";
-  // Now every case passes on this backend, the delta cases on the recurrent form.
   auto oracle = make_cpu_backend<double>(1);
   for (const auto& c : op_cases()) EXPECT_TRUE(check_case(c, be, *oracle).passed()) << c.name;
 }
 
+TEST(SelfCheck, AWrongChunkedFormFallsBackToRecurrentForThatRuleOnly) {
+  expect_only_rule_falls_back(Fault::chunked_delta_off, proteus::memory::Rule::delta, proteus::memory::Rule::linear, "delta");
+}
+
 // swla's chunked cases are guarded the same way (its chunked form is new on the GPU too).
 TEST(SelfCheck, AWrongChunkedSwlaFallsBackToRecurrentForSwlaOnly) {
-  FaultyBackend be(Fault::chunked_swla_off);
-  const SelfCheckVerdict v = self_check(be);
-  EXPECT_TRUE(v.passed) << v.failure;
-  ASSERT_EQ(v.chunked_refused.size(), 1u);
-  EXPECT_EQ(v.chunked_refused[0], proteus::memory::Rule::swla);
-  EXPECT_FALSE(be.chunked_form_refused(proteus::memory::Rule::delta));
-  EXPECT_NE(v.notice.find("chunked form of memory rule swla (memory_rule (memory_rule_swla_E1: o: normalised error"),
-            std::string::npos)
-      << v.notice;
-  auto oracle = make_cpu_backend<double>(1);
-  for (const auto& c : op_cases()) {
-    if (c.chunked_rule == proteus::memory::Rule::swla) {
-      EXPECT_TRUE(check_case(c, be, *oracle).passed()) << c.name;
-    }
-  }
+  expect_only_rule_falls_back(Fault::chunked_swla_off, proteus::memory::Rule::swla, proteus::memory::Rule::delta, "swla");
 }
 
 TEST(SelfCheck, KeepsTheDeviceAndSaysWhichRuleFellBack) {
