@@ -100,7 +100,7 @@ for step in "${steps[@]}"; do
       # (B, T, H, D) = (8, 1024, 8, 64), forward and forward + backward (KERNELS.md: what to time).
       # The grep shows whether the self-check sent a rule back to the recurrent kernel.
       log "kernel compare (chunked vs recurrent vs compiled chunked PyTorch, fla's shape)"
-      for rule in delta linear comba; do
+      for rule in delta linear comba swla; do
         timeout 240 "$build/app/cli/proteus" bench --op memory-rule --rule "$rule" --device cuda --shape 8 1024 8 64 \
           --E 1 16 --form recurrent chunked --steps 10 --warmup 3 --out "$out/gpu-kernel-compare.md" 2>&1 |
           tee -a "$out/kcompare.log"
