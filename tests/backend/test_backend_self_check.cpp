@@ -16,6 +16,7 @@
 #include "core/backend/op_cases.hpp"
 #include "core/backend/registry.hpp"
 #include "core/backend/self_check.hpp"
+#include "core/memory/gated_rule.hpp"
 #include "tests/backend/faulty_backend.hpp"
 
 namespace {
@@ -85,9 +86,9 @@ TEST(SelfCheck, KeepsARefusalForTheProcess) {
 
 // A backend whose chunked form of `wrong` is off: the self-check refuses that rule's chunked form
 // alone, keeps the device, says so in one line, and every case then passes (`wrong` on the recurrent form).
-void expect_only_rule_falls_back(Fault fault, proteus::memory::Rule wrong, proteus::memory::Rule other,
-                                 const std::string& name) {
+void expect_only_rule_falls_back(Fault fault, proteus::memory::Rule wrong, proteus::memory::Rule other) {
   FaultyBackend be(fault);
+  const std::string name(proteus::memory::rule_name(wrong));
   const SelfCheckVerdict v = self_check(be);
   EXPECT_TRUE(v.passed) << v.failure;
   ASSERT_EQ(v.chunked_refused.size(), 1u);
@@ -104,12 +105,12 @@ void expect_only_rule_falls_back(Fault fault, proteus::memory::Rule wrong, prote
 }
 
 TEST(SelfCheck, AWrongChunkedFormFallsBackToRecurrentForThatRuleOnly) {
-  expect_only_rule_falls_back(Fault::chunked_delta_off, proteus::memory::Rule::delta, proteus::memory::Rule::linear, "delta");
+  expect_only_rule_falls_back(Fault::chunked_delta_off, proteus::memory::Rule::delta, proteus::memory::Rule::linear);
 }
 
 // swla's chunked cases are guarded the same way (its chunked form is new on the GPU too).
 TEST(SelfCheck, AWrongChunkedSwlaFallsBackToRecurrentForSwlaOnly) {
-  expect_only_rule_falls_back(Fault::chunked_swla_off, proteus::memory::Rule::swla, proteus::memory::Rule::delta, "swla");
+  expect_only_rule_falls_back(Fault::chunked_swla_off, proteus::memory::Rule::swla, proteus::memory::Rule::delta);
 }
 
 TEST(SelfCheck, KeepsTheDeviceAndSaysWhichRuleFellBack) {
