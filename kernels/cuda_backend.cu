@@ -133,6 +133,12 @@ bool CudaBackend::supports(Op op, const backend::OpShape& s, std::string* why_no
 
 void CudaBackend::synchronize() { check(cudaDeviceSynchronize(), "synchronize (cudaDeviceSynchronize)"); }
 
+bool CudaBackend::device_lost() {
+  if (cudaDeviceSynchronize() == cudaSuccess) return false;
+  cudaGetLastError();  // clears an error that is not sticky (a bad launch configuration, say)
+  return cudaDeviceSynchronize() != cudaSuccess;  // still failing: the context is poisoned
+}
+
 std::unique_ptr<backend::Backend<float>> make_cuda_backend(std::string* why_not) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

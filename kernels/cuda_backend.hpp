@@ -50,6 +50,7 @@ class CudaBackend final : public backend::Backend<float> {
   void fill(float* dst, float value, size_t n) override;
   void copy(float* dst, const float* src, size_t n) override;
   void synchronize() override;
+  bool device_lost() override;
 
   int32_t* alloc_int32(size_t n) override;
   void free_int32(int32_t* p) override;

@@ -6,6 +6,7 @@
 
 #include "core/backend/registry.hpp"
 #include "kernels/cuda_backend.hpp"
+#include "kernels/device.hpp"
 
 namespace proteus::cuda {
 
@@ -13,7 +14,8 @@ namespace proteus::cuda {
 // shows whether a binary carries the backend.
 extern const bool cuda_backend_registered;
 const bool cuda_backend_registered = [] {
-  backend::register_backend("cuda", [](int /*threads*/, std::string* why_not) { return make_cuda_backend(why_not); });
+  backend::register_backend(
+      "cuda", [](int /*threads*/, std::string* why_not) { return make_cuda_backend(why_not); }, reset_device);
   return true;
 }();
 

@@ -26,6 +26,8 @@ std::string device_name() {
   return prop.name;
 }
 
+void reset_device() { cudaDeviceReset(); }
+
 void check(int status, const char* what) {
   if (status != cudaSuccess)
     throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(static_cast<cudaError_t>(status)));

@@ -8,6 +8,10 @@ namespace proteus::cuda {
 bool device_available();
 std::string device_name();  // "" when none
 
+// Destroys this process's context on the device (cudaDeviceReset), after a fault poisoned it and
+// every backend on it is gone; a backend made afterwards starts on a fresh one.
+void reset_device();
+
 // Throws std::runtime_error naming the call and CUDA's error string.
 void check(int status, const char* what);
 

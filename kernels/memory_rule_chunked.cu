@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/memory/log_retention.hpp"
 #include "kernels/block_reduce.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device.hpp"
@@ -113,7 +114,7 @@ __global__ void pack_chunks_kernel(PackArgs p) {
       const bool real = tok < d.T;
       const size_t r = real ? token_row(b, tok, h, d.T, d.H) : 0;
       gh[t] = p.gh ? acc : 0.0f;  // comba's erase reads S_{t-1}: the decay up to the step before
-      acc += real && p.a ? logf(p.a[r]) : 0.0f;
+      acc += real && p.a ? memory::clamped_log_retention(p.a[r]) : 0.0f;
       g[t] = acc;
       if (!p.gh) gh[t] = acc;
       beta[t] = real && p.beta ? p.beta[r] : 0.0f;
@@ -508,7 +509,7 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
       const int tok = c * C + s;
       if (tok >= d.T) continue;
       const size_t r = token_row(b, tok, h, d.T, d.H);
-      if (p.out.a) p.out.a[r] = p.out.a_in ? suffix / p.out.a_in[r] : suffix;
+      if (p.out.a) p.out.a[r] = p.out.a_in ? memory::retention_grad(suffix, p.out.a_in[r]) : suffix;
       if (p.out.beta) p.out.beta[r] = dbeta[s];
     }
   }

@@ -1,32 +1,151 @@
 #!/usr/bin/env bash
-# What a session lent a GPU runs on the device machine (the `device` tool), in one call:
-# build the headless targets, the `gpu` tests and the parity table on the device, the end-to-end
-# loss check (cuda against the CPU), the training benchmark. Logs go to $OUT (or ./gpu-out).
-#   scripts/gpu-check.sh [build|tests|e2e|bench|presets|kbench|kcompare|race|profile|sanitize]...
-#   (default: build tests e2e bench)
-# The machine has nvcc and CMake but no Debian packages: header-only deps and GoogleTest travel
-# in .deps/ (made here by scripts/gpu-deps.sh and named in the device tool's `carry`).
+# What a session lent a GPU runs on the device machine (the `device` tool). A lease is 15 minutes
+# of device time in all (10 per command), so the first call is one prepared command, `first`
+# (the default), ordered by value, each step under its own timeout, every result appended to
+# $OUT/summary.txt as it comes (a timeout still returns what ran):
+#   machine, configure, build the chunked checks' tests (proteus builds meanwhile in the
+#   background), the chunked CUDA tests in their own process, the other CUDA rule tests, the
+#   parity rows, memcheck on the chunked tests alone, ldd of proteus, then one rule timed
+#   (delta, recurrent against chunked: the self-check's verdict is printed there), and as far as
+#   GPU_BUDGET_S (default 530) allows: the other rules, compiled chunked PyTorch, e2e.
+# `second` is what a second call runs: race (a row written as each is measured), racecheck,
+# presets, the regime -gpu presets. Single steps as before:
+#   scripts/gpu-check.sh [first|second|build|tests|e2e|bench|presets|kbench|kcompare|race|profile|sanitize]...
+# GPU_DRY_RUN=1 rehearses the whole plan on a machine without a GPU (tiny shapes, one step: every
+# path, target and file checked; the GPU tests skip and proteus falls back to the CPU).
+# The machine has nvcc and CMake but no Debian packages: header-only deps, GSL and GoogleTest
+# travel in .deps/ (made here by scripts/gpu-deps.sh and named in the device tool's `carry`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
 mkdir -p "$out"
 build=build-gpu
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build tests e2e bench)
+[ ${#steps[@]} -eq 0 ] && steps=(first)
 jobs=$(nproc)
+budget=${GPU_BUDGET_S:-530}
+dry=${GPU_DRY_RUN:-0}
+# GSL travels as shared libraries in .deps: the binaries' RUNPATH does not reach them there.
+export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH=/usr/local/cuda/bin:$PATH
+proteus="$build/app/cli/proteus"
+# fla's shape (B, T, H, D) and the steps a timing takes; a dry run shrinks them.
+shape="8 1024 8 64"; tsteps=10; twarm=3
+[ "$dry" = 1 ] && { shape="1 64 2 16"; tsteps=1; twarm=0; }
 
-log() { echo "== $* ($(date -u +%H:%M:%S))" | tee -a "$out/summary.txt"; }
+log() { echo "== $* (t=${SECONDS}s, $(date -u +%H:%M:%S))" | tee -a "$out/summary.txt"; }
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+# fits SECONDS_NEEDED: whether a step that may take that long still fits the budget.
+fits() {
+  if [ $((SECONDS + $1)) -le "$budget" ]; then return 0; fi
+  say "skipped: $2 (needs up to $1 s, $((budget - SECONDS)) s of the budget left)"
+  return 1
+}
+gtest() {  # gtest NAME TIMEOUT BINARY [ARGS]: one test process, its verdict in the summary
+  local name=$1 limit=$2 bin=$3
+  shift 3
+  [ -x "$bin" ] || { say "$name: $bin was not built"; return; }
+  timeout -k 5 "$limit" "$bin" --gtest_color=no "$@" >"$out/tmp.log" 2>&1
+  local rc=$?
+  cat "$out/tmp.log" >>"$out/tests.log"
+  say "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED)|SKIPPED \]' "$out/tmp.log" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
+  [ $rc -eq 124 ] && say "  $name TIMED OUT after $limit s; last lines: $(tail -2 "$out/tmp.log" | tr '\n' ' ')"
+  grep -E "^\[  FAILED  \]|Failure|threw|error" "$out/tmp.log" | head -20 | tee -a "$out/summary.txt"
+  rm -f "$out/tmp.log"
+}
+configure() {
+  local gen=()
+  command -v ninja >/dev/null && gen=(-G Ninja)
+  cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DPROTEUS_GUI=OFF \
+    -DCMAKE_PREFIX_PATH="$PWD/.deps/usr" >>"$out/build.log" 2>&1
+}
+machine() {
+  log "machine"
+  { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nvcc --version | tail -1;
+    cmake --version | head -1; c++ --version | head -1; nproc; } 2>&1 | tee -a "$out/summary.txt"
+}
 
-for step in "${steps[@]}"; do
+# The first call's plan (see the top).
+first() {
+  machine
+  log "configure + build the chunked checks' tests"
+  configure && timeout -k 5 300 cmake --build "$build" -j"$jobs" --target test_cuda_memory_rule test_backend_parity \
+    test_row_mask >>"$out/build.log" 2>&1
+  local rc=$?
+  say "build (tests) rc=$rc"
+  [ $rc -eq 0 ] || { tail -30 "$out/build.log" | tee -a "$out/summary.txt"; return $rc; }
+  # proteus builds while the tests run (the GPU tests use one core).
+  (timeout -k 5 400 cmake --build "$build" -j"$jobs" --target proteus >"$out/build-cli.log" 2>&1;
+   echo "rc=$?" >>"$out/build-cli.log") &
+  local cli_build=$!
+  log "chunked CUDA tests (their own process: a fault there cannot take the others with it)"
+  gtest chunked 150 "$build/tests/test_cuda_memory_rule" --gtest_filter='*Chunked*'
+  log "the other CUDA rule tests"
+  gtest rules 150 "$build/tests/test_cuda_memory_rule" --gtest_filter='-*Chunked*'
+  gtest row_mask 60 "$build/tests/test_row_mask"
+  log "parity rows (cuda against the float64 oracle; the wide, chunk-2 and zero-retention cases)"
+  gtest parity 150 "$build/tests/test_backend_parity" --gtest_filter='*cuda_*'
+  grep -E "cuda +memory_rule_.*(wide|chunk2|zero)" "$out/tests.log" | sort -k2,2 -u | head -12 >>"$out/summary.txt"
+  if fits 150 "memcheck of the chunked tests"; then
+    log "compute-sanitizer memcheck, chunked tests alone"
+    timeout -k 5 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_cuda_memory_rule" \
+      --gtest_color=no --gtest_filter='*Chunked*' >"$out/sanitize.log" 2>&1
+    say "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$out/sanitize.log" | head -1)"
+  fi
+  log "proteus"
+  wait "$cli_build"
+  say "build (proteus) $(tail -1 "$out/build-cli.log")"
+  cat "$out/build-cli.log" >>"$out/build.log" && rm -f "$out/build-cli.log"  # at most 8 files come back
+  [ -x "$proteus" ] || { tail -20 "$out/build.log" | tee -a "$out/summary.txt"; return 1; }
+  say "ldd, libraries not found: $(ldd "$proteus" | grep 'not found' | tr -s ' \t' ' ' || true)"
+  say "ldd, gsl: $(ldd "$proteus" | grep gsl | awk '{print $1 " -> " $3}' | tr '\n' ' ')"
+  for rule in delta comba linear swla; do
+    fits 90 "kcompare $rule" || break
+    log "kernel compare: $rule, recurrent against chunked, E 1 and 16, shape $shape"
+    timeout -k 5 90 "$proteus" bench --op memory-rule --rule "$rule" --device cuda --shape $shape --E 1 16 \
+      --form recurrent chunked --steps "$tsteps" --warmup "$twarm" --out "$out/gpu-kernel-compare.md" \
+      >>"$out/kcompare.log" 2>&1
+    say "kcompare $rule rc=$?"
+    grep -E "^$rule " "$out/kcompare.log" | tail -4 | tee -a "$out/summary.txt"
+    grep -i "self-check\|recurrent kernel\|running on the CPU\|unusable" "$out/kcompare.log" | sort -u | head -3 |
+      tee -a "$out/summary.txt"
+  done
+  if fits 200 "compiled chunked PyTorch"; then
+    log "PyTorch: the gated delta rule, recurrent and chunked, eager and torch.compile, shape $shape"
+    local reps=20
+    [ "$dry" = 1 ] && reps=1
+    PYTHONUNBUFFERED=1 timeout -k 5 200 python3 experiments/reference/memory_rule_bench.py --shape $shape \
+      --reps "$reps" --warmup "$twarm" >>"$out/kcompare.log" 2>&1
+    say "torch rc=$?"
+    grep -E "^# |^(recurrent|chunked) " "$out/kcompare.log" | tail -5 | tee -a "$out/summary.txt"
+  fi
+  local e2e_steps=60
+  [ "$dry" = 1 ] && e2e_steps=4
+  if fits 150 "e2e"; then E2E_STEPS=$e2e_steps E2E_TIMEOUT=70 E2E_SETS="--set train.log_every=1" run_steps e2e; fi
+  log "first: done"
+}
+
+# What a second call runs, if the lease has time for one (the build is gone by then: it rebuilds).
+second() {
+  run_steps build
+  fits 300 race && run_steps race
+  fits 120 racecheck && {
+    timeout -k 5 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$build/tests/test_cuda_memory_rule" \
+      --gtest_color=no >"$out/sanitize-racecheck.log" 2>&1
+    say "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY' "$out/sanitize-racecheck.log" | head -1)"
+  }
+  fits 200 presets && run_steps presets
+}
+
+run_steps() {
+for step in "$@"; do
   case "$step" in
+    first) first ;;
+    second) second ;;
     build)
-      log "machine"
-      { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nvcc --version | tail -1;
-        cmake --version | head -1; c++ --version | head -1; } 2>&1 | tee -a "$out/summary.txt"
+      machine
       log "configure + build"
-      export PATH=/usr/local/cuda/bin:$PATH
-      cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPROTEUS_GUI=OFF \
-        -DCMAKE_PREFIX_PATH="$PWD/.deps/usr" >"$out/build.log" 2>&1 &&
+      configure &&
         cmake --build "$build" -j"$jobs" --target proteus test_backend_parity test_cuda_memory_rule \
           test_row_mask test_cpu_memory_rule test_backend_self_check >>"$out/build.log" 2>&1
       rc=$?
@@ -44,14 +163,17 @@ for step in "${steps[@]}"; do
       done
       ;;
     e2e)
-      # The quickstart, 200 steps, on cuda and on the CPU: losses within 1e-3 relative at every logged step.
+      # The quickstart (E2E_STEPS, default 200) on cuda and on the CPU: losses within 1e-3 relative at
+      # every logged step (which holds for about the first 60: gpu-verification.md).
       log "end to end"
       rm -rf /tmp/e2e && mkdir -p /tmp/e2e
       for dev in cuda cpu; do
-        /usr/bin/time -f "$dev wall %e s" timeout 200 "$build/app/cli/proteus" train experiments/quickstart-cpu.json \
-          --device "$dev" --steps 200 --no-eval --runs-dir "/tmp/e2e/$dev" ${E2E_SETS:-} >"$out/e2e-$dev.log" 2>&1
+        /usr/bin/time -f "$dev wall %e s" timeout -k 5 "${E2E_TIMEOUT:-200}" "$build/app/cli/proteus" train \
+          experiments/quickstart-cpu.json --device "$dev" --steps "${E2E_STEPS:-200}" --no-eval \
+          --runs-dir "/tmp/e2e/$dev" ${E2E_SETS:-} >"$out/e2e-$dev.log" 2>&1
         echo "$dev rc=$? $(tail -1 "$out/e2e-$dev.log")" | tee -a "$out/summary.txt"
-        grep -i "device\|fall\|self-check" "$out/e2e-$dev.log" | head -5
+        grep -i "device\|fall\|self-check" "$out/e2e-$dev.log" | head -5 | tee -a "$out/summary.txt"
+        { echo "--- $dev"; cat "$out/e2e-$dev.log"; } >>"$out/e2e.log" && rm -f "$out/e2e-$dev.log"
       done
       python3 scripts/compare_losses.py /tmp/e2e/cuda /tmp/e2e/cpu 1e-3 2>&1 | tee -a "$out/summary.txt"
       ;;
@@ -119,11 +241,12 @@ for step in "${steps[@]}"; do
       # the GPU presets (RACE_CONFIGS to choose), same shapes and precision; the table goes to
       # experiments/results/gpu-race.md (copy it back from $OUT) with date and device.
       log "end-to-end race"
-      PYTHONUNBUFFERED=1 timeout 580 python3 experiments/reference/race.py \
+      # Rows go to $out as they are measured, so a timeout still returns those before it.
+      PYTHONUNBUFFERED=1 timeout -k 5 "${RACE_TIMEOUT:-280}" python3 experiments/reference/race.py \
         ${RACE_CONFIGS:-experiments/gpu/quickstart-gpu.json} --proteus "$build/app/cli/proteus" \
-        --out experiments/results/gpu-race.md 2>&1 | tee -a "$out/race.log"
-      cp experiments/results/gpu-race.md "$out/gpu-race.md" 2>/dev/null
-      tail -4 "$out/race.log" >>"$out/summary.txt"
+        --out "$out/gpu-race.md" >>"$out/race.log" 2>&1
+      echo "race rc=$?" >>"$out/summary.txt"
+      grep "^| " "$out/gpu-race.md" 2>/dev/null | tail -4 >>"$out/summary.txt"
       ;;
     profile)
       # Where a training step's GPU time goes: every kernel of one step, summed by name.
@@ -146,3 +269,6 @@ for step in "${steps[@]}"; do
     *) echo "gpu-check: unknown step $step" >&2; exit 2 ;;
   esac
 done
+}
+
+run_steps "${steps[@]}"

@@ -73,6 +73,10 @@ class Backend {
   // with the CPU, the rule runs its recurrent form here (both compute SPEC section 3's rule).
   void refuse_chunked_form(Rule rule) { refused_chunked_ |= 1u << static_cast<unsigned>(rule); }
   bool chunked_form_refused(Rule rule) const { return (refused_chunked_ >> static_cast<unsigned>(rule)) & 1u; }
+  // Whether a fault has left the device unusable until it is reset (on CUDA an illegal address
+  // poisons the whole context: every later call fails). The self-check asks after a failing
+  // case, so one faulting kernel costs its own rule, not every op checked after it.
+  virtual bool device_lost() { return false; }
   // The form a memory-rule call runs here: resolve_rule_form's answer (which throws where `chunked`
   // is asked and does not apply), recurrent where refused. A backend whose chunked kernels cover
   // fewer rules or shapes narrows it further.

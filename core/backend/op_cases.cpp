@@ -365,50 +365,115 @@ void adamw_cases(std::vector<OpCase>& cases) {
 
 constexpr int kDk = 4, kDv = 3, kWindow = 2;
 
+// The sizes of a memory-rule case. kSmall runs every rule and form in microseconds; kWide is
+// large enough to see what kSmall cannot: several value tiles of a GPU state pass (d_v 40 > 32),
+// loops that take more than one pass, several chunks with a ragged last one, and (swla) a window
+// wider than the chunk.
+struct RuleDims {
+  int B, T, H, d_k, d_v, window;
+};
+constexpr RuleDims kSmall{B, T, H, kDk, kDv, kWindow};
+constexpr RuleDims kWide{1, 70, 2, 8, 40, 3};
+
 // Flags the elements of a (B, T, H, d_k) gradient whose key row stays locked for as long as its
 // position's input is read: the rule never touches such a row, so its gradient is exactly 0 on
 // every backend. A step's q, k, p are read at that step only, except swla's k, which the next
 // `window - 1` steps read again (its sum over k_{t-j}): `reach` is how many steps one is read.
-std::vector<uint8_t> locked_rows(const memory::Schedule& schedule, int reach = 1) {
-  std::vector<uint8_t> m(static_cast<size_t>(B) * T * H * kDk, 0);
-  for (int b = 0; b < B; ++b)
-    for (int t = 0; t < T; ++t) {
-      const int last = std::min(T - 1, t + reach - 1);  // the schedule only opens rows: the last read has the most
+std::vector<uint8_t> locked_rows(const memory::Schedule& schedule, const RuleDims& r, int reach = 1) {
+  std::vector<uint8_t> m(static_cast<size_t>(r.B) * r.T * r.H * r.d_k, 0);
+  for (int b = 0; b < r.B; ++b)
+    for (int t = 0; t < r.T; ++t) {
+      const int last = std::min(r.T - 1, t + reach - 1);  // the schedule only opens rows: the last read has the most
       const int64_t end = schedule.active_elements(last + 1);
-      for (int h = 0; h < H; ++h)
-        for (int i = 0; i < kDk; ++i)
-          m[((static_cast<size_t>(b) * T + t) * H + h) * kDk + i] = int64_t(i) * kDv >= end;
+      for (int h = 0; h < r.H; ++h)
+        for (int i = 0; i < r.d_k; ++i)
+          m[((static_cast<size_t>(b) * r.T + t) * r.H + h) * r.d_k + i] = int64_t(i) * r.d_v >= end;
     }
   return m;
 }
 
-// The rule's inputs as the model feeds them: unit-norm-ish keys, beta in (0, 1), retention a.
+// The rule's inputs as the model feeds them: unit-norm-ish keys, beta in (0, 1), retention a
+// (0 at the steps `zero_retention` names: a retention that underflowed).
 template <class S>
-MemoryRuleArgs<Scalar<S>> rule_inputs(S& s, memory::Rule rule, const memory::Schedule& schedule) {
-  const int n = B * T * H;
+MemoryRuleArgs<Scalar<S>> rule_inputs(S& s, memory::Rule rule, const memory::Schedule& schedule,
+                                      const RuleDims& r = kSmall, const std::vector<int>& zero_retention = {}) {
+  const int n = r.B * r.T * r.H;
   MemoryRuleArgs<Scalar<S>> args;
   args.rule = rule;
   args.schedule = &schedule;
-  args.B = B, args.T = T, args.H = H, args.d_k = kDk, args.d_v = kDv, args.window = kWindow;
-  args.q = s.input("q", values(n * kDk, 30, -0.5, 0.5));
-  args.k = s.input("k", values(n * kDk, 31, -0.5, 0.5));
-  args.v = s.input("v", values(n * kDv, 32));
+  args.B = r.B, args.T = r.T, args.H = r.H, args.d_k = r.d_k, args.d_v = r.d_v, args.window = r.window;
+  args.q = s.input("q", values(n * r.d_k, 30, -0.5, 0.5));
+  args.k = s.input("k", values(n * r.d_k, 31, -0.5, 0.5));
+  args.v = s.input("v", values(n * r.d_v, 32));
   args.beta = memory::rule_uses_beta(rule) ? s.input("beta", values(n, 33, 0.1, 0.9)) : nullptr;
-  args.a = s.input("a", values(n, 34, 0.6, 1.0));
-  args.p = memory::rule_uses_p(rule) ? s.input("p", values(n * kDk, 35, -0.5, 0.5)) : nullptr;
+  auto a = values(n, 34, 0.6, 1.0);
+  for (int b = 0; b < r.B; ++b)
+    for (int t : zero_retention)
+      for (int h = 0; h < r.H; ++h) a[(static_cast<size_t>(b) * r.T + t) * r.H + h] = 0.0;
+  args.a = s.input("a", a);
+  args.p = memory::rule_uses_p(rule) ? s.input("p", values(n * r.d_k, 35, -0.5, 0.5)) : nullptr;
   args.eta = memory::rule_uses_eta(rule) ? s.input("eta", values(n, 36, 0.0, 0.9)) : nullptr;
-  args.gamma = memory::rule_uses_gamma(rule) ? s.input("gamma", values(n * kWindow, 37, 0.1, 0.9)) : nullptr;
+  args.gamma = memory::rule_uses_gamma(rule) ? s.input("gamma", values(n * r.window, 37, 0.1, 0.9)) : nullptr;
   return args;
 }
 
-OpShape rule_shape(memory::Rule rule, int n_blocks) {
+OpShape rule_shape(memory::Rule rule, int n_blocks, const RuleDims& r = kSmall) {
   OpShape sh;
   sh.rule = rule;
-  sh.B = B, sh.T = T, sh.H = H, sh.d_k = kDk, sh.d_v = kDv, sh.window = kWindow, sh.n_blocks = n_blocks;
+  sh.B = r.B, sh.T = r.T, sh.H = r.H, sh.d_k = r.d_k, sh.d_v = r.d_v, sh.window = r.window, sh.n_blocks = n_blocks;
   return sh;
 }
 
 constexpr int kHorizon = T - 3;  // every block open before the end
+
+// One memory-rule case: forward, then backward, every output and gradient with its locked rows.
+struct RuleCase {
+  memory::Rule rule;
+  memory::RuleForm form;
+  int E;
+  int chunk;  // 0: the backend's own
+  RuleDims dims = kSmall;
+  int horizon = kHorizon;
+  std::vector<int> zero_retention = {};
+};
+
+OpCase rule_case(const std::string& name, const RuleCase& rc) {
+  const RuleDims r = rc.dims;
+  return make_case(name, Op::memory_rule, rule_shape(rc.rule, 0, r), 1e-9, [=](auto& s) {
+    const int n = r.B * r.T * r.H;
+    const auto schedule = memory::Schedule::uniform(r.d_k * r.d_v, rc.E, rc.horizon);
+    auto args = rule_inputs(s, rc.rule, schedule, r, rc.zero_retention);
+    args.form = rc.form;
+    args.chunk = rc.chunk;
+    auto* o = s.output("o", n * r.d_v);
+    auto state = s.backend().memory_rule_forward(o, args);
+    MemoryRuleGrads<Scalar<decltype(s)>> g;  // activation gradients: all overwritten
+    g.q = s.output("dq", n * r.d_k), g.k = s.output("dk", n * r.d_k), g.v = s.output("dv", n * r.d_v);
+    g.a = s.output("da", n);
+    if (args.beta) g.beta = s.output("dbeta", n);
+    if (args.p) g.p = s.output("dp", n * r.d_k);
+    if (args.eta) g.eta = s.output("deta", n);
+    if (args.gamma) g.gamma = s.output("dgamma", n * r.window);
+    s.backend().memory_rule_backward(g, s.input("dO", values(n * r.d_v, 38)), args, *state);
+    const auto locked = locked_rows(schedule, r);
+    const auto k_locked = locked_rows(schedule, r, memory::rule_uses_gamma(rc.rule) ? r.window : 1);
+    CaseOutputs out{{"o", plain(s.read(o, n * r.d_v))},
+                    {"dq", {s.read(g.q, n * r.d_k), locked}},
+                    {"dk", {s.read(g.k, n * r.d_k), k_locked}},
+                    {"dv", plain(s.read(g.v, n * r.d_v))},
+                    {"da", plain(s.read(g.a, n))}};
+    if (g.beta) out["dbeta"] = plain(s.read(g.beta, n));
+    if (g.p) out["dp"] = {s.read(g.p, n * r.d_k), locked};
+    if (g.eta) out["deta"] = plain(s.read(g.eta, n));
+    if (g.gamma) out["dgamma"] = plain(s.read(g.gamma, n * r.window));
+    // At a zero retention the chunked form gives its floor's gradient (0), the recurrent the true
+    // one: a rule sent back to its recurrent form must still pass, so those few are left out.
+    for (int b = 0; b < r.B; ++b)
+      for (int t : rc.zero_retention)
+        for (int h = 0; h < r.H; ++h) out["da"].values[(static_cast<size_t>(b) * r.T + t) * r.H + h] = 0.0;
+    return out;
+  });
+}
 
 void memory_rule_cases(std::vector<OpCase>& cases) {
   // E = 3 cuts rows (blocks of 4 elements in rows of 3): the recurrent form. E = 4 is one row per
@@ -416,47 +481,38 @@ void memory_rule_cases(std::vector<OpCase>& cases) {
   // and "_chunked" asks for the chunked form at the backend's own chunk size (one chunk of T on
   // the CPU, a padded one on the GPU).
   using memory::RuleForm;
-  for (memory::Rule rule : memory::all_rules())
+  for (memory::Rule rule : memory::all_rules()) {
     for (int E : {1, 3, 4})
       for (RuleForm form : {RuleForm::automatic, RuleForm::recurrent, RuleForm::chunked}) {
-      const auto schedule_of = [=] { return memory::Schedule::uniform(kDk * kDv, E, kHorizon); };
-      const bool chunked_applies = memory::chunked_form_applies(rule, schedule_of(), kDv);
-      if (form == RuleForm::recurrent && !chunked_applies) continue;  // auto is already recurrent there
-      if (form == RuleForm::chunked && !chunked_applies) continue;    // an input error, not a case
-      const std::string name = "memory_rule_" + std::string(memory::rule_name(rule)) + "_E" + std::to_string(E) +
-                               (form == RuleForm::automatic ? "" : "_" + std::string(memory::rule_form_name(form)));
-      OpCase c = make_case(name, Op::memory_rule, rule_shape(rule, 0), 1e-9, [=](auto& s) {
-        const int n = B * T * H;
-        const auto schedule = schedule_of();
-        auto args = rule_inputs(s, rule, schedule);
-        args.form = form;
-        args.chunk = form == RuleForm::chunked ? 0 : 3;  // 3: several chunks, a ragged last one
-        auto* o = s.output("o", n * kDv);
-        auto state = s.backend().memory_rule_forward(o, args);
-        MemoryRuleGrads<Scalar<decltype(s)>> g;  // activation gradients: all overwritten
-        g.q = s.output("dq", n * kDk), g.k = s.output("dk", n * kDk), g.v = s.output("dv", n * kDv);
-        g.a = s.output("da", n);
-        if (args.beta) g.beta = s.output("dbeta", n);
-        if (args.p) g.p = s.output("dp", n * kDk);
-        if (args.eta) g.eta = s.output("deta", n);
-        if (args.gamma) g.gamma = s.output("dgamma", n * kWindow);
-        s.backend().memory_rule_backward(g, s.input("dO", values(n * kDv, 38)), args, *state);
-        const auto locked = locked_rows(schedule);
-        const auto k_locked = locked_rows(schedule, memory::rule_uses_gamma(rule) ? kWindow : 1);
-        CaseOutputs out{{"o", plain(s.read(o, n * kDv))},
-                        {"dq", {s.read(g.q, n * kDk), locked}},
-                        {"dk", {s.read(g.k, n * kDk), k_locked}},
-                        {"dv", plain(s.read(g.v, n * kDv))},
-                        {"da", plain(s.read(g.a, n))}};
-        if (g.beta) out["dbeta"] = plain(s.read(g.beta, n));
-        if (g.p) out["dp"] = {s.read(g.p, n * kDk), locked};
-        if (g.eta) out["deta"] = plain(s.read(g.eta, n));
-        if (g.gamma) out["dgamma"] = plain(s.read(g.gamma, n * kWindow));
-        return out;
-      });
-      if (form != RuleForm::recurrent && chunked_applies) c.chunked_rule = rule;
-      cases.push_back(std::move(c));
+        const bool chunked_applies =
+            memory::chunked_form_applies(rule, memory::Schedule::uniform(kDk * kDv, E, kHorizon), kDv);
+        if (form == RuleForm::recurrent && !chunked_applies) continue;  // auto is already recurrent there
+        if (form == RuleForm::chunked && !chunked_applies) continue;    // an input error, not a case
+        const std::string name = "memory_rule_" + std::string(memory::rule_name(rule)) + "_E" + std::to_string(E) +
+                                 (form == RuleForm::automatic ? "" : "_" + std::string(memory::rule_form_name(form)));
+        OpCase c = rule_case(name, {rule, form, E, form == RuleForm::chunked ? 0 : 3});  // 3: a ragged last chunk
+        if (form != RuleForm::recurrent && chunked_applies) c.chunked_rule = rule;
+        cases.push_back(std::move(c));
+      }
+    if (!memory::chunked_form_applies(rule, memory::Schedule::uniform(kDk * kDv, 4, kHorizon), kDv)) continue;
+    const std::string rule_prefix = "memory_rule_" + std::string(memory::rule_name(rule));
+    // The chunked form at kWide (E 4: two key rows per block; chunks of 16, the last of 6), ...
+    OpCase wide = rule_case(rule_prefix + "_E4_wide_chunked", {rule, RuleForm::chunked, 4, 16, kWide, 50});
+    wide.chunked_rule = rule;
+    cases.push_back(std::move(wide));
+    // ... swla's with chunks of 2 inside its window of 3 (a write reads two chunks back), ...
+    if (rule == memory::Rule::swla) {
+      OpCase narrow = rule_case(rule_prefix + "_E4_wide_chunk2", {rule, RuleForm::chunked, 4, 2, kWide, 50});
+      narrow.chunked_rule = rule;
+      cases.push_back(std::move(narrow));
     }
+    // ... and retentions that underflowed to 0 (the first step, two in a row, a chunk start), where
+    // the log-retention is floored (core/memory/log_retention.hpp) instead of giving NaN.
+    OpCase zero = rule_case(rule_prefix + "_E4_zero_retention", {rule, RuleForm::chunked, 4, 3, kSmall, kHorizon,
+                                                                  {0, 4, 5, 6}});
+    zero.chunked_rule = rule;
+    cases.push_back(std::move(zero));
+  }
 }
 
 // Block occupancy, read from the forward's state. With one block per element the norms are
@@ -485,6 +541,23 @@ void memory_block_norms_cases(std::vector<OpCase>& cases) {
       return CaseOutputs{{"norms_elements", std::move(e)}, {"norms_5", plain(s.read(five, n * 5))}};
     }));
   }
+  // The norms replayed from a chunked forward's chunk-start states (kWide: chunks of 16, ragged).
+  const RuleDims r = kWide;
+  const int D = r.d_k * r.d_v;
+  OpCase c = make_case("memory_block_norms_delta_E4_wide_chunked", Op::memory_block_norms,
+                       rule_shape(memory::Rule::delta, 4, r), 1e-9, [=](auto& s) {
+                         const int n = r.B * r.T * r.H;
+                         const auto schedule = memory::Schedule::uniform(D, 4, 50);
+                         auto args = rule_inputs(s, memory::Rule::delta, schedule, r);
+                         args.form = memory::RuleForm::chunked;
+                         args.chunk = 16;
+                         auto state = s.backend().memory_rule_forward(s.output("o", n * r.d_v), args);
+                         auto* four = s.output("norms_4", n * 4);
+                         s.backend().memory_block_norms(four, args, *state, 4);
+                         return CaseOutputs{{"norms_4", plain(s.read(four, n * 4))}};
+                       });
+  c.chunked_rule = memory::Rule::delta;
+  cases.push_back(std::move(c));
 }
 
 }  // namespace

@@ -15,7 +15,11 @@ namespace proteus::backend {
 // Returns null when the device cannot be used here (no GPU, no driver), with the reason.
 using BackendFactory = std::function<std::unique_ptr<Backend<float>>(int threads, std::string* why_not)>;
 
-void register_backend(const std::string& name, BackendFactory factory);
+// Resets a device after a fault left it unusable (Backend::device_lost), once every backend on it
+// is destroyed; the registry then makes a fresh one with the faulting rule's chunked form refused.
+using DeviceReset = std::function<void()>;
+
+void register_backend(const std::string& name, BackendFactory factory, DeviceReset reset = {});
 std::vector<std::string> registered_backends();  // "cpu" first
 
 struct BackendChoice {

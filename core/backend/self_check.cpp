@@ -24,22 +24,42 @@ std::string describe(const CaseCheck& c) {
 
 }  // namespace
 
-SelfCheckVerdict self_check(Backend<float>& be) {
+// The table with the chunked forms' cases last, each group in the table's order.
+std::vector<const OpCase*> chunked_last() {
+  std::vector<const OpCase*> order;
+  for (const auto& c : op_cases())
+    if (!c.chunked_rule) order.push_back(&c);
+  for (const auto& c : op_cases())
+    if (c.chunked_rule) order.push_back(&c);
+  return order;
+}
+
+SelfCheckVerdict self_check(Backend<float>& be, const std::vector<FaultedRule>& faulted) {
   const auto t0 = std::chrono::steady_clock::now();
   SelfCheckVerdict v;
   std::vector<std::string> failures, notices;
+  for (const auto& f : faulted) {
+    v.chunked_refused.push_back(f.rule);
+    notices.push_back(std::string(memory::rule_name(f.rule)) + " (" + f.failure + "; it faulted the device, which was reset)");
+  }
   try {
     auto oracle = make_cpu_backend<double>(1);
     std::map<memory::Rule, std::string> chunked_failures;  // rule -> its first failing case, described
-    for (const auto& c : op_cases()) {
-      const CaseCheck r = check_case(c, be, *oracle);
+    for (const OpCase* c : chunked_last()) {
+      const CaseCheck r = check_case(*c, be, *oracle);
       if (r.skipped) {
         ++v.skipped;
         continue;
       }
       ++v.cases;
       if (r.passed()) continue;
-      if (c.chunked_rule) chunked_failures.emplace(*c.chunked_rule, describe(r));
+      if (c->chunked_rule && be.device_lost()) {  // nothing after it can run: the registry resets
+        v.device_lost_by = *c->chunked_rule;
+        v.failure = describe(r);
+        v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return v;
+      }
+      if (c->chunked_rule) chunked_failures.emplace(*c->chunked_rule, describe(r));
       else failures.push_back(describe(r));
     }
     // The per-op fallback: refuse each failing chunked form, then its rule's chunked cases must

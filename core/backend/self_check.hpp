@@ -4,6 +4,7 @@
 // is what makes it safe to ship kernels whose hardware verification is still to come, so there
 // is deliberately no switch to skip it.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,13 +25,25 @@ struct SelfCheckVerdict {
   // (Backend::refuse_chunked_form); `notice` says so in one line for the run to print.
   std::vector<memory::Rule> chunked_refused;
   std::string notice;
+  // Set when a failing chunked case left the device unusable (Backend::device_lost): the check
+  // stopped there, `failure` names the case. The registry resets the device, makes the backend
+  // again and checks it with this rule's chunked form refused (FaultedRule).
+  std::optional<memory::Rule> device_lost_by;
 };
 
-// Runs every case of the table on `be`; never throws (an op that throws fails its case). A
-// failing case of a chunked form (OpCase::chunked_rule) refuses that rule's chunked form on `be`
-// and runs the rule's chunked cases again, now on the recurrent form: only if they fail there
-// too is the backend refused.
-SelfCheckVerdict self_check(Backend<float>& be);
+// A rule whose chunked form faulted the device in an earlier pass, with what its case said.
+struct FaultedRule {
+  memory::Rule rule;
+  std::string failure;
+};
+
+// Runs every case of the table on `be`, the chunked forms' cases last (a faulting new kernel must
+// not take the verdicts of the other ops with it); never throws (an op that throws fails its
+// case). A failing case of a chunked form (OpCase::chunked_rule) refuses that rule's chunked form
+// on `be` and runs the rule's chunked cases again, now on the recurrent form: only if they fail
+// there too is the backend refused. `faulted` (refused on `be` already) join the refusals and
+// the notice.
+SelfCheckVerdict self_check(Backend<float>& be, const std::vector<FaultedRule>& faulted = {});
 
 // Applies a verdict's refusals to another instance of the same backend.
 void apply_refusals(const SelfCheckVerdict& verdict, Backend<float>& be);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/memory/log_retention.hpp"
 #include "core/memory/rule_family.hpp"
 
 namespace proteus::memory {
@@ -53,7 +54,7 @@ void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n
   for (int64_t t = 0; t < L; ++t) c.R = std::max(c.R, c.rows[t] = s.active_rows(n0 + t + 1, d_v));
   c.la.resize(L), c.g.resize(L), c.gh.resize(L), c.beta.resize(L);
   for (int64_t t = 0; t < L; ++t) {
-    c.la[t] = in.a ? std::log(in.a[n0 + t]) : T(0);
+    c.la[t] = in.a ? clamped_log_retention(in.a[n0 + t]) : T(0);
     c.g[t] = (t ? c.g[t - 1] : T(0)) + c.la[t];
     c.gh[t] = rule == Rule::comba ? (t ? c.g[t - 1] : T(0)) : c.g[t];
     c.beta[t] = in.beta ? in.beta[n0 + t] : T(0);  // swla has window weights instead
@@ -210,7 +211,7 @@ void write_chunk_grads(Rule rule, const Chunk<T>& c, const RuleInputs<T>& in, in
   for (int64_t t = L - 1; t >= 0; --t) {
     suffix += d.dg[t];
     const int64_t n = n0 + t;
-    g.a[n] = in.a ? suffix / in.a[n] : suffix;  // dL/da = dL/dlog(a) / a (a = 1 when absent)
+    g.a[n] = in.a ? retention_grad(suffix, in.a[n]) : suffix;  // dL/da = dL/dlog(a) / a (a = 1 when absent)
     if (rule_uses_beta(rule)) g.beta[n] = d.dbeta[t];
     for (int64_t i = 0; i < c.rows[t]; ++i) {  // open rows only: the rest stay 0 (selection)
       g.q[n * d_k + i] = dQ(t, i);

@@ -5,7 +5,9 @@ same config, same shapes, fp32 on both sides (TF32 off: our cuBLAS calls are pla
   - the PyTorch reference model (proteus_model.py through bench_model.py) in eager mode and under
     torch.compile, in the form `proteus` runs by default (auto: chunked where it applies).
 Medians of --steps after --warmup untimed steps. Writes one Markdown table, with the date, the
-GPU and the versions, to --out (default experiments/results/gpu-race.md, appended), and prints it.
+GPU and the versions, to --out (default experiments/results/gpu-race.md, appended), a row as soon as
+it is measured (a timeout keeps the rows before it), and prints it. Killed (SIGTERM, as `timeout`
+does), it stops its `proteus` child first instead of leaving it running.
 Targets (issue 23): ours at least 3x faster than eager, and no slower than torch.compile.
 
     race.py [CONFIG...] [--proteus build-gpu/app/cli/proteus] [--steps 10] [--warmup 3] [--out FILE]
@@ -15,6 +17,7 @@ Only a run on a GPU writes figures: without one it stops before timing anything.
 import argparse
 import datetime
 import os
+import signal
 import subprocess
 import sys
 
@@ -65,7 +68,10 @@ def main():
             "| run | tokens/step | ours device | ours step ms | torch form | eager step ms | compile step ms | "
             "ours vs eager | ours vs compile | targets (>= 3x eager, >= 1x compile) |\n"
             "|---|---|---|---|---|---|---|---|---|---|\n")
-    lines = []
+    # subprocess.run kills its child on any exception: SIGTERM becomes one.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("race.py: terminated; the rows measured so far are written"))
+    with open(args.out, "a") as f:
+        f.write(head)
     for path in args.configs:
         mine = ours(args.proteus, path, args.steps, args.warmup)
         for name, config in proteus_config.load_runs(path):
@@ -86,11 +92,11 @@ def main():
             met = ("yes" if vs_eager >= 3 else "no") + " / " + ("yes" if vs_compile >= 1 else "no")
             if dev != "cuda":
                 met = f"ours ran on {dev}: not comparable"
-            lines.append(f"| {name} | {tokens} | {dev} | {step:.1f} | {form} | {eager:.1f} | {comp:.1f} | "
-                         f"{vs_eager:.2f}x | {vs_compile:.2f}x | {met} |\n")
-            print(lines[-1], end="", flush=True)
-    with open(args.out, "a") as f:
-        f.write(head + "".join(lines))
+            line = (f"| {name} | {tokens} | {dev} | {step:.1f} | {form} | {eager:.1f} | {comp:.1f} | "
+                    f"{vs_eager:.2f}x | {vs_compile:.2f}x | {met} |\n")
+            with open(args.out, "a") as f:
+                f.write(line)
+            print(line, end="", flush=True)
     print(f"race.py: appended to {args.out}")
 
 

@@ -24,6 +24,8 @@ enum class Fault {
   chunked_delta_off,  // the delta rule's chunked form 0.1% off, its recurrent form right: a wrong new kernel
   chunked_swla_off,   // the same for swla, whose chunked window writes cross chunk boundaries
   delta_off,          // the delta rule 0.1% off in both forms
+  chunked_comba_faults,  // comba's chunked form faults the device (an illegal address): every later
+                         // download fails until the device is reset (reset_device below)
 };
 
 class FaultyBackend : public CpuBackend<float> {
@@ -79,6 +81,11 @@ class FaultyBackend : public CpuBackend<float> {
   }
 
   std::unique_ptr<OpState> memory_rule_forward(float* o, const MemoryRuleArgs<float>& args) override {
+    if (fault_ == Fault::chunked_comba_faults && args.rule == memory::Rule::comba &&
+        form_to_run(args) == memory::RuleForm::chunked) {
+      device_poisoned = true;
+      throw std::runtime_error("memory_rule_chunked_forward: an illegal memory access was encountered (injected)");
+    }
     auto state = CpuBackend<float>::memory_rule_forward(o, args);
     const bool chunked = form_to_run(args) == memory::RuleForm::chunked;  // honours the self-check's refusal
     const bool chunked_off = fault_ == Fault::chunked_delta_off || fault_ == Fault::chunked_swla_off;
@@ -94,7 +101,20 @@ class FaultyBackend : public CpuBackend<float> {
     CpuBackend<float>::add(out, x, y, n);
   }
 
+  void download(float* host, const float* src, size_t n) override {
+    if (device_poisoned) throw std::runtime_error("download: an illegal memory access was encountered (injected)");
+    CpuBackend<float>::download(host, src, n);
+  }
+  bool device_lost() override { return device_poisoned; }
+
   inline static int matmul_calls = 0;  // across instances: shows whether a check ran
+  // The device every instance shares, as a CUDA context is: poisoned until reset_device.
+  inline static bool device_poisoned = false;
+  inline static int resets = 0;
+  static void reset_device() {
+    device_poisoned = false;
+    ++resets;
+  }
 
  private:
   Fault fault_;

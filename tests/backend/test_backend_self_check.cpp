@@ -137,6 +137,58 @@ TEST(SelfCheck, RefusesTheBackendWhenTheRecurrentFormIsWrongToo) {
   EXPECT_NE(choice.message.find("running on the CPU"), std::string::npos) << choice.message;
 }
 
+// A chunked kernel that faults the device (on CUDA an illegal address poisons the context): the
+// self-check runs the chunked cases last and stops at the fault with every other op checked...
+TEST(SelfCheck, StopsAtAChunkedCaseThatLosesTheDevice) {
+  FaultyBackend be(Fault::chunked_comba_faults);
+  const SelfCheckVerdict v = self_check(be);
+  FaultyBackend::reset_device();
+  EXPECT_FALSE(v.passed);
+  ASSERT_TRUE(v.device_lost_by.has_value());
+  EXPECT_EQ(*v.device_lost_by, proteus::memory::Rule::comba);
+  EXPECT_NE(v.failure.find("memory_rule_comba_E1"), std::string::npos) << v.failure;
+  EXPECT_NE(v.failure.find("illegal memory access"), std::string::npos) << v.failure;
+  // Every case that is no chunked form's ran before it, and passed.
+  int not_chunked = 0;
+  for (const auto& c : op_cases()) not_chunked += !c.chunked_rule;
+  EXPECT_GE(v.cases, not_chunked);
+}
+
+// ... and the registry resets the device, makes the backend again with comba's chunked form
+// refused, and keeps it: one faulting kernel costs its rule, not the device.
+TEST(SelfCheck, ResetsALostDeviceAndRefusesOnlyTheFaultingRule) {
+  register_backend(
+      "test-faulting-comba",
+      [](int, std::string*) -> std::unique_ptr<Backend<float>> {
+        return std::make_unique<FaultyBackend>(Fault::chunked_comba_faults, "test-faulting-comba");
+      },
+      FaultyBackend::reset_device);
+  const int resets = FaultyBackend::resets;
+  const auto choice = make_backend("test-faulting-comba", 1);
+  std::printf("  what the run prints: %s\n", choice.message.c_str());
+  EXPECT_EQ(FaultyBackend::resets, resets + 1);
+  EXPECT_FALSE(FaultyBackend::device_poisoned);
+  EXPECT_EQ(choice.device, "test-faulting-comba");
+  ASSERT_NE(choice.backend, nullptr);
+  EXPECT_TRUE(choice.backend->chunked_form_refused(proteus::memory::Rule::comba));
+  EXPECT_FALSE(choice.backend->chunked_form_refused(proteus::memory::Rule::delta));
+  EXPECT_NE(choice.message.find("chunked form of memory rule comba"), std::string::npos) << choice.message;
+  EXPECT_NE(choice.message.find("faulted the device, which was reset"), std::string::npos) << choice.message;
+  // The backend it returns runs every case, comba on its recurrent form.
+  auto oracle = make_cpu_backend<double>(1);
+  for (const auto& c : op_cases()) EXPECT_TRUE(check_case(c, *choice.backend, *oracle).passed()) << c.name;
+}
+
+// A device that cannot be reset is refused, saying why.
+TEST(SelfCheck, RefusesALostDeviceThatCannotBeReset) {
+  register_fake("test-faulting-no-reset", Fault::chunked_comba_faults);
+  const auto choice = make_backend("test-faulting-no-reset", 1);
+  FaultyBackend::reset_device();
+  EXPECT_EQ(choice.device, "cpu");
+  EXPECT_NE(choice.message.find("left the device unusable"), std::string::npos) << choice.message;
+  EXPECT_NE(choice.message.find("cannot be reset"), std::string::npos) << choice.message;
+}
+
 TEST(SelfCheck, SkipsUnsupportedCasesAndPasses) {
   FaultyBackend be(Fault::no_attention);
   const SelfCheckVerdict v = self_check(be);

@@ -181,6 +181,36 @@ TEST(ChunkedRule, FloatAgreesWithTheDoubleReferenceToFloatRounding) {
     }
 }
 
+// A retention that underflows to 0 wipes the state in the recurrent forms; the chunked form works
+// with log retentions, where log 0 would make e^{g_t - g_s} inf - inf = NaN. The log is floored
+// (log_retention.hpp): outputs, state and every gradient but da at the zero steps agree with the
+// recurrent reference, and those da are finite (0: the floor's own gradient).
+TEST(ChunkedRule, ARetentionOfZeroWipesTheStateLikeTheRecurrentForm) {
+  const int64_t T = 37, d_k = 8, d_v = 3, D = d_k * d_v;
+  const std::vector<int64_t> zeros = {0, 5, 6, 16, 30};  // the first step, two in a row, a chunk start
+  for (Rule rule : {Rule::linear, Rule::delta, Rule::comba, Rule::swla})
+    for (int64_t chunk : {int64_t(1), int64_t(4), int64_t(16)}) {
+      const std::string what = std::string(rule_name(rule)) + " chunk=" + std::to_string(chunk);
+      const Schedule s = Schedule::uniform(D, 4, 23);
+      RandomRuleInputs<double> in(rule, T, d_k, d_v, 41, /*decay=*/true, false);
+      for (int64_t n : zeros) in.a[n] = 0.0;
+      const Upstream<double> up(T, d_k, d_v, 12);
+      const auto want = run(Form::taped, rule, s, in, up, chunk);
+      auto got = run(Form::chunked, rule, s, in, up, chunk);
+      for (int64_t n : zeros) {
+        EXPECT_EQ(got.a[n], 0.0) << what << " da at t=" << n + 1;
+        got.a[n] = want.a[n];  // the floor's gradient, not the recurrent one: compared above
+      }
+      expect_close(got, want, 1e-10, what);
+      // In float too: every value finite.
+      RandomRuleInputs<float> f(rule, T, d_k, d_v, 41, true, false);
+      for (int64_t n : zeros) f.a[n] = 0.0f;
+      const auto fr = run(Form::chunked, rule, s, f, Upstream<float>(T, d_k, d_v, 12), chunk);
+      for (const auto* x : {&fr.o, &fr.S, &fr.q, &fr.k, &fr.v, &fr.beta, &fr.a, &fr.p, &fr.gamma})
+        for (float e : *x) ASSERT_TRUE(std::isfinite(e)) << what << " (float)";
+    }
+}
+
 // The chunked backward on its own against central finite differences of its own forward.
 TEST(ChunkedRule, GradientsMatchFiniteDifferences) {
   const int64_t T = 13, d_k = 4, d_v = 3, D = d_k * d_v, chunk = 5;
