@@ -48,7 +48,7 @@ gtest() {  # gtest NAME TIMEOUT BINARY [ARGS]: one test process, its verdict in 
   timeout -k 5 "$limit" "$bin" --gtest_color=no "$@" >"$out/tmp.log" 2>&1
   local rc=$?
   cat "$out/tmp.log" >>"$out/tests.log"
-  say "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED)|SKIPPED \]' "$out/tmp.log" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
+  say "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ tests?' "$out/tmp.log" | tr '\n' ' ')"
   [ $rc -eq 124 ] && say "  $name TIMED OUT after $limit s; last lines: $(tail -2 "$out/tmp.log" | tr '\n' ' ')"
   grep -E "^\[  FAILED  \]|Failure|threw|error" "$out/tmp.log" | head -20 | tee -a "$out/summary.txt"
   rm -f "$out/tmp.log"
@@ -65,6 +65,19 @@ machine() {
     cmake --version | head -1; c++ --version | head -1; nproc; } 2>&1 | tee -a "$out/summary.txt"
 }
 
+kcompare() {  # one rule's chunked kernel against its recurrent one (fails when the budget is spent)
+  local rule=$1
+  fits 90 "kcompare $rule" || return 1
+  log "kernel compare: $rule, recurrent against chunked, E 1 and 16, shape $shape"
+  timeout -k 5 90 "$proteus" bench --op memory-rule --rule "$rule" --device cuda --shape $shape --E 1 16 \
+    --form recurrent chunked --steps "$tsteps" --warmup "$twarm" --out "$out/gpu-kernel-compare.md" \
+    >>"$out/kcompare.log" 2>&1
+  say "kcompare $rule rc=$?"
+  grep -E "^$rule " "$out/kcompare.log" | tail -4 | tee -a "$out/summary.txt"
+  grep -i "self-check\|recurrent kernel\|running on the CPU\|unusable" "$out/kcompare.log" | sort -u | head -3 |
+    tee -a "$out/summary.txt"
+}
+
 # The first call's plan (see the top).
 first() {
   machine
@@ -75,7 +88,7 @@ first() {
   say "build (tests) rc=$rc"
   [ $rc -eq 0 ] || { tail -30 "$out/build.log" | tee -a "$out/summary.txt"; return $rc; }
   # proteus builds while the tests run (the GPU tests use one core).
-  (timeout -k 5 400 cmake --build "$build" -j"$jobs" --target proteus >"$out/build-cli.log" 2>&1;
+  (timeout -k 5 "${CLI_BUILD_TIMEOUT:-400}" cmake --build "$build" -j"$jobs" --target proteus >"$out/build-cli.log" 2>&1;
    echo "rc=$?" >>"$out/build-cli.log") &
   local cli_build=$!
   log "chunked CUDA tests (their own process: a fault there cannot take the others with it)"
@@ -86,9 +99,9 @@ first() {
   log "parity rows (cuda against the float64 oracle; the wide, chunk-2 and zero-retention cases)"
   gtest parity 150 "$build/tests/test_backend_parity" --gtest_filter='*cuda_*'
   grep -E "cuda +memory_rule_.*(wide|chunk2|zero)" "$out/tests.log" | sort -k2,2 -u | head -12 >>"$out/summary.txt"
-  if fits 150 "memcheck of the chunked tests"; then
+  if fits 120 "memcheck of the chunked tests"; then
     log "compute-sanitizer memcheck, chunked tests alone"
-    timeout -k 5 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_cuda_memory_rule" \
+    timeout -k 5 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_cuda_memory_rule" \
       --gtest_color=no --gtest_filter='*Chunked*' >"$out/sanitize.log" 2>&1
     say "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$out/sanitize.log" | head -1)"
   fi
@@ -99,26 +112,19 @@ first() {
   [ -x "$proteus" ] || { tail -20 "$out/build.log" | tee -a "$out/summary.txt"; return 1; }
   say "ldd, libraries not found: $(ldd "$proteus" | grep 'not found' | tr -s ' \t' ' ' || true)"
   say "ldd, gsl: $(ldd "$proteus" | grep gsl | awk '{print $1 " -> " $3}' | tr '\n' ' ')"
-  for rule in delta comba linear swla; do
-    fits 90 "kcompare $rule" || break
-    log "kernel compare: $rule, recurrent against chunked, E 1 and 16, shape $shape"
-    timeout -k 5 90 "$proteus" bench --op memory-rule --rule "$rule" --device cuda --shape $shape --E 1 16 \
-      --form recurrent chunked --steps "$tsteps" --warmup "$twarm" --out "$out/gpu-kernel-compare.md" \
-      >>"$out/kcompare.log" 2>&1
-    say "kcompare $rule rc=$?"
-    grep -E "^$rule " "$out/kcompare.log" | tail -4 | tee -a "$out/summary.txt"
-    grep -i "self-check\|recurrent kernel\|running on the CPU\|unusable" "$out/kcompare.log" | sort -u | head -3 |
-      tee -a "$out/summary.txt"
-  done
+  kcompare delta
   if fits 200 "compiled chunked PyTorch"; then
     log "PyTorch: the gated delta rule, recurrent and chunked, eager and torch.compile, shape $shape"
     local reps=20
     [ "$dry" = 1 ] && reps=1
-    PYTHONUNBUFFERED=1 timeout -k 5 200 python3 experiments/reference/memory_rule_bench.py --shape $shape \
+    PYTHONUNBUFFERED=1 timeout -k 5 200 "${PYTHON:-python3}" experiments/reference/memory_rule_bench.py --shape $shape \
       --reps "$reps" --warmup "$twarm" >>"$out/kcompare.log" 2>&1
     say "torch rc=$?"
     grep -E "^# |^(recurrent|chunked) " "$out/kcompare.log" | tail -5 | tee -a "$out/summary.txt"
   fi
+  for rule in comba linear swla; do
+    kcompare "$rule" || break
+  done
   local e2e_steps=60
   [ "$dry" = 1 ] && e2e_steps=4
   if fits 150 "e2e"; then E2E_STEPS=$e2e_steps E2E_TIMEOUT=70 E2E_SETS="--set train.log_every=1" run_steps e2e; fi
@@ -242,7 +248,7 @@ for step in "$@"; do
       # experiments/results/gpu-race.md (copy it back from $OUT) with date and device.
       log "end-to-end race"
       # Rows go to $out as they are measured, so a timeout still returns those before it.
-      PYTHONUNBUFFERED=1 timeout -k 5 "${RACE_TIMEOUT:-280}" python3 experiments/reference/race.py \
+      PYTHONUNBUFFERED=1 timeout -k 5 "${RACE_TIMEOUT:-280}" "${PYTHON:-python3}" experiments/reference/race.py \
         ${RACE_CONFIGS:-experiments/gpu/quickstart-gpu.json} --proteus "$build/app/cli/proteus" \
         --out "$out/gpu-race.md" >>"$out/race.log" 2>&1
       echo "race rc=$?" >>"$out/summary.txt"

@@ -122,7 +122,7 @@ def main():
     for form in forms:
         fn = {"recurrent": recurrent, "chunked": chunked}[form]
         # torch.compile unrolls the recurrent loop's T steps into one graph: only for short T.
-        compile_it = not args.no_compile and (form == "chunked" or T <= 256)
+        compile_it = not args.no_compile and hasattr(torch, "compile") and (form == "chunked" or T <= 256)
         modes = [("eager", fn)] + ([("compile", torch.compile(fn, dynamic=False))] if compile_it else [])
         for mode, f in modes:
             try:
