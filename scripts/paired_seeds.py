@@ -5,7 +5,10 @@ E = 1 baseline, read from the run directories (NAME-s<seed>) under RUNS_DIR.
 Usage:
   scripts/paired_seeds.py nll RUNS_DIR GATED BASELINE [RANGES]
       mean NLL over position ranges (default 1-2,3-16,17-256,257-N,N+1-4N,all; N = the training
-      length), each range the exact mean over its positions of the run's per-position NLL.
+      length), each range the exact mean over its positions of the run's per-position NLL; and
+      "all" per word, from the evaluations' bytes_per_word (or BYTES_PER_WORD for older runs).
+  scripts/paired_seeds.py diff RUNS_DIR GATED BASELINE REF_GATED REF_BASELINE [REF_RUNS_DIR]
+      a factor's paired effect minus the reference cell's, per seed (issue 37's decision rule).
   scripts/paired_seeds.py needle RUNS_DIR GATED BASELINE
       token needle accuracy (points) per form and length, mean over depths.
   scripts/paired_seeds.py bpb RUNS_DIR BASELINE GATED [GATED...]
@@ -144,6 +147,19 @@ def nll_table(runs_dir, gated, baseline, ranges_arg):
             diffs.append(vals[0] - vals[1])
         label = "all" if r[0] == "all" else f"{r[0]}-{min(int(r[1]), L)}"
         print(row(label, diffs))
+        if r[0] == "all":
+            all_diffs = diffs
+    # The per-word unit (SPEC section 8): each pair's NLL per byte times its evaluation's bytes per
+    # word (both runs of a pair are evaluated on the same text); runs evaluated before the count
+    # existed take BYTES_PER_WORD from the environment, said in the line.
+    factors = [pp[("g", s)].get("bytes_per_word") or 0 for s in seeds]
+    source = "each evaluation's own word count"
+    if not all(factors) and os.environ.get("BYTES_PER_WORD"):
+        factors = [float(os.environ["BYTES_PER_WORD"])] * len(seeds)
+        source = f"BYTES_PER_WORD={os.environ['BYTES_PER_WORD']} (these runs carry no word count)"
+    if all(factors):
+        print(row("all, per word", [d * f for d, f in zip(all_diffs, factors)]))
+        print(f"\nper word: nats per byte times bytes per word ({source}; mean {sum(factors) / len(factors):.3f})")
 
 
 def needle_cells(run_dir):
@@ -217,6 +233,40 @@ def bpb_table(runs_dir, baseline, gated_groups):
         print(f"| {grp} | {len(seeds)} | {level} | {a[1]} | {a[2]} | {a[3]} | {c[1]} | {c[2]} | {c[3]} |")
 
 
+def effect_diff_table(runs_dir, gated, baseline, ref_gated, ref_baseline, ref_dir=None):
+    """A factor's cell against the reference cell, paired by seed: (gated - baseline) - (ref_gated -
+    ref_baseline) over all positions and the default ranges; the diagnosis' decision rule (issue 37)."""
+    ref_dir = ref_dir or runs_dir
+    seeds, g, b = paired_runs(runs_dir, gated, baseline)
+    rseeds, rg, rb = paired_runs(ref_dir, ref_gated, ref_baseline)
+    seeds = sorted(set(seeds) & set(rseeds))
+    if not seeds:
+        sys.exit("no seed has finished runs of all four groups")
+
+    def load(d):
+        with open(os.path.join(d, "per_position.json")) as f:
+            return json.load(f)
+
+    def mean_over(j, lo, hi):
+        xs = [x for x in j["nll"][lo - 1:hi] if x is not None]
+        return sum(xs) / len(xs)
+
+    cell = {s: (load(g[s]), load(b[s])) for s in seeds}
+    ref = {s: (load(rg[s]), load(rb[s])) for s in seeds}
+    N, L = cell[seeds[0]][0]["train_len"], cell[seeds[0]][0]["seq_len"]
+    print(f"({gated} - {baseline}) minus ({ref_gated} - {ref_baseline}), mean NLL (nats), seeds "
+          f"{','.join(map(str, seeds))}; negative: the factor moves the effect toward helping")
+    print()
+    print("| positions | mean over seeds [95% t] | seeds where the factor helps | detectable effect | per seed |")
+    print("|---|---|---|---|---|")
+    for lo, hi in [(1, 2), (3, 16), (17, 256), (257, N), (N + 1, L), (1, L)]:
+        if hi > L or lo > hi:
+            continue
+        diffs = [(mean_over(cell[s][0], lo, hi) - mean_over(cell[s][1], lo, hi)) -
+                 (mean_over(ref[s][0], lo, hi) - mean_over(ref[s][1], lo, hi)) for s in seeds]
+        print(row("all" if (lo, hi) == (1, L) else f"{lo}-{hi}", diffs))
+
+
 def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
@@ -225,6 +275,9 @@ def main():
         nll_table(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5] if len(sys.argv) > 5 else None)
     elif mode == "needle":
         needle_table(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif mode == "diff" and len(sys.argv) >= 7:
+        effect_diff_table(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6],
+                          sys.argv[7] if len(sys.argv) > 7 else None)
     elif mode == "bpb":
         bpb_table(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:

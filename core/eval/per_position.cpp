@@ -52,6 +52,23 @@ PerPositionResult summarise_losses(const std::vector<double>& losses, int rows, 
   return r;
 }
 
+// Scored targets per word: every target is a byte (ids below 256), words are runs of non-space
+// bytes; 0 when the ids are not bytes or no word starts.
+double bytes_per_word(const std::vector<std::vector<int32_t>>& sequences) {
+  int64_t targets = 0, words = 0;
+  for (const auto& s : sequences) {
+    bool in_word = false;
+    for (size_t i = 1; i < s.size(); ++i) {
+      if (s[i] < 0 || s[i] > 255) return 0;
+      const bool space = s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r' || s[i] == '\f' || s[i] == '\v';
+      words += !space && !in_word;
+      in_word = !space;
+      ++targets;
+    }
+  }
+  return words > 0 ? static_cast<double>(targets) / words : 0;
+}
+
 template <class T>
 PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<std::vector<int32_t>>& sequences,
                                     int buckets, int batch, int train_len, const PerPositionProgress& progress) {
@@ -90,6 +107,7 @@ PerPositionResult per_position_loss(model::Model<T>& model, const std::vector<st
   }
   auto r = summarise_losses(all_losses, S, L, buckets, train_len);
   r.sequences_fingerprint = fingerprint;
+  r.bytes_per_word = bytes_per_word(sequences);
   return r;
 }
 

@@ -20,6 +20,10 @@ using runs::PerPositionResult;
 // A NaN loss (a position that does not count in its row, as in masked validation rows) is left
 // out: a position no row counts is NaN in nll and left out of mean_nll and of the buckets, and a
 // bucket with no counted position is dropped.
+// Scored byte targets (every id but each sequence's first) per whitespace-separated word: the
+// factor from NLL per byte to NLL per word; 0 when an id is not a byte or there is no word.
+double bytes_per_word(const std::vector<std::vector<int32_t>>& sequences);
+
 PerPositionResult summarise_losses(const std::vector<double>& losses, int rows, int L, int buckets, int train_len = 0);
 
 // Fills sequence_bucket_nll (from per-position losses (sequences, seq_len)), bucket_interval and

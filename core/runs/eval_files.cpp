@@ -105,6 +105,8 @@ void visit(V& v, PerPositionResult& p) {
   v.field("sequences", p.sequences);
   v.field("mean_nll", p.mean_nll);
   v.derived("bits_per_byte", p.bits_per_byte());
+  v.optional("bytes_per_word", p.bytes_per_word);
+  v.derived("nll_per_word", p.nll_per_word());
   // Runs evaluated before intervals existed have none: they read back with empty statistics.
   v.optional("mean_nll_interval", p.mean_interval);
   v.derived("bits_per_byte_interval", Interval{m.mean / ln2, m.lo / ln2, m.hi / ln2, m.n});

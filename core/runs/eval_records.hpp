@@ -34,6 +34,11 @@ struct PerPositionResult {
   std::vector<double> bucket_nll;  // mean NLL over each bucket's positions
   double mean_nll = 0;             // over every position
   double bits_per_byte() const { return mean_nll / std::numbers::ln2; }
+  // The per-word unit (SPEC section 8): the scored byte targets per whitespace-separated word of
+  // the evaluated text, so that NLL per word = mean_nll * bytes_per_word (0: not counted, e.g. a
+  // run evaluated before the count existed, or tokens that are not bytes).
+  double bytes_per_word = 0;
+  double nll_per_word() const { return mean_nll * bytes_per_word; }
 
   // What the intervals are computed from (SPEC section 7), kept so that two runs evaluated on the
   // same sequences can be compared pairwise later. The live curve while training has them over its

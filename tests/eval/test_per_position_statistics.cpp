@@ -134,12 +134,31 @@ TEST(PerPositionStatistics, StatisticsRoundTripThroughTheRunDirectory) {
   EXPECT_EQ(q.train_len, 10);
   EXPECT_EQ(q.sequence_train_nll, p.sequence_train_nll);
   EXPECT_EQ(q.train_interval.lo, p.train_interval.lo);
+  EXPECT_GT(p.bytes_per_word, 0.0);  // ids below 32 are bytes (control characters: one word each run)
+  EXPECT_EQ(q.bytes_per_word, p.bytes_per_word);
   // The bucket CSV carries mean, lo, hi, n.
   std::ifstream csv(writer.dir() / "per_position_buckets.csv");
   std::string header;
   std::getline(csv, header);
   EXPECT_EQ(header, "position_lo,position_hi,mean,lo,hi,n,ppl");
   std::filesystem::remove_all(dir);
+}
+
+// The per-word unit: scored targets (each sequence's first token is context only) per word, words
+// being runs of non-space bytes; ids that are not bytes give 0 (no word count for them).
+TEST(PerPositionStatistics, BytesPerWordCountsTheScoredTargetsOfEachWord) {
+  auto bytes = [](const std::string& text) { return std::vector<int32_t>(text.begin(), text.end()); };
+  // "Xthe cat  sat\n": 13 scored targets, words "the", "cat", "sat".
+  EXPECT_DOUBLE_EQ(eval::bytes_per_word({bytes("Xthe cat  sat\n")}), 13.0 / 3);
+  // Per sequence: a word cut by the end of one sequence and one begun by the next count apart.
+  EXPECT_DOUBLE_EQ(eval::bytes_per_word({bytes("Xab"), bytes("Ycd e")}), 6.0 / 3);
+  EXPECT_EQ(eval::bytes_per_word({bytes("X   ")}), 0.0);
+  EXPECT_EQ(eval::bytes_per_word({{1, 2, 300}}), 0.0);
+  // NLL per word is NLL per byte scaled by it.
+  runs::PerPositionResult r;
+  r.mean_nll = 0.5;
+  r.bytes_per_word = 6.0;
+  EXPECT_DOUBLE_EQ(r.nll_per_word(), 3.0);
 }
 
 // One summary for the evaluation and the live curve: a NaN loss (a position its row does not
