@@ -5,8 +5,9 @@
 // by selection per step and every chunk then runs the ungated rule over all d_k rows (rows that
 // are still locked hold zeros and stay zero). The forward keeps only the chunk-start states; the
 // backward recomputes everything inside a chunk from them (no per-token tape).
-// NOT YET RUN ON A GPU: the self-check (core/backend/self_check.cpp) runs these through the
-// parity table and, when one disagrees with the CPU, sends that rule to the recurrent kernels.
+// Run on an H100 on 2026-11-26 (experiments/results/gpu-chunked-kernels.md); the self-check
+// (core/backend/self_check.cpp) still runs them through the parity table in every process and,
+// when one disagrees with the CPU or faults the device, sends that rule to the recurrent kernels.
 #pragma once
 #include <memory>
 #include <string>

@@ -21,7 +21,6 @@ constexpr const char* kParent = "parent";
 constexpr const char* kVariants = "variants";
 constexpr const char* kSweep = "sweep";
 constexpr const char* kSeeds = "seeds";
-constexpr size_t kMaxSeeds = 100;
 
 // Far more runs than anyone trains from one file; a grid of a million is a typo, refused in a line.
 constexpr size_t kMaxRuns = 10'000;
@@ -145,7 +144,7 @@ std::vector<uint64_t> read_seeds(const json& experiment) {
   if (it == experiment.end() || it->is_null()) return {};
   if (!it->is_array() || it->empty())
     throw InputError(kSeeds, "expected a non-empty array of seeds, e.g. [1, 2, 3], got " + describe_json(*it));
-  if (it->size() > kMaxSeeds)
+  if (it->size() > static_cast<size_t>(kMaxSeeds))
     throw InputError(kSeeds, "holds " + std::to_string(it->size()) + " seeds, more than the limit of " + std::to_string(kMaxSeeds));
   std::vector<uint64_t> seeds;
   for (size_t i = 0; i < it->size(); ++i) {

@@ -29,6 +29,10 @@
 
 namespace proteus::config {
 
+// The most seeds one experiment lists: a seed group's size, one limit for the file, the command
+// line and the window.
+inline constexpr int kMaxSeeds = 100;
+
 // The reader's limits for a config file and each of its parents (common::read_json_file).
 inline constexpr common::JsonLimits kConfigFileLimits{size_t{4} << 20, 64, "a config file"};
 

@@ -8,24 +8,9 @@
 
 #include "core/common/input_error.hpp"
 #include "core/config/data_values.hpp"
+#include "core/data/distinct_sample.hpp"
 
 namespace proteus::data::mqar {
-namespace {
-
-// k distinct values of [lo, hi), in random order (a partial Fisher-Yates shuffle).
-std::vector<int32_t> distinct(std::mt19937_64& rng, int32_t lo, int32_t hi, int k) {
-  std::vector<int32_t> pool(size_t(hi - lo));
-  std::iota(pool.begin(), pool.end(), lo);
-  for (int i = 0; i < k; ++i) {
-    const size_t j = std::uniform_int_distribution<size_t>(size_t(i), pool.size() - 1)(rng);
-    std::swap(pool[size_t(i)], pool[j]);
-  }
-  pool.resize(size_t(k));
-  return pool;
-}
-
-}  // namespace
-
 const std::vector<std::string>& layouts() { return config::mqar_layout_names(); }
 
 void check(int seq_len, int vocab, int pairs, double alpha, const std::string& layout) {
@@ -46,8 +31,8 @@ void check(int seq_len, int vocab, int pairs, double alpha, const std::string& l
 MqarSample generate(std::mt19937_64& rng, int seq_len, int vocab, int pairs, double alpha, const std::string& layout) {
   check(seq_len, vocab, pairs, alpha, layout);
   const int half = vocab / 2;
-  const std::vector<int32_t> keys = distinct(rng, 1, half, pairs);
-  const std::vector<int32_t> values = distinct(rng, half, vocab, pairs);
+  const std::vector<int32_t> keys = distinct_sample(rng, 1, half, pairs);
+  const std::vector<int32_t> values = distinct_sample(rng, half, vocab, pairs);
   const size_t T = size_t(seq_len), n = size_t(pairs);
 
   // seq holds T + 1 tokens so that targets are its shift; the answers overwrite the targets.
@@ -55,7 +40,7 @@ MqarSample generate(std::mt19937_64& rng, int seq_len, int vocab, int pairs, dou
   std::vector<std::pair<size_t, int32_t>> answers;  // (query position, value)
   if (layout == "spread") {
     // 2n distinct two-token slots in random order: couple i is slots 2i and 2i + 1 of the draw.
-    const std::vector<int32_t> slots = distinct(rng, 0, int32_t(T / 2), 2 * pairs);
+    const std::vector<int32_t> slots = distinct_sample(rng, 0, int32_t(T / 2), 2 * pairs);
     for (size_t i = 0; i < n; ++i) {
       const size_t pair_at = 2 * size_t(std::min(slots[2 * i], slots[2 * i + 1]));
       const size_t query_at = 2 * size_t(std::max(slots[2 * i], slots[2 * i + 1]));

@@ -8,21 +8,10 @@
 
 #include "core/common/input_error.hpp"
 #include "core/config/data_values.hpp"
+#include "core/data/distinct_sample.hpp"
 
 namespace proteus::data::needle {
 namespace {
-
-// k distinct values of [lo, hi), in random order (a partial Fisher-Yates shuffle).
-std::vector<int32_t> distinct(std::mt19937_64& rng, int32_t lo, int32_t hi, int k) {
-  std::vector<int32_t> pool(size_t(hi - lo));
-  std::iota(pool.begin(), pool.end(), lo);
-  for (int i = 0; i < k; ++i) {
-    const size_t j = std::uniform_int_distribution<size_t>(size_t(i), pool.size() - 1)(rng);
-    std::swap(pool[size_t(i)], pool[j]);
-  }
-  pool.resize(size_t(k));
-  return pool;
-}
 
 void check_form(const std::string& form, const std::string& field) {
   if (!is_form(form)) throw InputError(field, "must be \"single\" or \"multikey\", got \"" + form + "\"");
@@ -34,8 +23,8 @@ NeedleSample build(const config::NeedleConfig& cfg, const std::string& form, int
   const Vocab v = vocab_layout(cfg.vocab);
   const int m = needles(form, cfg.distractors);
   const size_t H = size_t(length - min_length(form, cfg.distractors));
-  const std::vector<int32_t> keys = distinct(rng, v.key_lo, v.key_hi, m);
-  const std::vector<int32_t> values = distinct(rng, v.value_lo, v.value_hi, m);
+  const std::vector<int32_t> keys = distinct_sample(rng, v.key_lo, v.key_hi, m);
+  const std::vector<int32_t> values = distinct_sample(rng, v.value_lo, v.value_hi, m);
 
   // Needle i goes after gap[i] filler tokens; needle 0 is the asked one. A random tie-break
   // orders needles that share a gap.

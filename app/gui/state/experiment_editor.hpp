@@ -11,6 +11,7 @@
 
 #include "app/gui/state/kept_grid.hpp"
 #include "core/config/config.hpp"
+#include "core/config/experiment.hpp"
 #include "core/figures/figure.hpp"
 #include "core/memory/schedule.hpp"
 
@@ -19,8 +20,8 @@ namespace proteus::gui {
 // variants: the loaded file's own variants (kept.variants), trained as the file gives them.
 enum class RunMode { single, compare, sweep_e, variants };
 
-// The most seeds the window trains per run (a seed group); the command line takes any list.
-inline constexpr int kMaxSeeds = 10;
+// The most seeds the window trains per run: the experiment's own limit.
+using config::kMaxSeeds;
 
 // The fields a sweep is most often over: the one the controls edit when a file sweeps several.
 const std::vector<std::string>& common_sweep_fields();
