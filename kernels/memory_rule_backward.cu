@@ -33,168 +33,203 @@ struct RuleGradArgs {
   float* dZ = nullptr;     // titans
 };
 
+// One step's inputs and the block's workspace, shared by the step functions below.
+struct BackwardStep {
+  int n = 0, end = 0, rows = 0;
+  size_t tok = 0;
+  float a = 1.0f, beta = 0.0f;
+  const float *Sp = nullptr, *Sn = nullptr, *kn = nullptr, *vn = nullptr;  // S_{t-1}, S_t, k_t, v_t
+};
+struct BackwardWork {
+  float *pred, *corr, *dcorr, *scratch;  // shared: (d_v) each, and block_sum's
+  float *dS, *dZ;                        // this head's adjoints (dZ: titans)
+  const float* Z;                        // this head's tape of Z (titans)
+};
+
+// The read o_t = (G ⊙ S_t)^T q_t: dq_t = (G ⊙ S_t) dO_t, dS += G ⊙ (q_t dO_t^T); then the
+// prediction (G ⊙ S_{t-1})^T e and the error the rule writes with. Ends on a barrier.
+template <Rule kRule>
+__device__ void read_and_predict_backward(const RuleKernelArgs& args, const RuleGradArgs& g, const BackwardStep& s,
+                                          const BackwardWork& w) {
+  const int d_k = args.d_k, d_v = args.d_v;
+  if (g.dO) {
+    const float* dOn = g.dO + s.tok * d_v;
+    const float* qn = args.q + s.tok * d_k;
+    if (g.q)
+      for (int i = threadIdx.x; i < s.rows; i += blockDim.x) g.q[s.tok * d_k + i] = gated_row_dot(s.Sn, dOn, i, s.end, d_v);
+    for (int x = threadIdx.x; x < s.end; x += blockDim.x) {
+      const int i = x / d_v, j = x - i * d_v;
+      w.dS[x] += qn[i] * dOn[j];
+    }
+  }
+  if constexpr (uses_prediction(kRule)) {
+    const float* e = kRule == Rule::comba ? args.p + s.tok * d_k : s.kn;
+    const float sigma = kRule == Rule::delta ? s.a : 1.0f;
+    for (int j = threadIdx.x; j < d_v; j += blockDim.x) {
+      const float pj = gated_column_dot(s.Sp, e, j, s.end, d_v);
+      w.pred[j] = pj;
+      w.corr[j] = kRule == Rule::titans ? pj - s.vn[j] : s.vn[j] - sigma * pj;
+    }
+  }
+  __syncthreads();
+}
+
+// linear, swla: S_t = a S + sum_w weight_w k_w v_w^T on active elements; W = G ⊙ dS.
+template <Rule kRule>
+__device__ void hebbian_step_backward(const RuleKernelArgs& args, const RuleGradArgs& g, const BackwardStep& s,
+                                      const BackwardWork& w) {
+  const int H = args.H, d_k = args.d_k, d_v = args.d_v;
+  float da_part = 0.0f;
+  for (int x = threadIdx.x; x < s.end; x += blockDim.x) da_part += w.dS[x] * s.Sp[x];
+  const int terms = kRule == Rule::swla ? min(args.window, s.n + 1) : 1;
+  for (int l = 0; l < terms; ++l) {
+    const size_t tw = s.tok - static_cast<size_t>(l) * H;  // token n - l of this head
+    const float weight = kRule == Rule::swla ? args.gamma[s.tok * args.window + l] : s.beta;
+    const float* kw = args.k + tw * d_k;
+    const float* vw = args.v + tw * d_v;
+    float dweight_part = 0.0f;
+    for (int i = threadIdx.x; i < s.rows; i += blockDim.x) {
+      const float Wv = gated_row_dot(w.dS, vw, i, s.end, d_v);
+      dweight_part += kw[i] * Wv;
+      if (g.k) g.k[tw * d_k + i] += weight * Wv;
+    }
+    if (g.v)
+      for (int j = threadIdx.x; j < d_v && j < s.end; j += blockDim.x)
+        g.v[tw * d_v + j] += weight * gated_column_dot(w.dS, kw, j, s.end, d_v);
+    const float dweight = block_sum(dweight_part, w.scratch);
+    if (threadIdx.x == 0) {
+      if (kRule == Rule::linear && g.beta) g.beta[s.tok] += dweight;
+      if (kRule == Rule::swla && g.gamma) g.gamma[s.tok * args.window + l] += dweight;
+    }
+  }
+  const float da = block_sum(da_part, w.scratch);  // its barriers also end every read of dS above
+  if (threadIdx.x == 0 && g.a) g.a[s.tok] += da;
+  for (int x = threadIdx.x; x < s.end; x += blockDim.x) w.dS[x] *= s.a;  // locked adjoints pass unchanged
+  __syncthreads();
+}
+
+// delta, comba: S_t = a S + beta k r^T on active elements, r = v - sigma (G ⊙ S)^T e; W = G ⊙ dS.
+template <Rule kRule>
+__device__ void erasing_step_backward(const RuleKernelArgs& args, const RuleGradArgs& g, const BackwardStep& s,
+                                      const BackwardWork& w) {
+  const int d_k = args.d_k, d_v = args.d_v;
+  const float sigma = kRule == Rule::delta ? s.a : 1.0f;
+  float dbeta_part = 0.0f, da_part = 0.0f;
+  for (int i = threadIdx.x; i < s.rows; i += blockDim.x) {
+    const float Wr = gated_row_dot(w.dS, w.corr, i, s.end, d_v);
+    dbeta_part += s.kn[i] * Wr;
+    if (g.k) g.k[s.tok * d_k + i] += s.beta * Wr;
+  }
+  for (int j = threadIdx.x; j < d_v; j += blockDim.x) w.dcorr[j] = gated_column_dot(w.dS, s.kn, j, s.end, d_v) * s.beta;
+  for (int x = threadIdx.x; x < s.end; x += blockDim.x) da_part += w.dS[x] * s.Sp[x];
+  __syncthreads();  // dcorr complete
+  for (int j = threadIdx.x; j < d_v; j += blockDim.x) {
+    if (g.v) g.v[s.tok * d_v + j] += w.dcorr[j];
+    if (kRule == Rule::delta) da_part -= w.dcorr[j] * w.pred[j];  // sigma = a scales the prediction
+  }
+  const float dbeta = block_sum(dbeta_part, w.scratch);
+  const float da = block_sum(da_part, w.scratch);  // its barriers also end every read of dS above
+  if (threadIdx.x == 0) {
+    if (g.beta) g.beta[s.tok] += dbeta;
+    if (g.a) g.a[s.tok] += da;
+  }
+  // Through the prediction: dpred = -sigma dr; de = (G ⊙ S) dpred, dS = a dS + G ⊙ (e dpred^T).
+  const float* e = kRule == Rule::comba ? args.p + s.tok * d_k : s.kn;
+  float* ge = kRule == Rule::comba ? g.p : g.k;
+  for (int i = threadIdx.x; i < s.rows; i += blockDim.x) {
+    const int cols = active_cols(s.end, i, d_v);
+    const float* row = s.Sp + static_cast<size_t>(i) * d_v;
+    float acc = 0.0f;
+    for (int j = 0; j < cols; ++j) acc += row[j] * (-sigma * w.dcorr[j]);
+    if (ge) ge[s.tok * d_k + i] += acc;
+  }
+  for (int x = threadIdx.x; x < s.end; x += blockDim.x) {
+    const int i = x / d_v, j = x - i * d_v;
+    w.dS[x] = s.a * w.dS[x] + e[i] * (-sigma * w.dcorr[j]);
+  }
+  __syncthreads();
+}
+
+// titans: Z_t = eta Z + G ⊙ (-beta k err^T), S_t = a S + Z_t on active elements; V = dZ_t + dS_t
+// is Z_t's total adjoint (it reaches the loss directly and through S_t).
+__device__ void titans_step_backward(const RuleKernelArgs& args, const RuleGradArgs& g, const BackwardStep& s,
+                                     const BackwardWork& w) {
+  const int d_k = args.d_k, d_v = args.d_v, D = d_k * d_v;
+  const float eta = args.eta ? args.eta[s.tok] : 0.0f;
+  const float* Zp = w.Z + static_cast<size_t>(s.n) * D;
+  float *dS = w.dS, *dZ = w.dZ;
+  float da_part = 0.0f, deta_part = 0.0f, dbeta_part = 0.0f;
+  for (int x = threadIdx.x; x < s.end; x += blockDim.x) {
+    const float V = dZ[x] + dS[x];
+    da_part += dS[x] * s.Sp[x];
+    deta_part += V * Zp[x];
+  }
+  for (int i = threadIdx.x; i < s.rows; i += blockDim.x) {
+    const int cols = active_cols(s.end, i, d_v);
+    const size_t row = static_cast<size_t>(i) * d_v;
+    float Ve = 0.0f;
+    for (int j = 0; j < cols; ++j) Ve += (dZ[row + j] + dS[row + j]) * w.corr[j];
+    dbeta_part -= s.kn[i] * Ve;
+    if (g.k) g.k[s.tok * d_k + i] -= s.beta * Ve;
+  }
+  for (int j = threadIdx.x; j < d_v; j += blockDim.x) {
+    float acc = 0.0f;
+    int i = 0;
+    for (int x = j; x < s.end; x += d_v, ++i) acc += (dZ[x] + dS[x]) * s.kn[i];
+    w.dcorr[j] = -s.beta * acc;
+  }
+  __syncthreads();  // dcorr complete, every read of the old dZ, dS done
+  // Through err = (G ⊙ S_{t-1})^T k - v.
+  if (g.v)
+    for (int j = threadIdx.x; j < d_v; j += blockDim.x) g.v[s.tok * d_v + j] -= w.dcorr[j];
+  for (int i = threadIdx.x; i < s.rows; i += blockDim.x) {
+    const float acc = gated_row_dot(s.Sp, w.dcorr, i, s.end, d_v);
+    if (g.k) g.k[s.tok * d_k + i] += acc;
+  }
+  for (int x = threadIdx.x; x < s.end; x += blockDim.x) {
+    const int i = x / d_v, j = x - i * d_v;
+    const float V = dZ[x] + dS[x];
+    dZ[x] = eta * V;
+    dS[x] = s.a * dS[x] + s.kn[i] * w.dcorr[j];
+  }
+  const float da = block_sum(da_part, w.scratch);
+  const float deta = block_sum(deta_part, w.scratch);
+  const float dbeta = block_sum(dbeta_part, w.scratch);  // its barriers also end this step's writes
+  if (threadIdx.x == 0) {
+    if (g.a) g.a[s.tok] += da;
+    if (g.eta) g.eta[s.tok] += deta;
+    if (g.beta) g.beta[s.tok] += dbeta;
+  }
+}
+
 template <Rule kRule>
 __global__ void __launch_bounds__(kThreads) memory_rule_backward_kernel(RuleKernelArgs args, RuleGradArgs g) {
   extern __shared__ float shared[];
   __shared__ float scratch[32];
   const int T = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
   const int D = d_k * d_v;
-  float* pred = shared;             // (d_v) (G ⊙ S_{t-1})^T e
-  float* corr = shared + d_v;       // (d_v) r = v - sigma pred, or titans' err = pred - v
-  float* dcorr = shared + 2 * d_v;  // (d_v) dL/dr (delta, comba) or dL/derr (titans)
   const int bh = blockIdx.x, b = bh / H, h = bh % H;
   const float* S = args.S + static_cast<size_t>(bh) * (T + 1) * D;
-  const float* Z = kRule == Rule::titans ? args.Z + static_cast<size_t>(bh) * (T + 1) * D : nullptr;
-  float* dS = g.dS + static_cast<size_t>(bh) * D;
-  float* dZ = kRule == Rule::titans ? g.dZ + static_cast<size_t>(bh) * D : nullptr;
-
+  // pred: (G ⊙ S_{t-1})^T e; corr: r = v - sigma pred, or titans' err = pred - v; dcorr: dL/dr or dL/derr.
+  BackwardWork w{shared, shared + d_v, shared + 2 * d_v, scratch, g.dS + static_cast<size_t>(bh) * D,
+                 kRule == Rule::titans ? g.dZ + static_cast<size_t>(bh) * D : nullptr,
+                 kRule == Rule::titans ? args.Z + static_cast<size_t>(bh) * (T + 1) * D : nullptr};
   for (int n = T - 1; n >= 0; --n) {
-    const int end = args.ends[n];
-    const int rows = rows_touched(end, d_v);
-    const size_t tok = token_index(b, n, h, T, H);
-    const float a = args.a ? args.a[tok] : 1.0f;
-    const float beta = kRule == Rule::swla ? 0.0f : args.beta[tok];
-    const float* Sp = S + static_cast<size_t>(n) * D;
-    const float* Sn = S + static_cast<size_t>(n + 1) * D;
-    const float* kn = args.k + tok * d_k;
-    const float* vn = args.v + tok * d_v;
-
-    // The read o_t = (G ⊙ S_t)^T q_t: dq_t = (G ⊙ S_t) dO_t, dS += G ⊙ (q_t dO_t^T).
-    if (g.dO) {
-      const float* dOn = g.dO + tok * d_v;
-      const float* qn = args.q + tok * d_k;
-      if (g.q)
-        for (int i = threadIdx.x; i < rows; i += blockDim.x) g.q[tok * d_k + i] = gated_row_dot(Sn, dOn, i, end, d_v);
-      for (int x = threadIdx.x; x < end; x += blockDim.x) {
-        const int i = x / d_v, j = x - i * d_v;
-        dS[x] += qn[i] * dOn[j];
-      }
-    }
-    if constexpr (uses_prediction(kRule)) {
-      const float* e = kRule == Rule::comba ? args.p + tok * d_k : kn;
-      const float sigma = kRule == Rule::delta ? a : 1.0f;
-      for (int j = threadIdx.x; j < d_v; j += blockDim.x) {
-        const float pj = gated_column_dot(Sp, e, j, end, d_v);
-        pred[j] = pj;
-        corr[j] = kRule == Rule::titans ? pj - vn[j] : vn[j] - sigma * pj;
-      }
-    }
-    __syncthreads();
-
-    if constexpr (kRule == Rule::linear || kRule == Rule::swla) {
-      // S_t = a S + sum_w weight_w k_w v_w^T on active elements; W = G ⊙ dS.
-      float da_part = 0.0f;
-      for (int x = threadIdx.x; x < end; x += blockDim.x) da_part += dS[x] * Sp[x];
-      const int terms = kRule == Rule::swla ? min(args.window, n + 1) : 1;
-      for (int w = 0; w < terms; ++w) {
-        const size_t tw = tok - static_cast<size_t>(w) * H;  // token n - w of this head
-        const float weight = kRule == Rule::swla ? args.gamma[tok * args.window + w] : beta;
-        const float* kw = args.k + tw * d_k;
-        const float* vw = args.v + tw * d_v;
-        float dweight_part = 0.0f;
-        for (int i = threadIdx.x; i < rows; i += blockDim.x) {
-          const float Wv = gated_row_dot(dS, vw, i, end, d_v);
-          dweight_part += kw[i] * Wv;
-          if (g.k) g.k[tw * d_k + i] += weight * Wv;
-        }
-        if (g.v)
-          for (int j = threadIdx.x; j < d_v && j < end; j += blockDim.x)
-            g.v[tw * d_v + j] += weight * gated_column_dot(dS, kw, j, end, d_v);
-        const float dweight = block_sum(dweight_part, scratch);
-        if (threadIdx.x == 0) {
-          if (kRule == Rule::linear && g.beta) g.beta[tok] += dweight;
-          if (kRule == Rule::swla && g.gamma) g.gamma[tok * args.window + w] += dweight;
-        }
-      }
-      const float da = block_sum(da_part, scratch);  // its barriers also end every read of dS above
-      if (threadIdx.x == 0 && g.a) g.a[tok] += da;
-      for (int x = threadIdx.x; x < end; x += blockDim.x) dS[x] *= a;  // locked adjoints pass unchanged
-      __syncthreads();
-    } else if constexpr (kRule == Rule::delta || kRule == Rule::comba) {
-      // S_t = a S + beta k r^T on active elements, r = v - sigma (G ⊙ S)^T e; W = G ⊙ dS.
-      const float sigma = kRule == Rule::delta ? a : 1.0f;
-      float dbeta_part = 0.0f, da_part = 0.0f;
-      for (int i = threadIdx.x; i < rows; i += blockDim.x) {
-        const float Wr = gated_row_dot(dS, corr, i, end, d_v);
-        dbeta_part += kn[i] * Wr;
-        if (g.k) g.k[tok * d_k + i] += beta * Wr;
-      }
-      for (int j = threadIdx.x; j < d_v; j += blockDim.x) dcorr[j] = gated_column_dot(dS, kn, j, end, d_v) * beta;
-      for (int x = threadIdx.x; x < end; x += blockDim.x) da_part += dS[x] * Sp[x];
-      __syncthreads();  // dcorr complete
-      for (int j = threadIdx.x; j < d_v; j += blockDim.x) {
-        if (g.v) g.v[tok * d_v + j] += dcorr[j];
-        if (kRule == Rule::delta) da_part -= dcorr[j] * pred[j];  // sigma = a scales the prediction
-      }
-      const float dbeta = block_sum(dbeta_part, scratch);
-      const float da = block_sum(da_part, scratch);  // its barriers also end every read of dS above
-      if (threadIdx.x == 0) {
-        if (g.beta) g.beta[tok] += dbeta;
-        if (g.a) g.a[tok] += da;
-      }
-      // Through the prediction: dpred = -sigma dr; de = (G ⊙ S) dpred, dS = a dS + G ⊙ (e dpred^T).
-      const float* e = kRule == Rule::comba ? args.p + tok * d_k : kn;
-      float* ge = kRule == Rule::comba ? g.p : g.k;
-      for (int i = threadIdx.x; i < rows; i += blockDim.x) {
-        const int cols = active_cols(end, i, d_v);
-        const float* row = Sp + static_cast<size_t>(i) * d_v;
-        float acc = 0.0f;
-        for (int j = 0; j < cols; ++j) acc += row[j] * (-sigma * dcorr[j]);
-        if (ge) ge[tok * d_k + i] += acc;
-      }
-      for (int x = threadIdx.x; x < end; x += blockDim.x) {
-        const int i = x / d_v, j = x - i * d_v;
-        dS[x] = a * dS[x] + e[i] * (-sigma * dcorr[j]);
-      }
-      __syncthreads();
-    } else {  // titans
-      // Z_t = eta Z + G ⊙ (-beta k err^T), S_t = a S + Z_t on active elements; V = dZ_t + dS_t
-      // is Z_t's total adjoint (it reaches the loss directly and through S_t).
-      const float eta = args.eta ? args.eta[tok] : 0.0f;
-      const float* Zp = Z + static_cast<size_t>(n) * D;
-      float da_part = 0.0f, deta_part = 0.0f, dbeta_part = 0.0f;
-      for (int x = threadIdx.x; x < end; x += blockDim.x) {
-        const float V = dZ[x] + dS[x];
-        da_part += dS[x] * Sp[x];
-        deta_part += V * Zp[x];
-      }
-      for (int i = threadIdx.x; i < rows; i += blockDim.x) {
-        const int cols = active_cols(end, i, d_v);
-        const size_t row = static_cast<size_t>(i) * d_v;
-        float Ve = 0.0f;
-        for (int j = 0; j < cols; ++j) Ve += (dZ[row + j] + dS[row + j]) * corr[j];
-        dbeta_part -= kn[i] * Ve;
-        if (g.k) g.k[tok * d_k + i] -= beta * Ve;
-      }
-      for (int j = threadIdx.x; j < d_v; j += blockDim.x) {
-        float acc = 0.0f;
-        int i = 0;
-        for (int x = j; x < end; x += d_v, ++i) acc += (dZ[x] + dS[x]) * kn[i];
-        dcorr[j] = -beta * acc;
-      }
-      __syncthreads();  // dcorr complete, every read of the old dZ, dS done
-      // Through err = (G ⊙ S_{t-1})^T k - v.
-      if (g.v)
-        for (int j = threadIdx.x; j < d_v; j += blockDim.x) g.v[tok * d_v + j] -= dcorr[j];
-      for (int i = threadIdx.x; i < rows; i += blockDim.x) {
-        const float acc = gated_row_dot(Sp, dcorr, i, end, d_v);
-        if (g.k) g.k[tok * d_k + i] += acc;
-      }
-      for (int x = threadIdx.x; x < end; x += blockDim.x) {
-        const int i = x / d_v, j = x - i * d_v;
-        const float V = dZ[x] + dS[x];
-        dZ[x] = eta * V;
-        dS[x] = a * dS[x] + kn[i] * dcorr[j];
-      }
-      const float da = block_sum(da_part, scratch);
-      const float deta = block_sum(deta_part, scratch);
-      const float dbeta = block_sum(dbeta_part, scratch);  // its barriers also end this step's writes
-      if (threadIdx.x == 0) {
-        if (g.a) g.a[tok] += da;
-        if (g.eta) g.eta[tok] += deta;
-        if (g.beta) g.beta[tok] += dbeta;
-      }
-    }
+    BackwardStep s;
+    s.n = n;
+    s.end = args.ends[n];
+    s.rows = rows_touched(s.end, d_v);
+    s.tok = token_index(b, n, h, T, H);
+    s.a = args.a ? args.a[s.tok] : 1.0f;
+    s.beta = kRule == Rule::swla ? 0.0f : args.beta[s.tok];
+    s.Sp = S + static_cast<size_t>(n) * D;
+    s.Sn = S + static_cast<size_t>(n + 1) * D;
+    s.kn = args.k + s.tok * d_k;
+    s.vn = args.v + s.tok * d_v;
+    read_and_predict_backward<kRule>(args, g, s, w);
+    if constexpr (kRule == Rule::linear || kRule == Rule::swla) hebbian_step_backward<kRule>(args, g, s, w);
+    else if constexpr (kRule == Rule::delta || kRule == Rule::comba) erasing_step_backward<kRule>(args, g, s, w);
+    else titans_step_backward(args, g, s, w);
   }
 }
 
