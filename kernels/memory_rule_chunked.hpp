@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/backend/backend.hpp"
+#include "core/memory/chunk_size.hpp"
 
 struct cublasContext;
 
@@ -20,7 +21,8 @@ namespace proteus::cuda {
 
 constexpr int kChunkedMaxChunk = 64;   // the solve keeps a (C, C) block in shared memory, a thread per column
 constexpr int kChunkedMaxKeyWidth = 256;  // the state passes keep a (d_k, 32) state tile in shared memory
-constexpr int kChunkedDefaultChunk = 64;  // fla's default; the products are GEMMs, so larger chunks pay
+// The chunk size when a config leaves it at 0 (core/memory/chunk_size.hpp: why it differs from the CPU's).
+constexpr int kChunkedDefaultChunk = static_cast<int>(memory::default_chunk_size(memory::ChunkBackend::cuda, 0));
 
 // What the chunked forward leaves for its backward: the chunk-start states only.
 struct CudaChunkedState final : backend::OpState {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/memory/chunk_size.hpp"
 #include "core/memory/log_retention.hpp"
 #include "core/memory/rule_family.hpp"
 
@@ -248,9 +249,7 @@ bool chunked_form_applies(Rule rule, const Schedule& schedule, int64_t d_v, std:
   return true;
 }
 
-// Measured on the 2-core development VM (experiments/results/cpu-chunked-rules.md): 16 is best
-// up to d_k 64, 32 at 128.
-int64_t default_chunk_size(int64_t d_k) { return d_k <= 64 ? 16 : 32; }
+int64_t default_chunk_size(int64_t d_k) { return default_chunk_size(ChunkBackend::cpu, d_k); }
 
 template <class T>
 void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, int64_t chunk_size, T* o,

@@ -25,7 +25,7 @@ namespace proteus::memory {
 // titans (whose momentum is a second recurrence), with row-aligned blocks. why_not (if given) says which condition fails, in a phrase.
 bool chunked_form_applies(Rule rule, const Schedule& schedule, int64_t d_v, std::string* why_not = nullptr);
 
-// The chunk size for a key width: 16 up to d_k 64, 32 above (measured; `proteus bench --chunk`).
+// The CPU's chunk size for a key width (chunk_size.hpp has every backend's and why).
 int64_t default_chunk_size(int64_t d_k);
 
 // o: (T, d_v); S_final: (d_k, d_v) or null; checkpoints: the chunk-start states, null when no
