@@ -86,9 +86,11 @@ void run(const ExportOptions& o) {
     }
     for (const auto& r : o.runs) {
       readers.push_back(runs::RunReader::open(r));
+      std::vector<std::string> unreadable;
       if (o.evals)
-        for (const auto& name : runs::list_runs(std::filesystem::path(r) / engine::kEvalsFolder))
+        for (const auto& name : runs::list_runs(std::filesystem::path(r) / engine::kEvalsFolder, &unreadable))
           readers.push_back(runs::RunReader::open(std::filesystem::path(r) / engine::kEvalsFolder / name));
+      for (const auto& u : unreadable) print_error(program, u);  // named, and the rest still drawn
     }
     try {
       figs = figures::standard_figures(readers, {.effect_x = o.effect_x});
