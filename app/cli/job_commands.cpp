@@ -11,6 +11,7 @@
 #include "app/cli/progress_line.hpp"
 #include "core/cluster/job_state.hpp"
 #include "core/cluster/job_task.hpp"
+#include "core/cluster/shell_quote.hpp"
 #include "core/cluster/slurm_commands.hpp"
 #include "core/common/input_error.hpp"
 #if PROTEUS_HAVE_FIGURES
@@ -116,8 +117,11 @@ int submit_to_slurm(const std::string& program, const std::vector<config::RunCon
   std::cout << dir.string() << ": " << plan.runs.size() << " runs, " << cluster::kArrayScript << ", "
             << cluster::kMergeScript << "\n";
   if (o.print) {
-    std::cout << "submit with:\n  array=$(sbatch --parsable " << (dir / cluster::kArrayScript).string() << ")\n"
-              << "  sbatch --dependency=afterany:$array " << (dir / cluster::kMergeScript).string() << "\n";
+    // Quoted for the shell: what a user pastes runs sbatch and nothing else, whatever the folder's name.
+    std::cout << "submit with:\n  array=$(sbatch --parsable " << cluster::shell_quoted((dir / cluster::kArrayScript).string())
+              << ")\n"
+              << "  sbatch --dependency=afterany:\"$array\" " << cluster::shell_quoted((dir / cluster::kMergeScript).string())
+              << "\n";
     return exit_ok;
   }
   cluster::Submission s;
@@ -144,13 +148,18 @@ void add_jobs_command(CLI::App& app) {
             "An interrupted run resumes from its checkpoint when the same --slurm command is run again.");
   c->callback([runs_dir] {
     const std::string program = "proteus jobs";
-    if (!fs::is_directory(*runs_dir)) fail(program, *runs_dir + ": not a folder", exit_bad_input);
-    const auto jobs = cluster::list_jobs(*runs_dir);
+    std::error_code ec;
+    if (!fs::is_directory(*runs_dir, ec)) fail(program, *runs_dir + ": not a folder", exit_bad_input);
+    std::vector<std::string> unreadable;
+    const auto jobs = cluster::list_jobs(*runs_dir, &unreadable);
+    // A path the walk could not read is named, and the jobs it could read are still shown.
+    for (const auto& u : unreadable) print_error(program, u);
+    int status = unreadable.empty() ? exit_ok : exit_failure;
     if (jobs.empty()) {
       std::cout << "no jobs under " << (fs::path(*runs_dir) / "jobs").string() << "\n";
+      if (status != exit_ok) throw CLI::RuntimeError(status);
       return;
     }
-    int status = exit_ok;
     for (const auto& dir : jobs) {
       cluster::JobRecord job;
       try {
@@ -193,7 +202,7 @@ void add_jobs_command(CLI::App& app) {
 
 void add_job_task_command(CLI::App& app) {
   auto job_dir = std::make_shared<std::string>();
-  auto index = std::make_shared<int>(-1);
+  auto index = std::make_shared<std::string>();
   auto* c = app.add_subcommand("job-task", "One task of a Slurm job array: train and evaluate run INDEX of JOB_DIR "
                                            "(what array.sbatch runs)");
   c->add_option("job_dir", *job_dir, "the job folder (RUNS_DIR/jobs/NAME)")->required()->option_text("JOB_DIR");
@@ -206,7 +215,7 @@ void add_job_task_command(CLI::App& app) {
     InterruptSignals interrupts;  // a Slurm time limit (SIGTERM) checkpoints the run and says "cancelled"
     cluster::TaskOutcome outcome;
     try {
-      outcome = cluster::run_task(*job_dir, *index, [](engine::ExperimentHandle& h) { return watch_job(h); }, std::cout);
+      outcome = cluster::run_task(*job_dir, cluster::parse_task_index(*index), [](engine::ExperimentHandle& h) { return watch_job(h); }, std::cout);
     } catch (const InputError& e) {
       fail(program, e.what(), exit_bad_input);
     } catch (const std::exception& e) {
