@@ -1,5 +1,6 @@
 #include "app/cli/experiment_commands.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -10,6 +11,7 @@
 #include "app/cli/command_support.hpp"
 #include "app/cli/job_commands.hpp"
 #include "app/cli/progress_line.hpp"
+#include "core/common/folder_walk.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
 #include "core/config/config_json.hpp"
@@ -262,19 +264,22 @@ void add_eval_command(CLI::App& app) {
                 "schedule (model.mixer.E, N, schedule, normalize), eval.*, data.text.*, the MQAR load "
                 "(data.mqar.pairs, layout, alpha), device, threads")
       ->option_text("PATH=VALUE");
-  c->add_option("--as", o->as, "write into RUN/evals/NAME (a new folder; the run's own results are left alone)")
-      ->option_text("NAME");
+  auto* as = c->add_option("--as", o->as, "write into RUN/evals/NAME (a new folder; the run's own results are left alone)")
+                 ->option_text("NAME");
   c->footer("Uses each run's checkpoint.safetensors and the eval section of its config.json (edit it to\n"
             "evaluate at other lengths or depths). Without --as the results are written into the run\n"
             "directory. With --as NAME they go to RUN/evals/NAME/ with config.json (the edited config),\n"
             "delta.json (the --set overrides) and every result file in the run's formats; an existing NAME\n"
             "is refused. `proteus export RUN --evals` draws those folders beside the run.");
-  c->callback([o] {
+  c->callback([o, as] {
     const std::string program = "proteus eval";
     for (const auto& d : o->runs)
-      if (!std::filesystem::exists(std::filesystem::path(d) / runs::kConfigFile))
-        fail(program, d + ": not a run directory (no config.json)", exit_bad_input);
-    if (o->as.empty()) {
+      if (!common::holds_regular_file(d, runs::kConfigFile))
+        fail(program, d + ": not a run directory (no config.json, or it cannot be read)", exit_bad_input);
+    // `--as ''` names no folder: it is a bad name, never "no --as" (which rewrites the run's own results).
+    if (as->count() > 0 && o->as.empty())
+      fail(program, "--as: must name the evaluation's folder RUN/evals/NAME, got \"\"", exit_bad_input);
+    if (as->count() == 0) {
       if (!o->sets.empty())
         fail(program,
              "--set: needs --as NAME (an evaluation under another config goes to RUN/evals/NAME; the run's own "
@@ -293,7 +298,9 @@ void add_eval_command(CLI::App& app) {
       try {
         return engine::start_edited_evaluation(o->runs, o->as, delta);
       } catch (const InputError& e) {
-        if (e.field() == "name") throw InputError("--as", e.reason());  // under the option the user typed
+        // The evaluation's name is --as's, under the option the user typed; a --set of "name" is the --set's.
+        const bool set_name = std::any_of(delta.begin(), delta.end(), [](const auto& d) { return d.first == "name"; });
+        if (e.field() == "name" && !set_name) throw InputError("--as", e.reason());
         throw;
       }
     }));
