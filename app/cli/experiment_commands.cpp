@@ -29,13 +29,14 @@ namespace {
 struct ExperimentOptions {
   std::string config;
   std::string resume;
-  std::string runs_dir;
-  std::string device;
+  // Given or not: an empty value given ("--runs-dir ''") is a bad value, never "not given".
+  std::optional<std::string> runs_dir;
+  std::optional<std::string> device;
   std::optional<int64_t> threads;  // absent: the config's
   std::optional<int64_t> steps;
   std::vector<std::string> sets;  // "path=value" overrides
   std::vector<std::string> variants;  // only these variants (by name)
-  std::string seeds;                  // "1,2,3": the experiment's "seeds"
+  std::optional<std::string> seeds;   // "1,2,3": the experiment's "seeds"
   bool no_eval = false;
   bool side_by_side = false;
   bool dry_run = false;
@@ -70,6 +71,8 @@ nlohmann::json parse_seeds(const std::string& list) {
     }
     if (used == 0 || used != item.size())
       throw InputError("--seeds", "expected integers >= 0 separated by commas (1,2,3), got " + common::quoted(item));
+    if (std::find(seeds.begin(), seeds.end(), nlohmann::json(seed)) != seeds.end())
+      throw InputError("--seeds", "seed " + std::to_string(seed) + " is given twice: a seed is trained once per run");
     seeds.push_back(seed);
     start = comma + 1;
   }
@@ -83,8 +86,15 @@ nlohmann::json with_overrides(nlohmann::json j, const ExperimentOptions& o) {
     auto [path, value] = config::parse_override(s);
     j = config::apply_override(std::move(j), path, value);
   }
-  if (!o.runs_dir.empty()) j["runs_dir"] = o.runs_dir;
-  if (!o.device.empty()) j["device"] = o.device;
+  if (o.runs_dir) {
+    if (o.runs_dir->empty()) throw InputError("--runs-dir", "must name a folder, got \"\"");
+    j["runs_dir"] = *o.runs_dir;
+  }
+  if (o.device) {
+    if (std::find(config::device_names().begin(), config::device_names().end(), *o.device) == config::device_names().end())
+      throw InputError("--device", "expected cpu or cuda, got " + common::quoted(*o.device));
+    j["device"] = *o.device;
+  }
   if (o.threads) {
     config::check_size_bound("threads", *o.threads, "--threads");
     j["threads"] = *o.threads;
@@ -93,7 +103,7 @@ nlohmann::json with_overrides(nlohmann::json j, const ExperimentOptions& o) {
     config::check_size_bound("train.steps", *o.steps, "--steps");
     j["train"]["steps"] = *o.steps;
   }
-  if (!o.seeds.empty()) j["seeds"] = parse_seeds(o.seeds);
+  if (o.seeds) j["seeds"] = parse_seeds(*o.seeds);
   return j;
 }
 
@@ -155,12 +165,12 @@ void refuse_with_resume(const std::string& program, const ExperimentOptions& o) 
   };
   if (!o.config.empty()) fail(program, "give either CONFIG or --resume RUN, not both", exit_bad_input);
   if (!o.sets.empty()) refuse("--set");
-  if (!o.runs_dir.empty()) refuse("--runs-dir");
-  if (!o.device.empty()) refuse("--device");
+  if (o.runs_dir) refuse("--runs-dir");
+  if (o.device) refuse("--device");
   if (o.threads) refuse("--threads");
   if (o.steps) refuse("--steps");
   if (!o.variants.empty()) refuse("--variant");
-  if (!o.seeds.empty()) refuse("--seeds");
+  if (o.seeds) refuse("--seeds");
   if (o.side_by_side) refuse("--side-by-side");
   if (o.dry_run) refuse("--dry-run");
 }

@@ -14,6 +14,7 @@
 #include "core/cluster/shell_quote.hpp"
 #include "core/cluster/slurm_commands.hpp"
 #include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 #if PROTEUS_HAVE_FIGURES
 #include "core/figures/figure_export.hpp"
 #include "core/figures/figure_set.hpp"
@@ -56,39 +57,44 @@ std::string pad(const std::string& s, size_t width) { return s.size() >= width ?
 void add_slurm_options(CLI::App* c, SlurmCliOptions& o) {
   c->add_flag("--slurm", o.slurm, "submit the runs as a Slurm job array (one task per run) with a merge job after it");
   c->add_flag("--print", o.print, "with --slurm: write RUNS_DIR/jobs/NAME/ and its scripts without submitting");
-  c->add_option("--job-name", o.job_name, "with --slurm: the job's folder name (default: the config's name)")
-      ->option_text("NAME");
-  c->add_option("--partition", o.sbatch.partition, "with --slurm: sbatch --partition")->option_text("NAME");
-  c->add_option("--time", o.sbatch.time, "with --slurm: each task's time limit (sbatch --time), e.g. 2:00:00")
-      ->option_text("TIME");
-  c->add_option("--account", o.sbatch.account, "with --slurm: sbatch --account")->option_text("NAME");
-  c->add_option("--cpus-per-task", o.sbatch.cpus_per_task,
-                "with --slurm: CPUs per task (a run with threads 0 then uses that many)")
-      ->option_text("N");
-  c->add_option("--gpus-per-task", o.sbatch.gpus_per_task, "with --slurm: GPUs per task")->option_text("N");
-  c->add_option("--max-running", o.sbatch.max_running, "with --slurm: at most N tasks at once (the array's %N)")
-      ->option_text("N");
-  c->add_option("--sbatch-arg", o.sbatch.sbatch_args,
-                "with --slurm: one more #SBATCH line for both scripts, e.g. --sbatch-arg=--qos=short (repeatable)")
-      ->option_text("ARG");
+  o.text_options = {
+      c->add_option("--job-name", o.job_name, "with --slurm: the job's folder name (default: the config's name)")
+          ->option_text("NAME"),
+      c->add_option("--partition", o.sbatch.partition, "with --slurm: sbatch --partition")->option_text("NAME"),
+      c->add_option("--time", o.sbatch.time, "with --slurm: each task's time limit (sbatch --time), e.g. 2:00:00")
+          ->option_text("TIME"),
+      c->add_option("--account", o.sbatch.account, "with --slurm: sbatch --account")->option_text("NAME"),
+      c->add_option("--sbatch-arg", o.sbatch.sbatch_args,
+                    "with --slurm: one more #SBATCH line for both scripts, e.g. --sbatch-arg=--qos=short (repeatable)")
+          ->option_text("ARG")};
+  o.count_options = {
+      c->add_option("--cpus-per-task", o.sbatch.cpus_per_task,
+                    "with --slurm: CPUs per task (a run with threads 0 then uses that many)")
+          ->option_text("N"),
+      c->add_option("--gpus-per-task", o.sbatch.gpus_per_task, "with --slurm: GPUs per task")->option_text("N"),
+      c->add_option("--max-running", o.sbatch.max_running, "with --slurm: at most N tasks at once (the array's %N)")
+          ->option_text("N")};
 }
 
 const char* slurm_help() { return slurm_help_text; }
 
 void check_slurm_request(const std::string& program, const SlurmCliOptions& o) {
+  // Given is given: an option given '' (or a count given 0) is refused, never taken as left out.
+  const auto check_given = [&](const CLI::Option* option, bool count) {
+    if (option->count() == 0) return;
+    const std::string name = option->get_name();
+    if (!o.slurm) fail(program, name + ": needs --slurm", exit_bad_input);
+    for (const auto& v : option->results()) {
+      if (v.empty()) fail(program, name + ": is empty (leave the option out for its default)", exit_bad_input);
+      if (count && v.find_first_not_of("+-0") == std::string::npos)
+        fail(program, name + ": must be at least 1 (leave the option out for its default), got " + common::quoted(v),
+             exit_bad_input);
+    }
+  };
+  for (const auto* option : o.text_options) check_given(option, false);
+  for (const auto* option : o.count_options) check_given(option, true);
   if (!o.slurm) {
-    const auto needs = [&](bool given, const char* option) {
-      if (given) fail(program, std::string(option) + ": needs --slurm", exit_bad_input);
-    };
-    needs(o.print, "--print");
-    needs(!o.job_name.empty(), "--job-name");
-    needs(!o.sbatch.partition.empty(), "--partition");
-    needs(!o.sbatch.time.empty(), "--time");
-    needs(!o.sbatch.account.empty(), "--account");
-    needs(o.sbatch.cpus_per_task != 0, "--cpus-per-task");
-    needs(o.sbatch.gpus_per_task != 0, "--gpus-per-task");
-    needs(o.sbatch.max_running != 0, "--max-running");
-    needs(!o.sbatch.sbatch_args.empty(), "--sbatch-arg");
+    if (o.print) fail(program, "--print: needs --slurm", exit_bad_input);
     return;
   }
   if (!o.print && !cluster::slurm_available())
@@ -134,7 +140,7 @@ int submit_to_slurm(const std::string& program, const std::vector<config::RunCon
   if (!s.merge_job.empty()) std::cout << "merge job " << s.merge_job << " (after the array)\n";
   if (!s.error.empty())
     fail(program, s.error + " (recorded in " + (dir / cluster::kSubmissionsFile).string() + ")", exit_failure);
-  std::cout << "watch with: proteus jobs " << plan.runs_dir.string() << "\n";
+  std::cout << "watch with: proteus jobs " << cluster::shell_quoted(plan.runs_dir.string()) << "\n";
   return exit_ok;
 }
 

@@ -89,4 +89,29 @@ TEST_F(Leftovers, RefusalsNameTheRealFieldAndCutLongValues) {
   }
 }
 
+// Issue 34: an option given an empty value (or a count given 0) is a bad value naming the option,
+// never taken as the option left out; a duplicate in --seeds is blamed on --seeds.
+TEST_F(Leftovers, AnEmptyValueIsABadValueNeverALeftOutOption) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"train " + config_ + " --runs-dir ''", "--runs-dir: "},
+      {"train " + config_ + " --seeds ''", "--seeds: "},
+      {"train " + config_ + " --seeds 1,1", "--seeds: seed 1 is given twice"},
+      {"train " + config_ + " --device ''", "--device: "},
+      {"train " + config_ + " --slurm --print --partition ''", "--partition: is empty"},
+      {"train " + config_ + " --slurm --print --job-name ''", "--job-name: is empty"},
+      {"train " + config_ + " --slurm --print --cpus-per-task 0", "--cpus-per-task: must be at least 1"},
+      {"train " + config_ + " --slurm --print --max-running 0", "--max-running: must be at least 1"},
+      {"train " + config_ + " --partition ''", "--partition: needs --slurm"},
+      {"export runs/tiny-proteus-s1 --out ''", "--out: "},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = proteus_in(tmp_, args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("error: " + message), std::string::npos) << args << "\n" << r.out;
+  }
+  EXPECT_FALSE(fs::exists(tmp_ / "runs/tiny-baseline-s1")) << "a run was trained";
+  EXPECT_FALSE(fs::exists(tmp_ / "runs/jobs")) << "a job folder was written";
+  EXPECT_FALSE(fs::exists(run_ / "figures")) << "figures were drawn into the run's folder";
+}
+
 }  // namespace
