@@ -106,9 +106,9 @@ bool summary_names_a_missing_run(const std::filesystem::path& summary) {
 }
 
 // The group's members among a folder's runs: evaluated per position, chosen one per seed among
-// the runs of one experiment; every run left out is said in `notes`.
+// the runs of one experiment; every run left out is said in `left_out`.
 std::vector<SeedGroupMember> members_of(const std::string& group, const std::vector<RunOnDisk>& runs,
-                                        std::vector<std::string>* notes) {
+                                        std::vector<std::string>& left_out) {
   std::vector<SeedGroupMember> evaluated;
   for (const auto& r : runs) {
     if (r.config.group != group) continue;
@@ -116,7 +116,7 @@ std::vector<SeedGroupMember> members_of(const std::string& group, const std::vec
     try {
       m.report = runs::read_eval_report(runs::RunReader::open(r.dir));
     } catch (const std::exception& e) {
-      if (notes) notes->push_back("seed group " + group + ": run " + r.dir.filename().string() + " left out: " + e.what());
+      left_out.push_back("seed group " + group + ": run " + r.dir.filename().string() + " left out: " + e.what());
       continue;
     }
     if (m.report.per_position) evaluated.push_back(std::move(m));
@@ -124,7 +124,7 @@ std::vector<SeedGroupMember> members_of(const std::string& group, const std::vec
   std::vector<config::SeedGroupCandidate> candidates;
   for (const auto& m : evaluated) candidates.push_back({std::filesystem::path(m.run_dir).filename().string(), &m.config});
   const auto chosen = config::choose_seed_group_members(group, candidates);
-  if (notes) notes->insert(notes->end(), chosen.left_out.begin(), chosen.left_out.end());
+  left_out.insert(left_out.end(), chosen.left_out.begin(), chosen.left_out.end());
   std::vector<SeedGroupMember> members;
   for (size_t i : chosen.kept) members.push_back(evaluated[i]);
   return members;
@@ -154,7 +154,8 @@ std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs
   for (auto& g : groups) {
     auto it = folders.find(g.runs_folder);
     if (it == folders.end()) it = folders.emplace(g.runs_folder, runs_in(g.runs_folder, notes)).first;
-    g.members = members_of(g.name, it->second, notes);
+    g.members = members_of(g.name, it->second, g.left_out);
+    if (notes) notes->insert(notes->end(), g.left_out.begin(), g.left_out.end());
   }
   return groups;
 }
@@ -194,7 +195,8 @@ json summary_json(const SeedGroup& g, const eval::GroupSummary& summary, const s
             {"per_position", table_json(summary.nll)},
             {"per_position_seq_len", runs.front().seq_len},
             {"train_len", runs.front().train_len},
-            {"heldout_bits_per_byte", runs::interval_json(summary.bits_per_byte)}};
+            {"heldout_bits_per_byte", runs::interval_json(summary.bits_per_byte)},
+            {"left_out", g.left_out}};  // the runs of the group on disk that are not counted, and why
   if (summary.block_use_entropy.empty()) {
     j["block_use_entropy"] = "not applicable";
   } else {

@@ -4,7 +4,7 @@
 // summaries when a job's runs are evaluated; `proteus export` writes them for any runs it draws.
 //
 // RUNS_DIR/groups/GROUP/ holds
-//   group.json            members, seeds, the mean over seeds with a t interval of per-bucket NLL,
+//   group.json            members, seeds, the runs left out and why, the mean over seeds with a t interval of per-bucket NLL,
 //                         held-out bits per byte and block-use entropy; the baseline group and the
 //                         paired difference against it when there is one
 //   per_position.csv      position_lo, position_hi, mean, lo, hi, n (n = seeds; last row "all")
@@ -30,6 +30,7 @@ struct SeedGroup {
   std::string name;
   std::filesystem::path runs_folder;     // where its runs are, and its summary goes (groups/NAME)
   std::vector<SeedGroupMember> members;  // sorted by seed, one run per seed
+  std::vector<std::string> left_out;     // the group's other runs on disk, each with why (group.json's "left_out")
 };
 
 // The seed groups these run directories belong to, in order of first appearance, each built from

@@ -51,6 +51,9 @@ TEST(SeedGroupTruth, ASeedTrainedTwiceIsCountedOnceAndSaidSo) {
   const auto g = group_json(tmp, "tiny-proteus");
   EXPECT_EQ(g.at("seeds"), nlohmann::json::array({1, 2})) << g.dump();
   EXPECT_EQ(g.at("per_position").at("all").at("n"), 2) << "a seed trained twice is one seed";
+  ASSERT_EQ(g.at("left_out").size(), 2u) << "the summary says what it left out: " << g.dump();
+  EXPECT_NE(g.at("left_out")[0].get<std::string>().find("tiny-proteus-s1-2 left out: seed 1 is counted once"),
+            std::string::npos);
   EXPECT_NE(r.out.find("run tiny-proteus-s1-2 left out: seed 1 is counted once (run tiny-proteus-s1 has it)"),
             std::string::npos)
       << r.out;
