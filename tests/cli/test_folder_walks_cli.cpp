@@ -17,8 +17,7 @@ namespace fs = std::filesystem;
 using proteus::test_support::TempDir;
 
 proteus::test_support::CommandResult proteus_in(const TempDir& tmp, const std::string& args) {
-  return proteus::test_support::run_shell("cd '" + tmp.path().string() + "' && PATH=/nonexistent '" + PROTEUS_BIN +
-                                          "' " + args);
+  return proteus::test_support::run_proteus_in(tmp.path().string(), args);
 }
 
 // An abort (SIGABRT: status 134 through the shell) or an uncaught exception's text.

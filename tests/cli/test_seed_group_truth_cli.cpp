@@ -19,17 +19,22 @@ namespace fs = std::filesystem;
 using proteus::test_support::TempDir;
 
 proteus::test_support::CommandResult proteus_in(const TempDir& tmp, const std::string& args) {
-  return proteus::test_support::run_shell("cd '" + tmp.path().string() + "' && '" + PROTEUS_BIN + "' " + args);
+  return proteus::test_support::run_proteus_in(tmp.path().string(), args);
 }
 
 nlohmann::json group_json(const TempDir& tmp, const std::string& group) {
   return nlohmann::json::parse(TempDir::read(tmp / ("runs/groups/" + group + "/group.json")));
 }
 
-TEST(SeedGroupTruth, ALaterSeedJoinsTheSeedsAlreadyOnDisk) {
+// The tiny experiment trained once (seeds 1, 2 of baseline and proteus) before each test.
+class SeedGroupTruth : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(proteus_in(tmp, "train " + config).status, 0); }
   TempDir tmp;
-  const auto config = proteus::test_support::write_tiny_experiment(tmp);
-  ASSERT_EQ(proteus_in(tmp, "train " + config).status, 0);
+  const std::string config = proteus::test_support::write_tiny_experiment(tmp);
+};
+
+TEST_F(SeedGroupTruth, ALaterSeedJoinsTheSeedsAlreadyOnDisk) {
   const auto r = proteus_in(tmp, "train " + config + " --seeds 3");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto g = group_json(tmp, "tiny-proteus");
@@ -39,10 +44,7 @@ TEST(SeedGroupTruth, ALaterSeedJoinsTheSeedsAlreadyOnDisk) {
   EXPECT_EQ(g.at("paired_per_seed").size(), 3u) << "paired with the baseline's seeds 1-3 too";
 }
 
-TEST(SeedGroupTruth, ASeedTrainedTwiceIsCountedOnceAndSaidSo) {
-  TempDir tmp;
-  const auto config = proteus::test_support::write_tiny_experiment(tmp);
-  ASSERT_EQ(proteus_in(tmp, "train " + config).status, 0);
+TEST_F(SeedGroupTruth, ASeedTrainedTwiceIsCountedOnceAndSaidSo) {
   const auto again = proteus_in(tmp, "train " + config);  // tiny-proteus-s1-2, -s2-2 beside the first
   ASSERT_EQ(again.status, 0) << again.out;
   ASSERT_TRUE(fs::exists(tmp / "runs/tiny-proteus-s1-2"));
@@ -66,10 +68,7 @@ TEST(SeedGroupTruth, ASeedTrainedTwiceIsCountedOnceAndSaidSo) {
   EXPECT_EQ(csv.find("(4 seeds)"), std::string::npos);
 }
 
-TEST(SeedGroupTruth, ARunDifferingInMoreThanTheSeedIsLeftOutNamingTheField) {
-  TempDir tmp;
-  const auto config = proteus::test_support::write_tiny_experiment(tmp);
-  ASSERT_EQ(proteus_in(tmp, "train " + config).status, 0);
+TEST_F(SeedGroupTruth, ARunDifferingInMoreThanTheSeedIsLeftOutNamingTheField) {
   const auto r = proteus_in(tmp, "train " + config + " --variant proteus --seeds 3 --set model.mixer.E=4");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("seed group tiny-proteus: run tiny-proteus-s3 left out: it differs from the group in more "
@@ -83,10 +82,8 @@ TEST(SeedGroupTruth, ARunDifferingInMoreThanTheSeedIsLeftOutNamingTheField) {
   EXPECT_EQ(group_json(tmp, "tiny-proteus").at("per_position").at("all").at("n"), 2);
 }
 
-TEST(SeedGroupTruth, DeletedRunsLeaveTheGroupAndAGroupWithNoneLeftIsRemoved) {
-  TempDir tmp;
-  const auto config = proteus::test_support::write_tiny_experiment(tmp);
-  ASSERT_EQ(proteus_in(tmp, "train " + config + " --seeds 1,2,3").status, 0);
+TEST_F(SeedGroupTruth, DeletedRunsLeaveTheGroupAndAGroupWithNoneLeftIsRemoved) {
+  ASSERT_EQ(proteus_in(tmp, "train " + config + " --seeds 3").status, 0);
   fs::remove_all(tmp / "runs/tiny-proteus-s3");
   auto r = proteus_in(tmp, "groups runs");
   ASSERT_EQ(r.status, 0) << r.out;
