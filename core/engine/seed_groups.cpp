@@ -53,10 +53,12 @@ const config::RunConfig& first_config(const SeedGroup& g) { return g.members.fro
 
 constexpr const char* kGroupsFolder = "groups";
 
-// A run folder as given, without a trailing separator ("runs/x/" is the run x of "runs").
+// A run folder as given, without a trailing separator ("runs/x/" is the run x of "runs"), and with
+// a parent to walk ("x" is "./x": its runs folder is the working folder, never "").
 std::filesystem::path as_folder(const std::string& dir) {
   std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
-  return p.has_filename() ? p : p.parent_path();
+  if (!p.has_filename()) p = p.parent_path();
+  return p.parent_path().empty() ? std::filesystem::path(".") / p : p;
 }
 
 struct RunOnDisk {
@@ -89,20 +91,26 @@ std::vector<std::filesystem::path> runs_folders_of(const std::vector<SeedGroup>&
   return out;
 }
 
-// True when groups/NAME/group.json lists a member whose run folder is gone (or cannot be read).
-bool summary_names_a_missing_run(const std::filesystem::path& summary) {
+// How many of the members groups/NAME/group.json lists still have their run folder, and how many
+// are gone; an unreadable summary counts as naming one gone run (it says nothing true).
+struct SummaryMembers {
+  size_t present = 0, gone = 0;
+};
+
+SummaryMembers summary_members(const std::filesystem::path& summary) {
+  SummaryMembers n;
   try {
     const json j = common::read_json_file(summary / "group.json", kGroupFileLimits);
-    if (!j.is_object() || !j.contains("members") || !j["members"].is_array()) return true;
+    if (!j.is_object() || !j.contains("members") || !j["members"].is_array()) return {0, 1};
     for (const auto& m : j["members"]) {
-      if (!m.is_string()) return true;
-      if (!common::holds_regular_file(summary.parent_path().parent_path() / m.get<std::string>(), runs::kConfigFile))
-        return true;
+      const bool there = m.is_string() && common::holds_regular_file(summary.parent_path().parent_path() /
+                                                                         m.get<std::string>(), runs::kConfigFile);
+      ++(there ? n.present : n.gone);
     }
-    return false;
   } catch (const std::exception&) {
-    return true;  // an unreadable summary says nothing true
+    return {0, 1};
   }
+  return n;
 }
 
 // The group's members among a folder's runs: evaluated per position, chosen one per seed among
@@ -149,7 +157,7 @@ std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs
       const std::string name = summary.filename().string();
       const bool known = std::any_of(groups.begin(), groups.end(),
                                      [&](const SeedGroup& g) { return g.name == name && g.runs_folder == folder; });
-      if (!known && summary_names_a_missing_run(summary)) groups.push_back(SeedGroup{name, folder, {}});
+      if (!known && summary_members(summary).gone > 0) groups.push_back(SeedGroup{name, folder, {}});
     }
   for (auto& g : groups) {
     auto it = folders.find(g.runs_folder);
@@ -254,12 +262,18 @@ void write_paired(const SeedGroup& g, const SeedGroup& base, const std::filesyst
   }
 }
 
-// A group none of whose runs can be used keeps no summary: one left from before would name runs
-// that are gone or an n it does not have.
+// A group none of whose runs can be used keeps no summary once every run it names is gone: one left
+// from before would name runs that are not there. A summary whose runs are there but could not be
+// read now (a folder without permission) is left as it is, and said.
 void remove_summary(const SeedGroup& g, std::vector<std::string>* notes) {
   const auto dir = g.runs_folder / kGroupsFolder / g.name;
   std::error_code ec;
   if (!std::filesystem::exists(dir, ec)) return;
+  if (summary_members(dir).present > 0) {
+    if (notes) notes->push_back("seed group " + g.name + ": none of its runs could be used now; its summary " + dir.string() +
+                                " is left as it was");
+    return;
+  }
   std::filesystem::remove_all(dir, ec);
   if (notes)
     notes->push_back("seed group " + g.name + ": no evaluated run of it is left; " +

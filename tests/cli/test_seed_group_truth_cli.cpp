@@ -42,6 +42,11 @@ TEST_F(SeedGroupTruth, ALaterSeedJoinsTheSeedsAlreadyOnDisk) {
   EXPECT_EQ(g.at("members"), nlohmann::json::array({"tiny-proteus-s1", "tiny-proteus-s2", "tiny-proteus-s3"}));
   EXPECT_EQ(g.at("per_position").at("all").at("n"), 3);
   EXPECT_EQ(g.at("paired_per_seed").size(), 3u) << "paired with the baseline's seeds 1-3 too";
+  // One run named from inside the runs folder: its group is the same three seeds, written there.
+  const auto inside = proteus::test_support::run_proteus_in((tmp / "runs").string(), "groups tiny-proteus-s2");
+  ASSERT_EQ(inside.status, 0) << inside.out;
+  EXPECT_EQ(group_json(tmp, "tiny-proteus").at("seeds"), nlohmann::json::array({1, 2, 3})) << inside.out;
+  EXPECT_FALSE(fs::exists(tmp / "runs/runs")) << inside.out;
 }
 
 TEST_F(SeedGroupTruth, ASeedTrainedTwiceIsCountedOnceAndSaidSo) {
