@@ -1,16 +1,40 @@
 #include "app/cli/command_support.hpp"
 
+#include <algorithm>
 #include <iostream>
+
+#include "core/common/json_fields.hpp"
 
 #include <CLI/CLI.hpp>
 
 namespace proteus::cli {
+
+namespace {
+
+// Any stretch without a space longer than this in a message (a 5000-character path or value that
+// reached it whole) is cut to its first kShownText characters, as the README promises.
+constexpr size_t kLongestWord = 160;
+
+std::string cut_long_words(const std::string& line) {
+  std::string out;
+  for (size_t at = 0; at < line.size();) {
+    const size_t end = std::min(line.find(' ', at), line.size());
+    if (end - at > kLongestWord) out.append(line, at, common::kShownText).append(line[end - 1] == ':' ? "...:" : "...");
+    else out.append(line, at, end - at);
+    if (end < line.size()) out += ' ';
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
 
 void print_error(std::string_view program, std::string_view message) {
   std::string line(message);
   for (char& c : line)
     if (c == '\n' || c == '\r') c = ' ';
   while (!line.empty() && line.back() == ' ') line.pop_back();
+  line = cut_long_words(line);
   std::cerr << program << ": error: " << line << '\n' << std::flush;
 }
 

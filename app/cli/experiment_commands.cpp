@@ -1,5 +1,6 @@
 #include "app/cli/experiment_commands.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -10,6 +11,7 @@
 #include "app/cli/command_support.hpp"
 #include "app/cli/job_commands.hpp"
 #include "app/cli/progress_line.hpp"
+#include "core/common/folder_walk.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
 #include "core/config/config_json.hpp"
@@ -27,13 +29,14 @@ namespace {
 struct ExperimentOptions {
   std::string config;
   std::string resume;
-  std::string runs_dir;
-  std::string device;
+  // Given or not: an empty value given ("--runs-dir ''") is a bad value, never "not given".
+  std::optional<std::string> runs_dir;
+  std::optional<std::string> device;
   std::optional<int64_t> threads;  // absent: the config's
   std::optional<int64_t> steps;
   std::vector<std::string> sets;  // "path=value" overrides
   std::vector<std::string> variants;  // only these variants (by name)
-  std::string seeds;                  // "1,2,3": the experiment's "seeds"
+  std::optional<std::string> seeds;   // "1,2,3": the experiment's "seeds"
   bool no_eval = false;
   bool side_by_side = false;
   bool dry_run = false;
@@ -68,6 +71,8 @@ nlohmann::json parse_seeds(const std::string& list) {
     }
     if (used == 0 || used != item.size())
       throw InputError("--seeds", "expected integers >= 0 separated by commas (1,2,3), got " + common::quoted(item));
+    if (std::find(seeds.begin(), seeds.end(), nlohmann::json(seed)) != seeds.end())
+      throw InputError("--seeds", "seed " + std::to_string(seed) + " is given twice: a seed is trained once per run");
     seeds.push_back(seed);
     start = comma + 1;
   }
@@ -81,8 +86,15 @@ nlohmann::json with_overrides(nlohmann::json j, const ExperimentOptions& o) {
     auto [path, value] = config::parse_override(s);
     j = config::apply_override(std::move(j), path, value);
   }
-  if (!o.runs_dir.empty()) j["runs_dir"] = o.runs_dir;
-  if (!o.device.empty()) j["device"] = o.device;
+  if (o.runs_dir) {
+    if (o.runs_dir->empty()) throw InputError("--runs-dir", "must name a folder, got \"\"");
+    j["runs_dir"] = *o.runs_dir;
+  }
+  if (o.device) {
+    if (std::find(config::device_names().begin(), config::device_names().end(), *o.device) == config::device_names().end())
+      throw InputError("--device", "expected cpu or cuda, got " + common::quoted(*o.device));
+    j["device"] = *o.device;
+  }
   if (o.threads) {
     config::check_size_bound("threads", *o.threads, "--threads");
     j["threads"] = *o.threads;
@@ -91,7 +103,7 @@ nlohmann::json with_overrides(nlohmann::json j, const ExperimentOptions& o) {
     config::check_size_bound("train.steps", *o.steps, "--steps");
     j["train"]["steps"] = *o.steps;
   }
-  if (!o.seeds.empty()) j["seeds"] = parse_seeds(o.seeds);
+  if (o.seeds) j["seeds"] = parse_seeds(*o.seeds);
   return j;
 }
 
@@ -153,12 +165,12 @@ void refuse_with_resume(const std::string& program, const ExperimentOptions& o) 
   };
   if (!o.config.empty()) fail(program, "give either CONFIG or --resume RUN, not both", exit_bad_input);
   if (!o.sets.empty()) refuse("--set");
-  if (!o.runs_dir.empty()) refuse("--runs-dir");
-  if (!o.device.empty()) refuse("--device");
+  if (o.runs_dir) refuse("--runs-dir");
+  if (o.device) refuse("--device");
   if (o.threads) refuse("--threads");
   if (o.steps) refuse("--steps");
   if (!o.variants.empty()) refuse("--variant");
-  if (!o.seeds.empty()) refuse("--seeds");
+  if (o.seeds) refuse("--seeds");
   if (o.side_by_side) refuse("--side-by-side");
   if (o.dry_run) refuse("--dry-run");
 }
@@ -262,19 +274,22 @@ void add_eval_command(CLI::App& app) {
                 "schedule (model.mixer.E, N, schedule, normalize), eval.*, data.text.*, the MQAR load "
                 "(data.mqar.pairs, layout, alpha), device, threads")
       ->option_text("PATH=VALUE");
-  c->add_option("--as", o->as, "write into RUN/evals/NAME (a new folder; the run's own results are left alone)")
-      ->option_text("NAME");
+  auto* as = c->add_option("--as", o->as, "write into RUN/evals/NAME (a new folder; the run's own results are left alone)")
+                 ->option_text("NAME");
   c->footer("Uses each run's checkpoint.safetensors and the eval section of its config.json (edit it to\n"
             "evaluate at other lengths or depths). Without --as the results are written into the run\n"
             "directory. With --as NAME they go to RUN/evals/NAME/ with config.json (the edited config),\n"
             "delta.json (the --set overrides) and every result file in the run's formats; an existing NAME\n"
             "is refused. `proteus export RUN --evals` draws those folders beside the run.");
-  c->callback([o] {
+  c->callback([o, as] {
     const std::string program = "proteus eval";
     for (const auto& d : o->runs)
-      if (!std::filesystem::exists(std::filesystem::path(d) / runs::kConfigFile))
-        fail(program, d + ": not a run directory (no config.json)", exit_bad_input);
-    if (o->as.empty()) {
+      if (!common::holds_regular_file(d, runs::kConfigFile))
+        fail(program, d + ": not a run directory (no config.json, or it cannot be read)", exit_bad_input);
+    // `--as ''` names no folder: it is a bad name, never "no --as" (which rewrites the run's own results).
+    if (as->count() > 0 && o->as.empty())
+      fail(program, "--as: must name the evaluation's folder RUN/evals/NAME, got \"\"", exit_bad_input);
+    if (as->count() == 0) {
       if (!o->sets.empty())
         fail(program,
              "--set: needs --as NAME (an evaluation under another config goes to RUN/evals/NAME; the run's own "
@@ -293,7 +308,9 @@ void add_eval_command(CLI::App& app) {
       try {
         return engine::start_edited_evaluation(o->runs, o->as, delta);
       } catch (const InputError& e) {
-        if (e.field() == "name") throw InputError("--as", e.reason());  // under the option the user typed
+        // The evaluation's name is --as's, under the option the user typed; a --set of "name" is the --set's.
+        const bool set_name = std::any_of(delta.begin(), delta.end(), [](const auto& d) { return d.first == "name"; });
+        if (e.field() == "name" && !set_name) throw InputError("--as", e.reason());
         throw;
       }
     }));

@@ -86,9 +86,11 @@ void run(const ExportOptions& o) {
     }
     for (const auto& r : o.runs) {
       readers.push_back(runs::RunReader::open(r));
+      std::vector<std::string> unreadable;
       if (o.evals)
-        for (const auto& name : runs::list_runs(std::filesystem::path(r) / engine::kEvalsFolder))
+        for (const auto& name : runs::list_runs(std::filesystem::path(r) / engine::kEvalsFolder, &unreadable))
           readers.push_back(runs::RunReader::open(std::filesystem::path(r) / engine::kEvalsFolder / name));
+      for (const auto& u : unreadable) print_error(program, u);  // named, and the rest still drawn
     }
     try {
       figs = figures::standard_figures(readers, {.effect_x = o.effect_x});
@@ -144,8 +146,8 @@ void add_export_command(CLI::App& app) {
   auto options = std::make_shared<ExportOptions>();
   CLI::App* command = app.add_subcommand("export", "Draw the runs' figures to PNG, SVG, PDF and CSV (runs compared when several)");
   command->add_option("runs", options->runs, "run directories (runs/<name>)")->required()->option_text("RUN [RUN...]");
-  command->add_option("--out", options->out, "output folder (default: the first run's folder + /figures)")
-      ->option_text("DIR");
+  auto* out = command->add_option("--out", options->out, "output folder (default: the first run's folder + /figures)")
+                  ->option_text("DIR");
   command->add_option("--formats", options->formats, "comma-separated: png, svg, pdf, csv (default: all four)")
       ->option_text("LIST");
   command->add_option("--width", options->width, "figure width in points (default 480)")->option_text("PT");
@@ -157,7 +159,11 @@ void add_export_command(CLI::App& app) {
                       "the gating_effect figures' x axis: a swept config field (default: the first numeric one but E)")
       ->option_text("PATH");
   command->footer(export_help);
-  command->callback([options] { run(*options); });
+  command->callback([options, out] {
+    // `--out ''` names no folder: a bad value, never "no --out" (which writes into the run's folder).
+    if (out->count() > 0 && options->out.empty()) fail(program, "--out: must name a folder, got \"\"", exit_bad_input);
+    run(*options);
+  });
 }
 
 }  // namespace proteus::cli

@@ -10,6 +10,7 @@
 
 #include "app/cli/command_support.hpp"
 #include "core/cluster/job_state.hpp"
+#include "core/common/folder_walk.hpp"
 #include "core/engine/seed_groups.hpp"
 #include "core/runs/run_dir.hpp"
 
@@ -29,10 +30,11 @@ void add_groups_command(CLI::App& app) {
     std::vector<std::string> dirs;
     std::vector<std::string> notes;
     for (const auto& p : *paths) {
-      if (std::filesystem::exists(std::filesystem::path(p) / runs::kConfigFile)) {
+      std::error_code ec;
+      if (common::holds_regular_file(p, runs::kConfigFile, &notes)) {
         dirs.push_back(p);
-      } else if (std::filesystem::is_directory(p)) {
-        for (const auto& name : runs::list_runs(p)) dirs.push_back((std::filesystem::path(p) / name).string());
+      } else if (std::filesystem::is_directory(p, ec)) {
+        for (const auto& name : runs::list_runs(p, &notes)) dirs.push_back((std::filesystem::path(p) / name).string());
         // A Slurm job's failed tasks are named here too: their runs are missing from the groups.
         for (auto& n : cluster::failed_run_notes(p)) notes.push_back(std::move(n));
       } else {

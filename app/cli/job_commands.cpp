@@ -11,8 +11,10 @@
 #include "app/cli/progress_line.hpp"
 #include "core/cluster/job_state.hpp"
 #include "core/cluster/job_task.hpp"
+#include "core/cluster/shell_quote.hpp"
 #include "core/cluster/slurm_commands.hpp"
 #include "core/common/input_error.hpp"
+#include "core/common/json_fields.hpp"
 #if PROTEUS_HAVE_FIGURES
 #include "core/figures/figure_export.hpp"
 #include "core/figures/figure_set.hpp"
@@ -55,39 +57,44 @@ std::string pad(const std::string& s, size_t width) { return s.size() >= width ?
 void add_slurm_options(CLI::App* c, SlurmCliOptions& o) {
   c->add_flag("--slurm", o.slurm, "submit the runs as a Slurm job array (one task per run) with a merge job after it");
   c->add_flag("--print", o.print, "with --slurm: write RUNS_DIR/jobs/NAME/ and its scripts without submitting");
-  c->add_option("--job-name", o.job_name, "with --slurm: the job's folder name (default: the config's name)")
-      ->option_text("NAME");
-  c->add_option("--partition", o.sbatch.partition, "with --slurm: sbatch --partition")->option_text("NAME");
-  c->add_option("--time", o.sbatch.time, "with --slurm: each task's time limit (sbatch --time), e.g. 2:00:00")
-      ->option_text("TIME");
-  c->add_option("--account", o.sbatch.account, "with --slurm: sbatch --account")->option_text("NAME");
-  c->add_option("--cpus-per-task", o.sbatch.cpus_per_task,
-                "with --slurm: CPUs per task (a run with threads 0 then uses that many)")
-      ->option_text("N");
-  c->add_option("--gpus-per-task", o.sbatch.gpus_per_task, "with --slurm: GPUs per task")->option_text("N");
-  c->add_option("--max-running", o.sbatch.max_running, "with --slurm: at most N tasks at once (the array's %N)")
-      ->option_text("N");
-  c->add_option("--sbatch-arg", o.sbatch.sbatch_args,
-                "with --slurm: one more #SBATCH line for both scripts, e.g. --sbatch-arg=--qos=short (repeatable)")
-      ->option_text("ARG");
+  o.text_options = {
+      c->add_option("--job-name", o.job_name, "with --slurm: the job's folder name (default: the config's name)")
+          ->option_text("NAME"),
+      c->add_option("--partition", o.sbatch.partition, "with --slurm: sbatch --partition")->option_text("NAME"),
+      c->add_option("--time", o.sbatch.time, "with --slurm: each task's time limit (sbatch --time), e.g. 2:00:00")
+          ->option_text("TIME"),
+      c->add_option("--account", o.sbatch.account, "with --slurm: sbatch --account")->option_text("NAME"),
+      c->add_option("--sbatch-arg", o.sbatch.sbatch_args,
+                    "with --slurm: one more #SBATCH line for both scripts, e.g. --sbatch-arg=--qos=short (repeatable)")
+          ->option_text("ARG")};
+  o.count_options = {
+      c->add_option("--cpus-per-task", o.sbatch.cpus_per_task,
+                    "with --slurm: CPUs per task (a run with threads 0 then uses that many)")
+          ->option_text("N"),
+      c->add_option("--gpus-per-task", o.sbatch.gpus_per_task, "with --slurm: GPUs per task")->option_text("N"),
+      c->add_option("--max-running", o.sbatch.max_running, "with --slurm: at most N tasks at once (the array's %N)")
+          ->option_text("N")};
 }
 
 const char* slurm_help() { return slurm_help_text; }
 
 void check_slurm_request(const std::string& program, const SlurmCliOptions& o) {
+  // Given is given: an option given '' (or a count given 0) is refused, never taken as left out.
+  const auto check_given = [&](const CLI::Option* option, bool count) {
+    if (option->count() == 0) return;
+    const std::string name = option->get_name();
+    if (!o.slurm) fail(program, name + ": needs --slurm", exit_bad_input);
+    for (const auto& v : option->results()) {
+      if (v.empty()) fail(program, name + ": is empty (leave the option out for its default)", exit_bad_input);
+      if (count && v.find_first_not_of("+-0") == std::string::npos)
+        fail(program, name + ": must be at least 1 (leave the option out for its default), got " + common::quoted(v),
+             exit_bad_input);
+    }
+  };
+  for (const auto* option : o.text_options) check_given(option, false);
+  for (const auto* option : o.count_options) check_given(option, true);
   if (!o.slurm) {
-    const auto needs = [&](bool given, const char* option) {
-      if (given) fail(program, std::string(option) + ": needs --slurm", exit_bad_input);
-    };
-    needs(o.print, "--print");
-    needs(!o.job_name.empty(), "--job-name");
-    needs(!o.sbatch.partition.empty(), "--partition");
-    needs(!o.sbatch.time.empty(), "--time");
-    needs(!o.sbatch.account.empty(), "--account");
-    needs(o.sbatch.cpus_per_task != 0, "--cpus-per-task");
-    needs(o.sbatch.gpus_per_task != 0, "--gpus-per-task");
-    needs(o.sbatch.max_running != 0, "--max-running");
-    needs(!o.sbatch.sbatch_args.empty(), "--sbatch-arg");
+    if (o.print) fail(program, "--print: needs --slurm", exit_bad_input);
     return;
   }
   if (!o.print && !cluster::slurm_available())
@@ -116,8 +123,11 @@ int submit_to_slurm(const std::string& program, const std::vector<config::RunCon
   std::cout << dir.string() << ": " << plan.runs.size() << " runs, " << cluster::kArrayScript << ", "
             << cluster::kMergeScript << "\n";
   if (o.print) {
-    std::cout << "submit with:\n  array=$(sbatch --parsable " << (dir / cluster::kArrayScript).string() << ")\n"
-              << "  sbatch --dependency=afterany:$array " << (dir / cluster::kMergeScript).string() << "\n";
+    // Quoted for the shell: what a user pastes runs sbatch and nothing else, whatever the folder's name.
+    std::cout << "submit with:\n  array=$(sbatch --parsable " << cluster::shell_quoted((dir / cluster::kArrayScript).string())
+              << ")\n"
+              << "  sbatch --dependency=afterany:\"$array\" " << cluster::shell_quoted((dir / cluster::kMergeScript).string())
+              << "\n";
     return exit_ok;
   }
   cluster::Submission s;
@@ -130,7 +140,7 @@ int submit_to_slurm(const std::string& program, const std::vector<config::RunCon
   if (!s.merge_job.empty()) std::cout << "merge job " << s.merge_job << " (after the array)\n";
   if (!s.error.empty())
     fail(program, s.error + " (recorded in " + (dir / cluster::kSubmissionsFile).string() + ")", exit_failure);
-  std::cout << "watch with: proteus jobs " << plan.runs_dir.string() << "\n";
+  std::cout << "watch with: proteus jobs " << cluster::shell_quoted(plan.runs_dir.string()) << "\n";
   return exit_ok;
 }
 
@@ -144,13 +154,18 @@ void add_jobs_command(CLI::App& app) {
             "An interrupted run resumes from its checkpoint when the same --slurm command is run again.");
   c->callback([runs_dir] {
     const std::string program = "proteus jobs";
-    if (!fs::is_directory(*runs_dir)) fail(program, *runs_dir + ": not a folder", exit_bad_input);
-    const auto jobs = cluster::list_jobs(*runs_dir);
+    std::error_code ec;
+    if (!fs::is_directory(*runs_dir, ec)) fail(program, *runs_dir + ": not a folder", exit_bad_input);
+    std::vector<std::string> unreadable;
+    const auto jobs = cluster::list_jobs(*runs_dir, &unreadable);
+    // A path the walk could not read is named, and the jobs it could read are still shown.
+    for (const auto& u : unreadable) print_error(program, u);
+    int status = unreadable.empty() ? exit_ok : exit_failure;
     if (jobs.empty()) {
       std::cout << "no jobs under " << (fs::path(*runs_dir) / "jobs").string() << "\n";
+      if (status != exit_ok) throw CLI::RuntimeError(status);
       return;
     }
-    int status = exit_ok;
     for (const auto& dir : jobs) {
       cluster::JobRecord job;
       try {
@@ -193,7 +208,7 @@ void add_jobs_command(CLI::App& app) {
 
 void add_job_task_command(CLI::App& app) {
   auto job_dir = std::make_shared<std::string>();
-  auto index = std::make_shared<int>(-1);
+  auto index = std::make_shared<std::string>();
   auto* c = app.add_subcommand("job-task", "One task of a Slurm job array: train and evaluate run INDEX of JOB_DIR "
                                            "(what array.sbatch runs)");
   c->add_option("job_dir", *job_dir, "the job folder (RUNS_DIR/jobs/NAME)")->required()->option_text("JOB_DIR");
@@ -206,7 +221,7 @@ void add_job_task_command(CLI::App& app) {
     InterruptSignals interrupts;  // a Slurm time limit (SIGTERM) checkpoints the run and says "cancelled"
     cluster::TaskOutcome outcome;
     try {
-      outcome = cluster::run_task(*job_dir, *index, [](engine::ExperimentHandle& h) { return watch_job(h); }, std::cout);
+      outcome = cluster::run_task(*job_dir, cluster::parse_task_index(*index), [](engine::ExperimentHandle& h) { return watch_job(h); }, std::cout);
     } catch (const InputError& e) {
       fail(program, e.what(), exit_bad_input);
     } catch (const std::exception& e) {

@@ -19,6 +19,9 @@ struct SlurmCliOptions {
   bool print = false;  // write the job folder, do not submit
   std::string job_name;
   cluster::SlurmOptions sbatch;
+  // The options as registered, to tell one given '' or 0 (refused) from one left out (Slurm's default).
+  std::vector<CLI::Option*> text_options;
+  std::vector<CLI::Option*> count_options;
 };
 
 void add_slurm_options(CLI::App* command, SlurmCliOptions& o);

@@ -1,5 +1,7 @@
 // The `proteus` command: a thin dispatcher. Each subcommand registers itself from its own file
 // (add_<name>_command) and runs in its CLI11 callback; main parses and turns errors into statuses.
+#include <exception>
+#include <filesystem>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -16,15 +18,21 @@
 
 namespace {
 
+// "proteus train": the subcommand a message is from.
+std::string program_of(const CLI::App& app) {
+  std::string program = "proteus";
+  const auto selected = app.get_subcommands();
+  if (!selected.empty()) program += " " + selected.front()->get_name();
+  return program;
+}
+
 // Help and version go to stdout with status 0; a subcommand's own failure has printed its line
 // already; any other parse error is a usage error: one line on stderr and exit_bad_input.
 int exit_status(const CLI::App& app, const CLI::ParseError& e) {
   const std::string kind = e.get_name();
   if (kind == "CallForHelp" || kind == "CallForAllHelp" || kind == "CallForVersion" || kind == "RuntimeError")
     return app.exit(e);
-  std::string program = "proteus";
-  const auto selected = app.get_subcommands();
-  if (!selected.empty()) program += " " + selected.front()->get_name();
+  const std::string program = program_of(app);
   // CLI11 says "--in is required"; the report names the field first, like every other error line.
   std::string message = e.what();
   const std::string required = " is required";
@@ -57,6 +65,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return exit_status(app, e);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path given that cannot be read (too long, a symlink loop): bad input, named, never an abort.
+    proteus::cli::print_error(program_of(app), e.path1().string() + ": cannot read it (" + e.code().message() + ")");
+    return proteus::cli::exit_bad_input;
+  } catch (const std::exception& e) {
+    proteus::cli::print_error(program_of(app), e.what());
+    return proteus::cli::exit_failure;
   }
   return proteus::cli::exit_ok;
 }

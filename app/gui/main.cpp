@@ -214,7 +214,8 @@ bool draw_frame(GLFWwindow* window, LabApp& app, proteus::gui::ScriptedRun& run,
 }
 
 // The render loop until the window closes or the script ends; the script's exit status.
-int run_loop(GLFWwindow* window, LabApp& app, const Options& o, proteus::gui::UiSettings& settings) {
+int run_loop(GLFWwindow* window, LabApp& app, const Options& o, proteus::gui::UiSettings& settings,
+             const std::string& ini) {
   proteus::gui::ScriptedRun run(o.script);
   // A scripted run's screenshots should not show a hover read-out where Xvfb's pointer rests.
   if (o.script.any()) {
@@ -238,6 +239,7 @@ int run_loop(GLFWwindow* window, LabApp& app, const Options& o, proteus::gui::Ui
     if (const auto s = app.take_ui_scale_request()) apply_scale(app, *s, true);  // between frames
     const auto frame_start = Clock::now();
     if (!draw_frame(window, app, run, std::chrono::duration<double>(frame_start - t0).count(), ui_ms)) break;
+    if (!ini.empty()) proteus::gui::save_settings_file(ini, false);  // when ImGui asks, after a change
     update_settings(settings, app, window);
     const auto frame_end = Clock::now();
     // Xvfb has no vsync: cap at 60 frames per second.
@@ -288,8 +290,8 @@ int main(int argc, char** argv) {
   proteus::gui::UiSettings settings;
   proteus::gui::register_ui_settings_handler(&settings);
   const std::string ini = settings_path();
-  ImGui::GetIO().IniFilename = ini.empty() ? nullptr : ini.c_str();
-  if (!ini.empty()) ImGui::LoadIniSettingsFromDisk(ini.c_str());
+  ImGui::GetIO().IniFilename = nullptr;  // read and written by us, never opened by ImGui (a FIFO would hang it)
+  if (!ini.empty()) proteus::gui::load_settings_file(ini);
 
   GLFWwindow* window = open_window(o, settings);
   if (!window) {
@@ -310,15 +312,14 @@ int main(int argc, char** argv) {
     if (const auto tab = proteus::gui::tab_from_name(settings.tab); tab && o.script.tab.empty()) app.show(*tab);
     if (o.script.preset.empty() && !o.script.any())
       app.load_experiment(app.source_root / "experiments" / "quickstart-cpu.json");
-    exit_code = run_loop(window, app, o, settings);
+    exit_code = run_loop(window, app, o, settings, ini);
     update_settings(settings, app, window);
-    if (!ini.empty()) ImGui::SaveIniSettingsToDisk(ini.c_str());
+    if (!ini.empty()) proteus::gui::save_settings_file(ini, true);
     app.training.stop();  // the run is checkpointed on the way out: nothing is lost
   }
 
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
-  ImGui::GetIO().IniFilename = nullptr;  // saved above, while `settings` was alive
   ImGui::DestroyContext();
   glfwDestroyWindow(window);
   glfwTerminate();

@@ -8,7 +8,10 @@
 #include <regex>
 #include <sstream>
 
+#include "core/cluster/sbatch_args.hpp"
+#include "core/cluster/shell_quote.hpp"
 #include "core/common/atomic_file.hpp"
+#include "core/common/folder_walk.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
 #include "core/common/json_read.hpp"
@@ -31,13 +34,6 @@ void check_script_path(const fs::path& p, const std::string& field) {
     throw InputError(field, "the path " + common::quoted(s) +
                                 " has a space, quote, '$', '%' or '\\', which an #SBATCH line cannot hold: use a "
                                 "folder without them");
-}
-
-// Single-quoted for bash: safe for any text.
-std::string shell_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 std::string header(const JobPlan& plan, const std::string& what) {
@@ -96,17 +92,8 @@ void check_slurm_options(const SlurmOptions& o) {
     throw InputError("--gpus-per-task", "must be in [1, 64], got " + std::to_string(o.gpus_per_task));
   if (o.max_running < 0 || o.max_running > 100000)
     throw InputError("--max-running", "must be in [1, 100000], got " + std::to_string(o.max_running));
-  for (size_t i = 0; i < o.sbatch_args.size(); ++i) {
-    const auto& a = o.sbatch_args[i];
-    const std::string field = "--sbatch-arg[" + std::to_string(i) + "]";
-    if (a.size() < 2 || a.front() != '-')
-      throw InputError(field, "expected an sbatch option such as --qos=short, got " + common::quoted(a));
-    if (std::any_of(a.begin(), a.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
-      throw InputError(field, "must be one line without control characters, got " + common::quoted(a));
-    for (const char* owned : {"--array", "--dependency", "--output", "--error", "--chdir", "--job-name"})
-      if (a.starts_with(owned))
-        throw InputError(field, std::string(owned) + " is set by the job itself; it cannot be passed through");
-  }
+  for (size_t i = 0; i < o.sbatch_args.size(); ++i)
+    check_sbatch_arg(o.sbatch_args[i], "--sbatch-arg[" + std::to_string(i) + "]");
 }
 
 JobPlan plan_job(std::vector<config::RunConfig> runs, json experiment, const std::string& name,
@@ -269,15 +256,10 @@ JobRecord read_job(const fs::path& job_dir) {
   return job;
 }
 
-std::vector<fs::path> list_jobs(const fs::path& runs_dir) {
+std::vector<fs::path> list_jobs(const fs::path& runs_dir, std::vector<std::string>* unreadable) {
   std::vector<fs::path> jobs;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(runs_dir / "jobs", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.front() == '.' || !entry.is_directory()) continue;
-    if (fs::is_regular_file(entry.path() / kRunsFile)) jobs.push_back(entry.path());
-  }
-  std::sort(jobs.begin(), jobs.end());
+  for (const auto& dir : common::list_subfolders(runs_dir / "jobs", unreadable))
+    if (common::holds_regular_file(dir, kRunsFile, unreadable)) jobs.push_back(dir);
   return jobs;
 }
 

@@ -91,8 +91,10 @@ struct JobRecord {
 // Throws InputError(job_dir, ...) for a folder that is not a job or whose files do not parse.
 JobRecord read_job(const std::filesystem::path& job_dir);
 
-// The job folders under RUNS_DIR/jobs/ (those holding runs.json), sorted by name.
-std::vector<std::filesystem::path> list_jobs(const std::filesystem::path& runs_dir);
+// The job folders under RUNS_DIR/jobs/ (those holding runs.json), sorted by name. A path it
+// cannot read (a symlink loop, no permission) is named in `unreadable` when given, and skipped.
+std::vector<std::filesystem::path> list_jobs(const std::filesystem::path& runs_dir,
+                                             std::vector<std::string>* unreadable = nullptr);
 
 // Appends one submission to submissions.json (rewritten atomically).
 void record_submission(const std::filesystem::path& job_dir, const Submission& s);

@@ -118,9 +118,14 @@ RunFacts gather_facts(const JobRecord& job, size_t index, const QueueView* queue
 std::vector<RunJobView> job_states(const JobRecord& job, const QueueView* queue) {
   std::vector<RunJobView> out;
   for (size_t i = 0; i < job.runs.size(); ++i) {
-    const auto facts = gather_facts(job, i, queue);
-    const auto s = classify(facts);
-    out.push_back({i, job.runs[i].name, job.run_dir(i), s.state, s.reason, facts.queue_state});
+    try {
+      const auto facts = gather_facts(job, i, queue);
+      const auto s = classify(facts);
+      out.push_back({i, job.runs[i].name, job.run_dir(i), s.state, s.reason, facts.queue_state});
+    } catch (const std::exception& e) {
+      // A run or task folder that cannot be read (a symlink loop, no permission) is named, not fatal.
+      out.push_back({i, job.runs[i].name, job.run_dir(i), "failed", std::string("cannot read it: ") + e.what(), ""});
+    }
   }
   return out;
 }
@@ -136,7 +141,7 @@ QueueView query_job_queue(const JobRecord& job) {
 
 std::vector<std::string> failed_run_notes(const fs::path& runs_dir) {
   std::vector<std::string> notes;
-  for (const auto& dir : list_jobs(runs_dir)) {
+  for (const auto& dir : list_jobs(runs_dir, &notes)) {
     try {
       const auto job = read_job(dir);
       for (const auto& r : job_states(job, nullptr))

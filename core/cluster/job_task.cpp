@@ -68,6 +68,15 @@ TaskDecision decide_task(const JobRecord& job, size_t index) {
   return {TaskAction::restart, "no checkpoint to resume from: trained again from step 0"};
 }
 
+int parse_task_index(const std::string& text) {
+  if (text.empty())
+    throw InputError("--index", "is empty: SLURM_ARRAY_TASK_ID is not set (run this as a task of the job's array, "
+                                "or give the index)");
+  if (text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InputError("--index", "expected a task index (a whole number from 0, digits only), got " + common::quoted(text));
+  return std::stoi(text);
+}
+
 TaskOutcome run_task(const fs::path& job_dir, int index, const JobWatcher& watch, std::ostream& log) {
   const JobRecord job = read_job(job_dir);
   if (index < 0 || static_cast<size_t>(index) >= job.runs.size())

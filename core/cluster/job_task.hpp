@@ -46,6 +46,11 @@ struct TaskOutcome {
 // Runs array task `index` of the job folder: takes the task's lock (a second task for the same run
 // leaves it alone), decides, trains / resumes / evaluates through the engine, and writes its
 // record. Lines saying what it does go to `log`. Throws InputError for an index out of range.
+// The task index as given on the command line ($SLURM_ARRAY_TASK_ID): a whole number written in
+// digits only. Throws InputError("--index", ...) for anything else, an empty one (the variable was
+// not set: not an array task) above all: a missing index is never task 0.
+int parse_task_index(const std::string& text);
+
 TaskOutcome run_task(const std::filesystem::path& job_dir, int index, const JobWatcher& watch, std::ostream& log);
 
 // Draws the figures of these finished runs into `out`; returns the files written. The caller's

@@ -214,9 +214,9 @@ ByteCorpus ByteCorpus::load(const std::string& path, double holdout) {
   std::vector<Document> documents;
   size_t budget = kMaxCorpusBytes;
   if (fs::is_directory(root, ec)) {
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(root))
-      if (entry.is_regular_file() && has_txt_extension(entry.path())) files.push_back(entry.path());
+    std::vector<fs::path> files;  // as validate() counted them: an entry that cannot be told is skipped
+    for (auto it = fs::directory_iterator(root, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+      if (std::error_code file_ec; it->is_regular_file(file_ec) && has_txt_extension(it->path())) files.push_back(it->path());
     if (files.empty()) throw InputError("data.text.path", "the folder " + common::quoted(path, common::kShownPath) + " holds no .txt files");
     std::sort(files.begin(), files.end());
     for (const auto& file : files) documents.push_back({file.filename().string(), read_bytes(file, budget)});

@@ -8,7 +8,10 @@
 
 #include "core/backend/registry.hpp"
 #include "core/common/input_error.hpp"
+#include "core/common/file_read.hpp"
+#include "core/common/json_fields.hpp"
 #include "core/config/config_json.hpp"
+#include "core/config/flat_fields.hpp"
 #include "core/data/batch_source.hpp"
 #include "core/data/needle.hpp"
 #include "core/data/niah.hpp"
@@ -199,8 +202,28 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
 
 }  // namespace
 
+namespace {
+
+// The run's config.json is read back by every reader of the run (resume, eval, export, the
+// window) within kRunFileLimits: a config too large for them is refused before anything runs,
+// naming the field that takes the most room.
+void check_config_size(const config::RunConfig& cfg) {
+  const size_t size = runs::config_file_text(config::to_json(cfg)).size();
+  if (size <= runs::kRunFileLimits.max_bytes) return;
+  std::string largest = "name";
+  size_t most = 0;
+  for (const auto& [path, value] : config::flat_fields(cfg))
+    if (const size_t n = value.dump(2).size(); n > most) most = n, largest = path;
+  throw InputError(largest, "makes the run's config.json " + common::format_bytes(size) + ", over the limit of " +
+                                common::format_bytes(runs::kRunFileLimits.max_bytes) +
+                                " within which every reader of a run reads it (the same as a config file's)");
+}
+
+}  // namespace
+
 void validate_run(const config::RunConfig& cfg) {
   config::validate(cfg);
+  check_config_size(cfg);
   data::validate(cfg.data);  // the corpus's files too: a missing, empty or too short one is refused here
   // The token needle grid's lengths must hold its needles and question (before training, not after).
   const auto& ne = cfg.eval.needle;
@@ -225,7 +248,7 @@ void validate_run(const config::RunConfig& cfg) {
   const auto tasks = e.tasks.empty() ? cfg.data.niah.tasks : e.tasks;
   for (size_t i = 0; i < e.tasks.size(); ++i)
     if (!data::niah::is_task(e.tasks[i]))
-      throw InputError("eval.niah.tasks[" + std::to_string(i) + "]", "unknown task '" + e.tasks[i] + "'");
+      throw InputError("eval.niah.tasks[" + std::to_string(i) + "]", "unknown task " + common::quoted(e.tasks[i]));
   const int L = cfg.data.seq_len;
   const auto lengths = e.lengths.empty() ? std::vector<int>{L / 2, L, 2 * L} : e.lengths;
   for (const auto& task : tasks) {

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "core/common/atomic_file.hpp"
+#include "core/common/folder_walk.hpp"
+#include "core/common/json_read.hpp"
+#include "core/config/seed_group_members.hpp"
 #include "core/eval/comparison.hpp"
 #include "core/eval/statistics.hpp"
 #include "core/runs/eval_files.hpp"
@@ -15,6 +19,8 @@ namespace proteus::engine {
 namespace {
 
 using nlohmann::json;
+
+constexpr common::JsonLimits kGroupFileLimits{size_t{64} << 20, 64, "a seed group's summary"};
 
 std::string csv_text(const eval::BucketTable& t, int seq_len) {
   std::vector<std::vector<std::string>> rows;
@@ -45,42 +51,129 @@ std::vector<eval::PerPositionResult> per_position_of(const SeedGroup& g) {
 
 const config::RunConfig& first_config(const SeedGroup& g) { return g.members.front().config; }
 
+constexpr const char* kGroupsFolder = "groups";
+
+// A run folder as given, without a trailing separator ("runs/x/" is the run x of "runs"), and with
+// a parent to walk ("x" is "./x": its runs folder is the working folder, never "").
+std::filesystem::path as_folder(const std::string& dir) {
+  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();
+  return p.parent_path().empty() ? std::filesystem::path(".") / p : p;
+}
+
+struct RunOnDisk {
+  std::filesystem::path dir;
+  config::RunConfig config;
+};
+
+// The run's config, or nothing for a folder that is not a readable run (the runs browser's to report).
+std::optional<RunOnDisk> read_run(const std::filesystem::path& dir) {
+  try {
+    return RunOnDisk{dir, runs::RunReader::open(dir).run_config()};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Every readable run in a runs folder; a path the walk cannot read is named in `notes`.
+std::vector<RunOnDisk> runs_in(const std::filesystem::path& folder, std::vector<std::string>* notes) {
+  std::vector<RunOnDisk> out;
+  for (const auto& name : runs::list_runs(folder, notes))
+    if (auto run = read_run(folder / name)) out.push_back(std::move(*run));
+  return out;
+}
+
+// The runs folders of these groups, each once: where a summary naming a gone run may be left.
+std::vector<std::filesystem::path> runs_folders_of(const std::vector<SeedGroup>& groups) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& g : groups)
+    if (std::find(out.begin(), out.end(), g.runs_folder) == out.end()) out.push_back(g.runs_folder);
+  return out;
+}
+
+// How many of the members groups/NAME/group.json lists still have their run folder, and how many
+// are gone; an unreadable summary counts as naming one gone run (it says nothing true).
+struct SummaryMembers {
+  size_t present = 0, gone = 0;
+};
+
+SummaryMembers summary_members(const std::filesystem::path& summary) {
+  SummaryMembers n;
+  try {
+    const json j = common::read_json_file(summary / "group.json", kGroupFileLimits);
+    if (!j.is_object() || !j.contains("members") || !j["members"].is_array()) return {0, 1};
+    for (const auto& m : j["members"]) {
+      const bool there = m.is_string() && common::holds_regular_file(summary.parent_path().parent_path() /
+                                                                         m.get<std::string>(), runs::kConfigFile);
+      ++(there ? n.present : n.gone);
+    }
+  } catch (const std::exception&) {
+    return {0, 1};
+  }
+  return n;
+}
+
+// The group's members among a folder's runs: evaluated per position, chosen one per seed among
+// the runs of one experiment; every run left out is said in `left_out`.
+std::vector<SeedGroupMember> members_of(const std::string& group, const std::vector<RunOnDisk>& runs,
+                                        std::vector<std::string>& left_out) {
+  std::vector<SeedGroupMember> evaluated;
+  for (const auto& r : runs) {
+    if (r.config.group != group) continue;
+    SeedGroupMember m{r.dir.string(), r.config, {}};
+    try {
+      m.report = runs::read_eval_report(runs::RunReader::open(r.dir));
+    } catch (const std::exception& e) {
+      left_out.push_back("seed group " + group + ": run " + r.dir.filename().string() + " left out: " + e.what());
+      continue;
+    }
+    if (m.report.per_position) evaluated.push_back(std::move(m));
+  }
+  std::vector<config::SeedGroupCandidate> candidates;
+  for (const auto& m : evaluated) candidates.push_back({std::filesystem::path(m.run_dir).filename().string(), &m.config});
+  const auto chosen = config::choose_seed_group_members(group, candidates);
+  left_out.insert(left_out.end(), chosen.left_out.begin(), chosen.left_out.end());
+  std::vector<SeedGroupMember> members;
+  for (size_t i : chosen.kept) members.push_back(evaluated[i]);
+  return members;
+}
+
 }  // namespace
 
-std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs) {
+std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs, std::vector<std::string>* notes) {
   std::vector<SeedGroup> groups;
-  std::map<std::string, size_t> index;  // group name -> position in groups
-  for (const auto& dir : run_dirs) {
-    SeedGroupMember m;
-    try {
-      const auto reader = runs::RunReader::open(dir);
-      m.config = reader.run_config();
-      if (m.config.group.empty()) continue;
-      m.report = runs::read_eval_report(reader);
-    } catch (const std::exception&) {
-      continue;  // an unreadable run is the runs browser's to report, not a group's
-    }
-    if (!m.report.per_position) continue;
-    m.run_dir = dir;
-    const std::string name = m.config.group;
-    auto [it, added] = index.emplace(name, groups.size());
-    if (added) groups.push_back(SeedGroup{name, {}});
-    auto& members = groups[it->second].members;
-    // A run listed twice (the same directory) counts once.
-    if (std::none_of(members.begin(), members.end(), [&](const SeedGroupMember& x) { return x.run_dir == dir; }))
-      members.push_back(std::move(m));
+  std::map<std::filesystem::path, std::vector<RunOnDisk>> folders;  // runs folder -> its runs, read once
+  for (const auto& given : run_dirs) {
+    const auto run = read_run(as_folder(given));
+    if (!run || run->config.group.empty()) continue;
+    const auto folder = run->dir.parent_path();
+    if (std::none_of(groups.begin(), groups.end(),
+                     [&](const SeedGroup& g) { return g.name == run->config.group && g.runs_folder == folder; }))
+      groups.push_back(SeedGroup{run->config.group, folder, {}});
   }
-  for (auto& g : groups)
-    std::sort(g.members.begin(), g.members.end(),
-              [](const SeedGroupMember& a, const SeedGroupMember& b) { return a.config.seed < b.config.seed; });
+  // A summary no given run belongs to is rebuilt too when it names a run that is gone.
+  for (const auto& folder : runs_folders_of(groups))
+    for (const auto& summary : common::list_subfolders(folder / kGroupsFolder, notes)) {
+      const std::string name = summary.filename().string();
+      const bool known = std::any_of(groups.begin(), groups.end(),
+                                     [&](const SeedGroup& g) { return g.name == name && g.runs_folder == folder; });
+      if (!known && summary_members(summary).gone > 0) groups.push_back(SeedGroup{name, folder, {}});
+    }
+  for (auto& g : groups) {
+    auto it = folders.find(g.runs_folder);
+    if (it == folders.end()) it = folders.emplace(g.runs_folder, runs_in(g.runs_folder, notes)).first;
+    g.members = members_of(g.name, it->second, g.left_out);
+    if (notes) notes->insert(notes->end(), g.left_out.begin(), g.left_out.end());
+  }
   return groups;
 }
 
 int baseline_group(const std::vector<SeedGroup>& groups, size_t index) {
+  if (groups[index].members.empty()) return -1;
   const auto& me = first_config(groups[index]);
   int found = -1;
   for (size_t i = 0; i < groups.size(); ++i) {
-    if (i == index) continue;
+    if (i == index || groups[i].members.empty()) continue;
     const auto& c = first_config(groups[i]);
     const bool comparable = c.model.mixer.type == me.model.mixer.type && c.model.mixer.E == 1 &&
                             c.data.seq_len == me.data.seq_len &&
@@ -95,12 +188,111 @@ int baseline_group(const std::vector<SeedGroup>& groups, size_t index) {
   return found;
 }
 
+namespace {
+
+// group.json without the baseline's part: who the members are and the mean over their seeds.
+json summary_json(const SeedGroup& g, const eval::GroupSummary& summary, const std::vector<eval::PerPositionResult>& runs) {
+  json members = json::array(), seeds = json::array();
+  for (const auto& m : g.members) {
+    members.push_back(std::filesystem::path(m.run_dir).filename().string());
+    seeds.push_back(m.config.seed);
+  }
+  json j = {{"group", g.name},
+            {"members", members},
+            {"seeds", seeds},
+            {"per_position", table_json(summary.nll)},
+            {"per_position_seq_len", runs.front().seq_len},
+            {"train_len", runs.front().train_len},
+            {"heldout_bits_per_byte", runs::interval_json(summary.bits_per_byte)},
+            {"left_out", g.left_out}};  // the runs of the group on disk that are not counted, and why
+  if (summary.block_use_entropy.empty()) {
+    j["block_use_entropy"] = "not applicable";
+  } else {
+    json e = json::array();
+    for (size_t p = 0; p < summary.block_use_positions.size(); ++p) {
+      json x = runs::interval_json(summary.block_use_entropy[p]);
+      x["position"] = summary.block_use_positions[p];
+      e.push_back(x);
+    }
+    j["block_use_entropy"] = e;
+  }
+  return j;
+}
+
+// The group minus its baseline over the seeds both trained: t over seeds, and seed by seed.
+void write_paired(const SeedGroup& g, const SeedGroup& base, const std::filesystem::path& dir, int seq_len, json& j,
+                  std::vector<std::string>* notes) {
+  std::vector<eval::PerPositionResult> mine, theirs;
+  json per_seed = json::array();
+  for (const auto& m : g.members)
+    for (const auto& o : base.members)
+      if (o.config.seed == m.config.seed) {
+        mine.push_back(*m.report.per_position);
+        theirs.push_back(*o.report.per_position);
+        try {
+          const auto t = eval::paired_comparison(*m.report.per_position, *o.report.per_position);
+          const std::string file = "paired_vs_baseline_s" + std::to_string(m.config.seed) + ".csv";
+          common::write_file_atomically(dir / file, csv_text(t, seq_len));
+          per_seed.push_back({{"seed", m.config.seed}, {"file", file}, {"all", runs::interval_json(t.overall)}});
+        } catch (const std::invalid_argument& e) {
+          if (notes) notes->push_back("seed group " + g.name + ", seed " + std::to_string(m.config.seed) + ": " + e.what());
+        }
+      }
+  j["baseline"] = base.name;
+  j["paired_per_seed"] = per_seed;
+  if (mine.empty()) return;
+  try {
+    const auto t = eval::paired_group_comparison(mine, theirs);
+    common::write_file_atomically(dir / "paired_vs_baseline.csv", csv_text(t, seq_len));
+    j["paired_vs_baseline"] = table_json(t);
+    // How far this design sees: the smallest overall effect it detects, and the seeds' signs.
+    std::vector<double> overall;
+    for (size_t i = 0; i < mine.size(); ++i) overall.push_back(mine[i].mean_nll - theirs[i].mean_nll);
+    auto& all = j["paired_vs_baseline"]["all"];
+    all["detectable_effect"] = eval::detectable_effect(overall);  // NaN (null) below two seeds
+    all["seeds_better"] = std::count_if(overall.begin(), overall.end(), [](double d) { return d < 0; });
+    // Held-out bits per byte within the training length, the group minus its baseline per seed.
+    std::vector<double> d;
+    for (size_t i = 0; i < mine.size(); ++i)
+      if (mine[i].train_len > 0 && theirs[i].train_len == mine[i].train_len)
+        d.push_back(mine[i].heldout_bits_per_byte().mean - theirs[i].heldout_bits_per_byte().mean);
+    if (d.size() == mine.size()) j["heldout_bits_per_byte_difference"] = runs::interval_json(eval::t_interval(d));
+  } catch (const std::invalid_argument& e) {
+    if (notes) notes->push_back("seed group " + g.name + ": " + e.what());
+  }
+}
+
+// A group none of whose runs can be used keeps no summary once every run it names is gone: one left
+// from before would name runs that are not there. A summary whose runs are there but could not be
+// read now (a folder without permission) is left as it is, and said.
+void remove_summary(const SeedGroup& g, std::vector<std::string>* notes) {
+  const auto dir = g.runs_folder / kGroupsFolder / g.name;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return;
+  if (summary_members(dir).present > 0) {
+    if (notes) notes->push_back("seed group " + g.name + ": none of its runs could be used now; its summary " + dir.string() +
+                                " is left as it was");
+    return;
+  }
+  std::filesystem::remove_all(dir, ec);
+  if (notes)
+    notes->push_back("seed group " + g.name + ": no evaluated run of it is left; " +
+                     (ec ? "its old summary " + dir.string() + " could not be removed (" + ec.message() + ")"
+                         : "its old summary " + dir.string() + " was removed"));
+}
+
+}  // namespace
+
 std::vector<std::filesystem::path> write_seed_group_results(const std::vector<std::string>& run_dirs,
                                                            std::vector<std::string>* notes) {
-  const auto groups = find_seed_groups(run_dirs);
+  const auto groups = find_seed_groups(run_dirs, notes);
   std::vector<std::filesystem::path> written;
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const SeedGroup& g = groups[gi];
+    if (g.members.empty()) {
+      remove_summary(g, notes);
+      continue;
+    }
     const auto runs = per_position_of(g);
     std::vector<const eval::BlockUseResult*> use;
     for (const auto& m : g.members) use.push_back(m.report.block_use ? &*m.report.block_use : nullptr);
@@ -112,79 +304,16 @@ std::vector<std::filesystem::path> write_seed_group_results(const std::vector<st
       continue;
     }
     const int seq_len = runs.front().seq_len;
-    const auto final_dir = std::filesystem::path(g.members.front().run_dir).parent_path() / "groups" / g.name;
+    const auto final_dir = g.runs_folder / kGroupsFolder / g.name;
     // Written beside the old summary and swapped in whole: a failure or a kill midway leaves the old
     // one (or none), never a folder without its group.json.
     runs::StagedFolder staged(final_dir.parent_path(), g.name);
     const auto dir = staged.path();
-
-    json members = json::array(), seeds = json::array();
-    for (const auto& m : g.members) {
-      members.push_back(std::filesystem::path(m.run_dir).filename().string());
-      seeds.push_back(m.config.seed);
-    }
-    json j = {{"group", g.name},
-              {"members", members},
-              {"seeds", seeds},
-              {"per_position", table_json(summary.nll)},
-              {"per_position_seq_len", seq_len},
-              {"train_len", runs.front().train_len},
-              {"heldout_bits_per_byte", runs::interval_json(summary.bits_per_byte)}};
-    if (summary.block_use_entropy.empty()) {
-      j["block_use_entropy"] = "not applicable";
-    } else {
-      json e = json::array();
-      for (size_t p = 0; p < summary.block_use_positions.size(); ++p) {
-        json x = runs::interval_json(summary.block_use_entropy[p]);
-        x["position"] = summary.block_use_positions[p];
-        e.push_back(x);
-      }
-      j["block_use_entropy"] = e;
-    }
+    json j = summary_json(g, summary, runs);
     common::write_file_atomically(dir / "per_position.csv", csv_text(summary.nll, seq_len));
-
     const int b = baseline_group(groups, gi);
     if (b >= 0) {
-      // Seed by seed: only the seeds both groups trained.
-      std::vector<eval::PerPositionResult> mine, theirs;
-      json per_seed = json::array();
-      for (const auto& m : g.members)
-        for (const auto& o : groups[b].members)
-          if (o.config.seed == m.config.seed) {
-            mine.push_back(*m.report.per_position);
-            theirs.push_back(*o.report.per_position);
-            try {
-              const auto t = eval::paired_comparison(*m.report.per_position, *o.report.per_position);
-              const std::string file = "paired_vs_baseline_s" + std::to_string(m.config.seed) + ".csv";
-              common::write_file_atomically(dir / file, csv_text(t, seq_len));
-              per_seed.push_back({{"seed", m.config.seed}, {"file", file}, {"all", runs::interval_json(t.overall)}});
-            } catch (const std::invalid_argument& e) {
-              if (notes) notes->push_back("seed group " + g.name + ", seed " + std::to_string(m.config.seed) + ": " + e.what());
-            }
-          }
-      j["baseline"] = groups[b].name;
-      if (!mine.empty()) {
-        try {
-          const auto t = eval::paired_group_comparison(mine, theirs);
-          common::write_file_atomically(dir / "paired_vs_baseline.csv", csv_text(t, seq_len));
-          j["paired_vs_baseline"] = table_json(t);
-          // How far this design sees: the smallest overall effect it detects, and the seeds' signs.
-          std::vector<double> overall;
-          for (size_t i = 0; i < mine.size(); ++i) overall.push_back(mine[i].mean_nll - theirs[i].mean_nll);
-          auto& all = j["paired_vs_baseline"]["all"];
-          all["detectable_effect"] = eval::detectable_effect(overall);  // NaN (null) below two seeds
-          all["seeds_better"] = std::count_if(overall.begin(), overall.end(), [](double d) { return d < 0; });
-          // Held-out bits per byte within the training length, the group minus its baseline per seed.
-          std::vector<double> d;
-          for (size_t i = 0; i < mine.size(); ++i)
-            if (mine[i].train_len > 0 && theirs[i].train_len == mine[i].train_len)
-              d.push_back(mine[i].heldout_bits_per_byte().mean - theirs[i].heldout_bits_per_byte().mean);
-          if (d.size() == mine.size()) j["heldout_bits_per_byte_difference"] = runs::interval_json(eval::t_interval(d));
-        } catch (const std::invalid_argument& e) {
-          if (notes) notes->push_back("seed group " + g.name + ": " + e.what());
-        }
-      }
-      j["paired_per_seed"] = per_seed;
+      write_paired(g, groups[b], dir, seq_len, j, notes);
     } else {
       j["baseline"] = nullptr;
     }

@@ -4,7 +4,7 @@
 // summaries when a job's runs are evaluated; `proteus export` writes them for any runs it draws.
 //
 // RUNS_DIR/groups/GROUP/ holds
-//   group.json            members, seeds, the mean over seeds with a t interval of per-bucket NLL,
+//   group.json            members, seeds, the runs left out and why, the mean over seeds with a t interval of per-bucket NLL,
 //                         held-out bits per byte and block-use entropy; the baseline group and the
 //                         paired difference against it when there is one
 //   per_position.csv      position_lo, position_hi, mean, lo, hi, n (n = seeds; last row "all")
@@ -28,12 +28,19 @@ struct SeedGroupMember {
 
 struct SeedGroup {
   std::string name;
-  std::vector<SeedGroupMember> members;  // sorted by seed
+  std::filesystem::path runs_folder;     // where its runs are, and its summary goes (groups/NAME)
+  std::vector<SeedGroupMember> members;  // sorted by seed, one run per seed
+  std::vector<std::string> left_out;     // the group's other runs on disk, each with why (group.json's "left_out")
 };
 
-// The seed groups among these run directories (runs without a group, or not yet evaluated per
-// position, are left out), in order of first appearance.
-std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs);
+// The seed groups these run directories belong to, in order of first appearance, each built from
+// what is on disk: every run in the same runs folder recording the group and evaluated per
+// position, whichever command trained it (--seeds 3 after --seeds 1,2 is seeds 1-3), chosen by
+// config::choose_seed_group_members (one run per seed; a run differing in more than the seed is
+// left out). What is left out, and why, goes to `notes` when given. A group none of whose runs
+// can be used has no members.
+std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs,
+                                        std::vector<std::string>* notes = nullptr);
 
 // The baseline a group is compared with: another group of E = 1 runs of the same mixer type and
 // evaluation length, preferring one whose name ends in "baseline"; -1 when there is none (or the
@@ -42,7 +49,9 @@ int baseline_group(const std::vector<SeedGroup>& groups, size_t index);
 
 // Writes every group's folder under its runs' runs_dir (the parent of each run directory).
 // Returns the folders written. Throws std::exception on a write failure; a group whose runs were
-// evaluated differently (other buckets) is skipped with its reason in `notes`.
+// evaluated differently (other buckets) is skipped with its reason in `notes`. A summary left in
+// those runs folders that names runs no longer there is rebuilt from the runs that are, or removed
+// when none is left, so no group.json names a run that is gone.
 std::vector<std::filesystem::path> write_seed_group_results(const std::vector<std::string>& run_dirs,
                                                            std::vector<std::string>* notes = nullptr);
 

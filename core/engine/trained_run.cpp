@@ -40,7 +40,7 @@ config::RunConfig edited_config(const TrainedRun& run, const ConfigDelta& delta)
   auto j = run.config_json;
   for (const auto& [path, value] : delta) {
     if (!is_evaluation_path(path))
-      throw InputError(path, "an evaluation of a trained run can change only the schedule (model.mixer.E, "
+      throw InputError(common::clipped(path), "an evaluation of a trained run can change only the schedule (model.mixer.E, "
                              "model.mixer.N, model.mixer.schedule, model.mixer.normalize), eval.*, data.text.*, "
                              "the MQAR load (data.mqar.pairs, layout, alpha), "
                              "device and threads: the weights fix the rest");

@@ -6,6 +6,7 @@
 #include "core/figures/painter.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/atomic_file.hpp"
+#include "core/common/json_fields.hpp"
 
 namespace proteus::figures {
 
@@ -18,7 +19,7 @@ void check_export_settings(const ExportSettings& s) {
   const auto& known = export_formats();
   for (const auto& f : s.formats)
     if (std::find(known.begin(), known.end(), f) == known.end())
-      throw InputError("formats", "unknown format '" + f + "' (expected png, svg, pdf or csv)");
+      throw InputError("formats", "unknown format " + common::quoted(f) + " (expected png, svg, pdf or csv)");
   check_figure_size(s.width_pt, s.height_pt, s.dpi);
 }
 

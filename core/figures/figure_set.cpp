@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/config/seed_group_members.hpp"
 #include "core/eval/comparison.hpp"
 #include "core/figures/gating_effect_figures.hpp"
 #include "core/runs/eval_files.hpp"
@@ -143,7 +144,14 @@ void merge_seed_groups(std::vector<RunResults>& runs) {
   }
   std::vector<bool> drop(runs.size(), false);
   std::vector<std::pair<size_t, RunResults>> merged;
-  for (const auto& [group, idx] : members) {
+  for (const auto& [group, all] : members) {
+    // One run per seed, of one experiment (as the group summaries count them); the runs left out
+    // are drawn on their own, so the entry's n is the seeds it has.
+    std::vector<config::SeedGroupCandidate> candidates;
+    for (size_t i : all) candidates.push_back({runs[i].name, &*runs[i].config});
+    std::vector<size_t> idx;
+    for (size_t k : config::choose_seed_group_members(group, candidates).kept) idx.push_back(all[k]);
+    std::sort(idx.begin(), idx.end());
     if (idx.size() < 2) continue;
     std::vector<const RunResults*> ms;
     for (size_t i : idx) ms.push_back(&runs[i]);

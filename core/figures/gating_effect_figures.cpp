@@ -9,6 +9,8 @@
 
 #include "core/common/input_error.hpp"
 #include "core/config/config_json.hpp"
+#include "core/config/flat_fields.hpp"
+#include "core/config/seed_group_members.hpp"
 #include "core/eval/statistics.hpp"
 #include "core/runs/run_dir.hpp"
 
@@ -20,11 +22,7 @@ using Flat = std::map<std::string, json>;
 
 // Fields that say which run this is or how often it reports, not what was trained: a budget
 // sweep sets eval_every to fit its shortest run, and that must not become an axis.
-bool identity_field(const std::string& path) {
-  return path == "name" || path == "group" || path == "seed" || path == "runs_dir" || path == "device" ||
-         path == "threads" || path == "train.eval_every" || path == "train.log_every" ||
-         path == "train.checkpoint_every";
-}
+bool identity_field(const std::string& path) { return config::run_identity_field(path); }
 
 // Fields only a gated memory reads: an E = 1 baseline pairs with a gated run whatever they hold.
 bool gating_field(const std::string& path) {
@@ -33,24 +31,9 @@ bool gating_field(const std::string& path) {
 }
 
 // Fields resolve() derives from others: a lockstep class is named by the field a user sets.
-bool derived_field(const std::string& path) {
-  return path == "model.d_hidden" || path == "model.mixer.N" || path == "model.param_schedule.N" ||
-         path.starts_with("eval.");
-}
+bool derived_field(const std::string& path) { return config::derived_field(path); }
 
-void flatten(const json& j, const std::string& prefix, Flat& out) {
-  if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
-    return;
-  }
-  out[prefix] = j;  // arrays are leaves
-}
-
-Flat flat_config(const config::RunConfig& c) {
-  Flat f;
-  flatten(config::to_json(c, config::JsonForm::as_given), "", f);
-  return f;
-}
+Flat flat_config(const config::RunConfig& c) { return config::flat_fields(c, config::JsonForm::as_given); }
 
 std::string key_of(const Flat& f, bool pairing) {
   std::string key;

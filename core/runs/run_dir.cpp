@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "core/common/atomic_file.hpp"
+#include "core/common/folder_walk.hpp"
 #include "core/common/file_read.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
@@ -44,6 +45,26 @@ void check_result_name(const std::string& file, const std::string& extension) {
   if (is_fixed_file(file)) throw InputError("file", common::quoted(file) + " is the run's own file, not a result");
   if (file.size() <= extension.size() || file.compare(file.size() - extension.size(), extension.size(), extension) != 0)
     throw InputError("file", "a result written this way must end in " + extension + ", got " + common::quoted(file));
+}
+
+// A run folder is one holding config.json; a path that cannot be told (a symlink loop, no
+// permission) is refused with its reason, never thrown as a filesystem_error.
+void check_run_folder(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(dir / kConfigFile, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+    throw InputError(dir.generic_string(), "cannot read it (" + ec.message() + ")");
+  if (!std::filesystem::is_regular_file(st)) throw InputError(dir.generic_string(), "not a run directory (no config.json)");
+}
+
+// The temporaries a killed write left in a run folder (a checkpoint's, a status's). Called with
+// the run's lock held: no other writer of this folder is alive, so none of them is being written.
+void remove_stale_temporaries(const std::filesystem::path& dir) {
+  for (const auto& file : common::list_regular_files(dir, nullptr, true))
+    if (common::is_temporary_name(file.filename().string())) {
+      std::error_code ec;
+      std::filesystem::remove(file, ec);  // one that cannot be removed stays hidden, as before
+    }
 }
 
 std::string pretty(const json& value) {
@@ -127,12 +148,26 @@ int RunWriter::open_metrics(const std::filesystem::path& dir) {
   return fd;
 }
 
+std::string config_file_text(const json& config) { return pretty(config); }
+
+namespace {
+// The same limit as every reader's: a config.json written is one that can be read back.
+std::string checked_config_text(const json& config) {
+  std::string text = config_file_text(config);
+  if (text.size() > kRunFileLimits.max_bytes)
+    throw InputError(kConfigFile, "would be " + common::format_bytes(text.size()) + ", over the limit of " +
+                                      common::format_bytes(kRunFileLimits.max_bytes) + " its readers hold it to");
+  return text;
+}
+}  // namespace
+
 RunWriter RunWriter::create(const std::filesystem::path& runs_dir, const std::string& name, const json& config) {
   check_plain_name(name, "name");
+  const std::string config_text = checked_config_text(config);  // before any folder is made
   // Config and status are written before the folder has its name: whatever stops this (a full disk,
   // a kill) leaves no run folder without a status, only a hidden partial that is cleaned up later.
   StagedFolder staged(runs_dir, name);
-  common::write_file_atomically(staged.path() / kConfigFile, pretty(config));
+  common::write_file_atomically(staged.path() / kConfigFile, config_text);
   write_status(staged.path(), RunState::running, "", 0);
   for (int n = 1;; ++n)  // the rename never replaces: of two runs started at once, the second moves on
     if (staged.commit_as(n == 1 ? name : name + "-" + std::to_string(n))) break;
@@ -146,8 +181,9 @@ std::optional<RunWriter> RunWriter::create_exactly(const std::filesystem::path& 
                                                    const json& config, const std::string& message, int64_t step,
                                                    const std::function<void(const std::filesystem::path&)>& fill) {
   check_plain_name(name, "name");
+  const std::string config_text = checked_config_text(config);  // before any folder is made
   StagedFolder staged(parent, name);
-  common::write_file_atomically(staged.path() / kConfigFile, pretty(config));
+  common::write_file_atomically(staged.path() / kConfigFile, config_text);
   write_status(staged.path(), RunState::running, message, step);
   if (fill) fill(staged.path());
   if (!staged.commit_as(name)) return std::nullopt;
@@ -157,9 +193,9 @@ std::optional<RunWriter> RunWriter::create_exactly(const std::filesystem::path& 
 }
 
 RunWriter RunWriter::reopen(const std::filesystem::path& dir) {
-  if (!std::filesystem::is_regular_file(dir / kConfigFile))
-    throw InputError(dir.generic_string(), "not a run directory (no config.json)");
+  check_run_folder(dir);
   RunWriter writer(dir, RunLock::acquire(dir));
+  remove_stale_temporaries(dir);
   try {
     writer.last_step_ = RunReader::open(dir).status().step;
   } catch (const InputError&) {
@@ -315,8 +351,7 @@ std::vector<json> MetricsTail::poll() {
 // ---- RunReader ---------------------------------------------------------------------------------
 
 RunReader RunReader::open(const std::filesystem::path& dir) {
-  if (!std::filesystem::is_regular_file(dir / kConfigFile))
-    throw InputError(dir.generic_string(), "not a run directory (no config.json)");
+  check_run_folder(dir);
   return RunReader(dir);
 }
 
@@ -346,7 +381,8 @@ std::string RunReader::observed_state() const { return runs::observed_state(stat
 RunStatus RunReader::status() const {
   const std::filesystem::path path = dir_ / kStatusFile;
   RunStatus status;
-  if (!std::filesystem::exists(path)) return status;  // between config.json and the first status
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec) return status;  // between config.json and the first status
   const json j = parse_file(path);
   const std::string where = path.generic_string();
   if (!j.is_object()) throw InputError(where, "expected a JSON object");
@@ -390,15 +426,10 @@ CsvTable RunReader::read_csv(const std::string& file) const {
 
 std::string shortest_number(double x) { return shortest(x); }
 
-std::vector<std::string> list_runs(const std::filesystem::path& runs_dir) {
+std::vector<std::string> list_runs(const std::filesystem::path& runs_dir, std::vector<std::string>* unreadable) {
   std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(runs_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.front() == '.' || !entry.is_directory()) continue;
-    if (std::filesystem::is_regular_file(entry.path() / kConfigFile)) names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
+  for (const auto& dir : common::list_subfolders(runs_dir, unreadable))
+    if (common::holds_regular_file(dir, kConfigFile, unreadable)) names.push_back(dir.filename().string());
   return names;
 }
 

@@ -61,6 +61,9 @@ inline constexpr const char* kStatusFile = "status.json";
 // What a reader accepts: config.json and status.json; a result (.json); metrics.jsonl as a whole,
 // and each of its lines; a CSV result.
 inline constexpr common::JsonLimits kRunFileLimits{size_t{4} << 20, 64, "a run's config or status"};
+// config.json's text as a run writes it. RunWriter refuses one over kRunFileLimits: what it
+// writes, its readers can read.
+std::string config_file_text(const nlohmann::json& config);
 inline constexpr common::JsonLimits kResultFileLimits{size_t{256} << 20, 64, "a run's result file"};
 inline constexpr size_t kMetricsFileLimit = size_t{256} << 20;
 inline constexpr common::JsonLimits kMetricsLineLimits{size_t{64} << 10, 16, "a metrics line"};
@@ -183,8 +186,9 @@ class RunReader {
 };
 
 // The run directories under runs_dir (those holding a config.json), sorted by name; none when
-// runs_dir does not exist.
-std::vector<std::string> list_runs(const std::filesystem::path& runs_dir);
+// runs_dir does not exist. A path it cannot read (a symlink loop, no permission) is named in
+// `unreadable` when given ("PATH: cannot read it (...); skipped") and the walk goes on.
+std::vector<std::string> list_runs(const std::filesystem::path& runs_dir, std::vector<std::string>* unreadable = nullptr);
 
 // A number in its shortest exact form (reads back as the same double), as the result CSVs hold it.
 std::string shortest_number(double x);

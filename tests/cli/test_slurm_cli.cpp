@@ -15,6 +15,7 @@
 
 #include "tests/support/run_command.hpp"  // CommandResult
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/tiny_experiment.hpp"
 
 namespace {
 
@@ -29,20 +30,7 @@ proteus::test_support::CommandResult run_in(const TempDir& tmp, const std::strin
 }
 
 // 2 variants x 2 seeds of a tiny model over a text file of the test's own.
-std::string write_config(const TempDir& tmp) {
-  std::string text;
-  for (int i = 0; i < 400; ++i) text += "the quick brown fox jumps over the lazy dog " + std::to_string(i) + "\n";
-  tmp.write("text.txt", text);
-  return tmp.write("tiny.json", R"({
-    "name": "tiny", "threads": 1,
-    "model": {"d_model": 16, "layers": 1, "mixer": {"heads": 1, "d_head": 4, "E": 2}},
-    "data": {"seq_len": 16, "batch": 2, "text": {"path": "text.txt"}},
-    "train": {"steps": 4, "warmup": 1, "eval_every": 2, "log_every": 1, "val_batches": 1},
-    "eval": {"per_position": {"seq_len": 20, "sequences": 2}, "niah": {"enabled": false}, "occupancy": {"blocks": 2}},
-    "variants": [{"name": "baseline", "set": {"model.mixer.E": 1}}, {"name": "proteus"}],
-    "seeds": [1, 2]
-  })");
-}
+std::string write_config(const TempDir& tmp) { return proteus::test_support::write_tiny_experiment(tmp); }
 
 // The tiny model's sweep over E in 1, 2, times seeds 1, 2.
 std::string write_sweep(const TempDir& tmp) {
@@ -109,7 +97,8 @@ TEST(SlurmCommand, PrintWritesTheJobWithoutSubmitting) {
   const auto r = run_in(tmp, no_slurm_path(tmp), "train " + config + " --slurm --print --max-running 2");
   EXPECT_EQ(r.status, 0) << r.out;
   const fs::path job = tmp / "runs/jobs/tiny";
-  EXPECT_NE(r.out.find("sbatch --dependency=afterany:$array " + (job / "merge.sbatch").string()), std::string::npos)
+  EXPECT_NE(r.out.find("sbatch --dependency=afterany:\"$array\" '" + (job / "merge.sbatch").string() + "'"),
+            std::string::npos)
       << r.out;
   const auto script = TempDir::read(job / "array.sbatch");
   EXPECT_NE(script.find("#SBATCH --array=0-3%2\n"), std::string::npos) << script;
@@ -179,6 +168,75 @@ TEST(SlurmCommand, AFailedTaskIsNamedWithItsReasonByJobsMergeAndGroups) {
   EXPECT_NE(TempDir::read(fs::path(job) / "summary.json").find("\"failed\": 4"), std::string::npos)
       << "the other tasks never ran and the array is over";
   EXPECT_EQ(run_in(tmp, path, "job-task " + job + " --index 9").status, 2);
+}
+
+// Issue 34: the commands --print shows a user to paste are quoted for the shell. A runs folder whose
+// name holds ';' and '>' (allowed in an #SBATCH path) runs nothing when pasted: sbatch gets the
+// whole path as one argument, and no file is made by a redirection smuggled in the name.
+TEST(SlurmCommand, PrintedCommandsRunNothingButSbatchWhenPasted) {
+  TempDir tmp;
+  const auto config = write_config(tmp);
+  const auto r = run_in(tmp, no_slurm_path(tmp), "train " + config + " --slurm --print --runs-dir 'r;>pwned;x'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const size_t at = r.out.find("submit with:\n");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  tmp.write("paste.sh", r.out.substr(at + 13));
+  const auto pasted = proteus::test_support::run_shell("cd '" + tmp.path().string() + "' && PATH='" +
+                                                      fake_sbatch_path(tmp) + ":/usr/bin:/bin' sh paste.sh");
+  EXPECT_FALSE(fs::exists(tmp / "pwned")) << "a redirection in the folder's name ran\n" << r.out;
+  const auto log = TempDir::read(tmp / "sbatch.log");
+  const std::string job = (tmp / "r;>pwned;x/jobs/tiny").string();
+  EXPECT_NE(log.find("--parsable " + job + "/array.sbatch\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("--dependency=afterany:101 " + job + "/merge.sbatch\n"), std::string::npos) << log;
+}
+
+// Issue 34: the options the job sets itself are refused in every spelling sbatch reads: short,
+// attached, bundled behind a flag, abbreviated, with '=' or a space, or second on one line.
+TEST(SlurmCommand, TheJobsOwnOptionsAreRefusedInEverySpelling) {
+  TempDir tmp;
+  const auto config = write_config(tmp);
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"-o /tmp/x", "--output"},        {"-o/tmp/x", "--output"},          {"--out=/tmp/x", "--output"},
+      {"--output /tmp/x", "--output"},  {"-vo /tmp/x", "--output"},        {"--qos=short --output=/x", "--output"},
+      {"-e/tmp/e", "--error"},          {"-J evil", "--job-name"},         {"--job=evil", "--job-name"},
+      {"-D/", "--chdir"},               {"--chd=/", "--chdir"},            {"--workdir=/", "--workdir"},
+      {"--dep=afterok:1", "--dependency"}, {"-d afterok:1", "--dependency"}, {"-a0-3", "--array"},
+      {"--arr 0-3", "--array"},         {"-HJx", "--job-name"}};
+  for (const auto& [arg, owned] : refused) {
+    const auto r = run_in(tmp, no_slurm_path(tmp), "train " + config + " --slurm --print --sbatch-arg='" + arg + "'");
+    EXPECT_EQ(r.status, 2) << arg << "\n" << r.out;
+    EXPECT_NE(r.out.find("--sbatch-arg[0]: "), std::string::npos) << arg << "\n" << r.out;
+    EXPECT_NE(r.out.find(" is " + owned + ", which the job sets itself"), std::string::npos) << arg << "\n" << r.out;
+    EXPECT_FALSE(fs::exists(tmp / "runs")) << arg;
+  }
+  for (const std::string arg : {"--qos=short", "-p debug", "-pdebug", "--mem 8G", "--exclusive", "-p -o"}) {
+    const auto r = run_in(tmp, no_slurm_path(tmp), "train " + config + " --slurm --print --sbatch-arg='" + arg + "'");
+    EXPECT_EQ(r.status, 0) << arg << " is not the job's own\n" << r.out;
+    EXPECT_NE(TempDir::read(tmp / "runs/jobs/tiny/array.sbatch").find("#SBATCH " + arg + "\n"), std::string::npos) << arg;
+    fs::remove_all(tmp / "runs");
+  }
+}
+
+// Issue 34: a task started without its index (SLURM_ARRAY_TASK_ID unset, so array.sbatch passes
+// "") is refused naming --index, never taken as task 0: no run is trained.
+TEST(SlurmCommand, AMissingTaskIndexIsAnErrorNotTaskZero) {
+  TempDir tmp;
+  const auto config = write_config(tmp);
+  ASSERT_EQ(run_in(tmp, no_slurm_path(tmp), "train " + config + " --slurm --print").status, 0);
+  const std::string job = (tmp / "runs/jobs/tiny").string();
+  for (const std::string index : {"\"\"", "' 0'", "0x1", "-1", "1e0", "+0"}) {
+    const auto r = run_in(tmp, no_slurm_path(tmp), "job-task " + job + " --index " + index);
+    EXPECT_EQ(r.status, 2) << index << "\n" << r.out;
+    EXPECT_NE(r.out.find("--index"), std::string::npos) << index << "\n" << r.out;
+    EXPECT_FALSE(fs::exists(tmp / "runs/tiny-baseline-s1")) << index << " trained task 0";
+  }
+  // array.sbatch itself, run outside an array: the same refusal.
+  const auto script =
+      proteus::test_support::run_shell("cd '" + tmp.path().string() + "' && env -u SLURM_ARRAY_TASK_ID /bin/bash '" + job +
+                                       "/array.sbatch'");
+  EXPECT_EQ(script.status, 2) << script.out;
+  EXPECT_NE(script.out.find("SLURM_ARRAY_TASK_ID is not set"), std::string::npos) << script.out;
+  EXPECT_FALSE(fs::exists(tmp / "runs/tiny-baseline-s1"));
 }
 
 }  // namespace

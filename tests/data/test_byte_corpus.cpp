@@ -48,6 +48,16 @@ TEST(ByteCorpus, LoadsEveryTxtFileOfAFolderAndNothingElse) {
   }
 }
 
+// Issue 34: a symlink loop in a corpus folder is not a document and never an abort.
+TEST(ByteCorpus, ASymlinkLoopInTheFolderIsSkipped) {
+  TempDir dir;
+  for (int i = 0; i < 10; ++i)
+    dir.write("doc" + std::to_string(i) + ".txt", "Document number " + std::to_string(i) + ".\n");
+  std::filesystem::create_symlink("loop.txt", dir / "loop.txt");
+  const auto c = ByteCorpus::load(dir.path().string(), 0.2);
+  EXPECT_EQ(c.documents(Split::train).size() + c.documents(Split::val).size(), 10u);
+}
+
 TEST(ByteCorpus, SplitIsDeterministicDisjointAndComplete) {
   TempDir dir;
   for (int i = 0; i < 40; ++i) dir.write("essay-" + std::to_string(i) + ".txt", std::string(100, char('a' + i % 26)));

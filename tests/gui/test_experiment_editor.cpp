@@ -8,6 +8,7 @@
 #include "app/gui/state/experiment_editor.hpp"
 #include "core/config/experiment.hpp"
 #include "core/common/input_error.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/train/tiny_run.hpp"
 
 namespace {
@@ -29,6 +30,18 @@ TEST(ExperimentEditor, FindsThePresetsButNotTheResults) {
   EXPECT_NE(std::find(labels.begin(), labels.end(), "rules/delta-cpu.json"), labels.end());
   for (const auto& l : labels) EXPECT_NE(l.rfind("results/", 0), 0u) << l;
   EXPECT_TRUE(std::is_sorted(labels.begin(), labels.end()));
+}
+
+// Issue 34: a symlink loop among the presets is skipped; the window's start never throws on it.
+TEST(ExperimentEditor, ASymlinkLoopAmongThePresetsIsSkipped) {
+  test_support::TempDir tmp;
+  tmp.write("experiments/a.json", "{}");
+  std::filesystem::create_symlink("loop", tmp / "experiments/loop");
+  std::filesystem::create_symlink("loop.json", tmp / "experiments/loop.json");
+  std::vector<gui::PresetFile> presets;
+  ASSERT_NO_THROW(presets = gui::find_presets(tmp / "experiments"));
+  ASSERT_EQ(presets.size(), 1u);
+  EXPECT_EQ(presets[0].label, "a.json");
 }
 
 // Every experiment in experiments/ runs from the window as from the command line.

@@ -216,7 +216,7 @@ TEST_F(UiScaleTest, ScaleAndLayoutSurviveARestartInTheConfigFolder) {
     ImGui::Begin("a movable window");
     ImGui::End();
     ImGui::Render();
-    ImGui::SaveIniSettingsToDisk(ini.c_str());
+    gui::save_settings_file(ini, true);  // as the window saves it
     ImGui::DestroyContext(writer);
   }
   std::ifstream f(ini);
@@ -228,7 +228,7 @@ TEST_F(UiScaleTest, ScaleAndLayoutSurviveARestartInTheConfigFolder) {
   ImGuiContext* reader = test_support::create_headless_imgui();
   gui::UiSettings loaded;
   gui::register_ui_settings_handler(&loaded);
-  ImGui::LoadIniSettingsFromDisk(ini.c_str());
+  gui::load_settings_file(ini);  // as the window reads it
   EXPECT_EQ(loaded, saved);
   ImGui::NewFrame();
   ImGui::Begin("a movable window");

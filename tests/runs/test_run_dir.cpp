@@ -214,6 +214,58 @@ TEST_F(runs, LeftoverTemporariesAreNotResults) {
   EXPECT_TRUE(RunReader::open(w.dir()).results().empty());
 }
 
+// Issue 34: a killed write's temporaries (a checkpoint's, a status's) are removed when the run is
+// next opened for writing (resume, evaluation): its lock is held then, so nobody writes them.
+TEST_F(runs, ReopeningARunRemovesTheTemporariesAKilledWriteLeft) {
+  fs::path dir;
+  {
+    RunWriter w = RunWriter::create(dir_, "killed", json::object());
+    dir = w.dir();
+  }
+  append_raw(dir / ".checkpoint.safetensors.tmp-999999-0", "half a checkpoint");
+  append_raw(dir / ".status.json.tmp-999999-3", "{");
+  append_raw(dir / "notes.txt", "the user's");
+  RunReader::open(dir);  // a reader leaves them: it holds no lock
+  EXPECT_EQ(temporaries().size(), 2u);
+  RunWriter again = RunWriter::reopen(dir);
+  EXPECT_TRUE(temporaries().empty()) << temporaries().front();
+  EXPECT_TRUE(fs::exists(dir / "notes.txt"));
+  EXPECT_TRUE(fs::exists(dir / "config.json"));
+}
+
+// Issue 34: one limit for writing and reading a run's config.json: one its readers would refuse is
+// never written, and no folder is left.
+TEST_F(runs, AConfigItsReadersWouldRefuseIsNeverWritten) {
+  json big = json::object();
+  big["mix"] = json::array();
+  for (int i = 0; i < 80000; ++i) big["mix"].push_back({{"task", "text"}, {"weight", 1.0}});
+  ASSERT_GT(big.dump(2).size(), kRunFileLimits.max_bytes);
+  try {
+    RunWriter::create(dir_, "big", big);
+    FAIL() << "written";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "config.json");
+    EXPECT_NE(e.reason().find("over the limit of 4 MiB"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(list_runs(dir_).empty());
+  EXPECT_FALSE(fs::exists(dir_ / "big"));
+}
+
+// Issue 34: a path that cannot be told (a symlink loop, an over-long name) is refused as bad input
+// naming it, never thrown as a filesystem_error.
+TEST_F(runs, ALoopOrAnOverlongPathIsRefusedNotThrown) {
+  fs::create_directories(dir_);
+  fs::create_symlink("loop", dir_ / "loop");
+  for (const fs::path& bad : {dir_ / "loop", dir_ / std::string(5000, 'x')}) {
+    EXPECT_THROW(RunReader::open(bad), InputError);
+    EXPECT_THROW(RunWriter::reopen(bad), InputError);
+  }
+  std::vector<std::string> unreadable;
+  EXPECT_TRUE(list_runs(dir_, &unreadable).empty());
+  ASSERT_EQ(unreadable.size(), 1u);
+  EXPECT_NE(unreadable[0].find("loop: cannot read it"), std::string::npos) << unreadable[0];
+}
+
 TEST(runs_csv, ParseErrors) {
   EXPECT_THROW(parse_csv("a,b\n1,2,3\n", "t.csv"), InputError);
   EXPECT_THROW(parse_csv("a\n\"open\n", "t.csv"), InputError);

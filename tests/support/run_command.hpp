@@ -28,4 +28,9 @@ inline CommandResult run_shell(const std::string& command) {
 
 inline CommandResult run_proteus(const std::string& args) { return run_shell(std::string(PROTEUS_BIN) + " " + args); }
 
+// The command run in folder `dir` with no PATH: the machine's own sbatch or squeue is never reached.
+inline CommandResult run_proteus_in(const std::string& dir, const std::string& args) {
+  return run_shell("cd '" + dir + "' && PATH=/nonexistent '" + PROTEUS_BIN + "' " + args);
+}
+
 }  // namespace proteus::test_support

@@ -20,11 +20,12 @@ std::vector<PresetFile> find_presets(const std::filesystem::path& experiments_di
        it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     const auto rel = std::filesystem::relative(it->path(), experiments_dir, ec).generic_string();
-    if (it->is_directory() && (rel == "results" || rel == "reference")) {
+    std::error_code entry_ec;  // a symlink loop among the presets is skipped, never thrown at start
+    if (it->is_directory(entry_ec) && (rel == "results" || rel == "reference")) {
       it.disable_recursion_pending();  // measured results and reference code, not presets
       continue;
     }
-    if (it->is_regular_file() && it->path().extension() == ".json") out.push_back({rel, it->path()});
+    if (it->is_regular_file(entry_ec) && it->path().extension() == ".json") out.push_back({rel, it->path()});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.label < b.label; });
   return out;

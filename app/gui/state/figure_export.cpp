@@ -3,12 +3,13 @@
 #include "core/figures/figure_set.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/atomic_file.hpp"
+#include "core/common/folder_walk.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::gui {
 
 std::filesystem::path export_run_folder(const std::filesystem::path& run_dir, const std::filesystem::path& dest,
-                                        const figures::ExportSettings& s) {
+                                        const figures::ExportSettings& s, std::vector<std::string>* unreadable) {
   const auto reader = runs::RunReader::open(run_dir);
   const auto target = dest / reader.name();
   if (std::filesystem::weakly_canonical(target) == std::filesystem::weakly_canonical(run_dir))
@@ -16,9 +17,10 @@ std::filesystem::path export_run_folder(const std::filesystem::path& run_dir, co
   std::error_code ec;
   std::filesystem::create_directories(target, ec);
   if (ec) throw std::runtime_error("cannot make " + target.string() + ": " + ec.message());
-  for (const auto& entry : std::filesystem::directory_iterator(run_dir)) {
-    if (!entry.is_regular_file() || common::is_temporary_name(entry.path().filename().string())) continue;
-    common::copy_file_atomically(entry.path(), target / entry.path().filename());
+  // The run's own files only: a link, a loop or an unreadable entry is not copied (nor followed).
+  for (const auto& file : common::list_regular_files(run_dir, unreadable)) {
+    if (common::is_temporary_name(file.filename().string())) continue;
+    common::copy_file_atomically(file, target / file.filename());
   }
   figures::export_figures(figures::standard_figures({reader}), target / "figures", s);
   return target;

@@ -19,9 +19,10 @@ struct ExportReport {
 
 // Copies the run directory to <dest>/<run name> (checkpoints included) and writes its standard
 // figures into <dest>/<run name>/figures. Returns the new folder. Throws InputError when run_dir is
-// not a run, std::runtime_error when dest cannot be written.
+// not a run, std::runtime_error when dest cannot be written. Only the run's regular files are
+// copied: an entry it cannot read, or a link, is left out and named in `unreadable` when given.
 std::filesystem::path export_run_folder(const std::filesystem::path& run_dir, const std::filesystem::path& dest,
-                                        const figures::ExportSettings& s);
+                                        const figures::ExportSettings& s, std::vector<std::string>* unreadable = nullptr);
 
 using ExportHandle = engine::Handle<ExportReport>;
 // figures::export_figures on a worker; the report is published after each file.

@@ -30,7 +30,8 @@ RunEntry RunsBrowser::describe(const std::filesystem::path& dir) {
 void RunsBrowser::rescan(const std::filesystem::path& runs_dir) {
   const auto was = selected();
   std::vector<std::string> dirs;
-  for (const auto& name : runs::list_runs(runs_dir)) dirs.push_back((runs_dir / name).string());
+  unreadable_.clear();
+  for (const auto& name : runs::list_runs(runs_dir, &unreadable_)) dirs.push_back((runs_dir / name).string());
   for (const auto& x : extra_)
     if (std::find(dirs.begin(), dirs.end(), x) == dirs.end()) dirs.push_back(x);
   entries_.clear();
@@ -40,7 +41,7 @@ void RunsBrowser::rescan(const std::filesystem::path& runs_dir) {
     entries_.push_back(std::move(e));
   }
   jobs_.clear();
-  for (const auto& dir : cluster::list_jobs(runs_dir)) {
+  for (const auto& dir : cluster::list_jobs(runs_dir, &unreadable_)) {
     JobEntry j;
     j.name = dir.filename().string();
     j.path = dir.string();

@@ -47,6 +47,8 @@ class RunsBrowser {
   std::vector<RunEntry>& entries() { return entries_; }
   const std::vector<RunEntry>& entries() const { return entries_; }
   const std::vector<JobEntry>& jobs() const { return jobs_; }
+  // The paths the last rescan could not read (a symlink loop, no permission), each with its reason.
+  const std::vector<std::string>& unreadable() const { return unreadable_; }
   void select_only(const std::vector<std::string>& paths);
   std::vector<std::string> selected() const;
 
@@ -59,6 +61,7 @@ class RunsBrowser {
   static RunEntry describe(const std::filesystem::path& dir);
   std::vector<RunEntry> entries_;
   std::vector<JobEntry> jobs_;
+  std::vector<std::string> unreadable_;
   std::vector<std::string> extra_;  // directories opened by hand, kept across rescans
   std::vector<figures::NamedFigure> figures_;
 };

@@ -10,6 +10,7 @@ namespace {
 
 // The Slurm jobs of the runs folder (`proteus jobs` without squeue): each run's state and why.
 void draw_jobs(const RunsBrowser& rb) {
+  for (const auto& u : rb.unreadable()) ImGui::TextDisabled("%s", u.c_str());  // named, and the rest still shown
   if (rb.jobs().empty() || !ImGui::CollapsingHeader("Slurm jobs", ImGuiTreeNodeFlags_DefaultOpen)) return;
   for (const auto& j : rb.jobs()) {
     ImGui::PushID(j.path.c_str());
@@ -130,8 +131,10 @@ void draw_export_folders(LabApp& app) {
   ImGui::BeginDisabled(rb.selected().empty());
   if (ImGui::Button("Export run folders")) {
     try {
-      for (const auto& p : rb.selected()) export_run_folder(p, app.exports.dir, app.exports.settings);
+      std::vector<std::string> unreadable;
+      for (const auto& p : rb.selected()) export_run_folder(p, app.exports.dir, app.exports.settings, &unreadable);
       app.notify("copied " + std::to_string(rb.selected().size()) + " runs with their figures to " + app.exports.dir);
+      for (const auto& u : unreadable) app.notify_error(u);
     } catch (const std::exception& ex) {
       app.notify_error(ex.what());
     }

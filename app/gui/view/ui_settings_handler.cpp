@@ -4,6 +4,10 @@
 #include <imgui_internal.h>
 
 #include <cstring>
+#include <iostream>
+#include <string>
+
+#include "app/gui/state/settings_file.hpp"
 
 namespace proteus::gui {
 namespace {
@@ -38,5 +42,22 @@ void register_ui_settings_handler(UiSettings* settings) {
 }
 
 void mark_ui_settings_changed() { ImGui::MarkIniSettingsDirty(); }
+
+void load_settings_file(const std::filesystem::path& path) {
+  const auto read = read_settings_file(path);
+  for (const auto& m : read.messages) std::cerr << "proteus-lab: " << m << '\n';
+  if (!read.text.empty()) ImGui::LoadIniSettingsFromMemory(read.text.data(), read.text.size());
+}
+
+void save_settings_file(const std::filesystem::path& path, bool now) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (!now && !io.WantSaveIniSettings) return;
+  io.WantSaveIniSettings = false;
+  size_t size = 0;
+  const char* text = ImGui::SaveIniSettingsToMemory(&size);
+  std::string error;
+  if (!write_settings_file(path, std::string(text, size), &error))
+    std::cerr << "proteus-lab: the layout is not saved: " << error << '\n';
+}
 
 }  // namespace proteus::gui
