@@ -10,6 +10,7 @@
 
 #include "core/common/json_fields.hpp"
 #include "core/memory/active_prefix.hpp"
+#include "core/memory/value_rows_rule.hpp"
 
 namespace proteus::memory {
 namespace {
@@ -22,7 +23,7 @@ using nlohmann::json;
 const std::vector<std::string>& known_fields() {
   static const std::vector<std::string> fields = {"rule", "E",  "N",  "schedule", "normalize", "q",     "k",
                                                   "v",    "beta", "a",  "p",        "eta",       "gamma", "S0",
-                                                  "dO",   "dS",   "recall", "comment"};
+                                                  "dO",   "dS",   "recall", "block_axis", "comment"};
   return fields;
 }
 
@@ -336,6 +337,24 @@ void read_normalize(const json& in, MemoryOpRequest& r) {
   r.normalize = *variant;
 }
 
+// After normalize and recall, which only key rows have.
+void read_block_axis(const json& in, MemoryOpRequest& r) {
+  const json* axis = find(in, "block_axis");
+  if (!axis) return;
+  const std::string names = "key_rows, value_rows";
+  if (!axis->is_string()) throw InputError("block_axis", "expected a string (one of " + names + "), got " + describe(*axis));
+  const auto parsed = block_axis_from_name(axis->get<std::string>());
+  if (!parsed || *parsed == BlockAxis::layer)
+    throw InputError("block_axis", "unknown or per-layer axis '" + common::clipped(axis->get<std::string>()) +
+                                       "' (expected " + names + "; layer runs across a layer's heads, this op one head)");
+  r.block_axis = *parsed;
+  if (r.block_axis != BlockAxis::value_rows) return;
+  if (renormalizes(r.normalize))
+    throw InputError("block_axis", "value_rows leaves keys whole; normalize " +
+                                       std::string(key_normalize_name(r.normalize)) + " re-normalises over open key rows");
+  if (r.recall) throw InputError("block_axis", "recall reads key rows; value_rows has none locked");
+}
+
 void read_recall(const json& in, MemoryOpRequest& r) {
   const json* recall = find(in, "recall");
   if (!recall) return;
@@ -372,6 +391,7 @@ MemoryOpRequest parse_memory_op(const json& in) {
   read_blocks_and_horizon(in, r);
   read_normalize(in, r);
   read_recall(in, r);
+  read_block_axis(in, r);
   read_request_schedule(in, r);
   return r;
 }
@@ -398,7 +418,12 @@ json run_memory_op(const MemoryOpRequest& r) {
 
   std::vector<double> o(r.T * r.d_v), S(r.D());  // (T, d_v), (d_k, d_v)
   RuleTape<double> tape;
-  gated_rule_forward(r.rule, schedule, in, o.data(), S.data(), r.wants_grads() || r.recall ? &tape : nullptr);
+  ValueRowsTape<double> columns;  // value_rows: one tape per column
+  const bool by_value = r.block_axis == BlockAxis::value_rows;
+  if (by_value)
+    value_rows_rule_forward(r.rule, schedule, in, o.data(), S.data(), r.wants_grads() ? &columns : nullptr);
+  else
+    gated_rule_forward(r.rule, schedule, in, o.data(), S.data(), r.wants_grads() || r.recall ? &tape : nullptr);
 
   json out;
   out["rule"] = rule_name(r.rule);
@@ -406,6 +431,7 @@ json run_memory_op(const MemoryOpRequest& r) {
   out["E"] = r.E;
   out["N"] = r.N;
   out["normalize"] = key_normalize_name(r.normalize);
+  out["block_axis"] = block_axis_name(r.block_axis);
   json spec = {{"type", r.schedule.type}, {"unlock", schedule.unlock()}};
   if (r.schedule.type == "power") spec["p"] = r.schedule.power;
   out["schedule"] = spec;
@@ -430,7 +456,10 @@ json run_memory_op(const MemoryOpRequest& r) {
   grads.eta = rule_uses_eta(r.rule) ? deta.data() : nullptr;
   grads.gamma = rule_uses_gamma(r.rule) ? dgamma.data() : nullptr;
   grads.S0 = dS0.data();
-  gated_rule_backward(r.rule, schedule, in, tape, given(r.dO, r.has_dO), given(r.dS, r.has_dS), grads);
+  if (by_value)
+    value_rows_rule_backward(r.rule, schedule, in, columns, given(r.dO, r.has_dO), given(r.dS, r.has_dS), grads);
+  else
+    gated_rule_backward(r.rule, schedule, in, tape, given(r.dO, r.has_dO), given(r.dS, r.has_dS), grads);
   if (renormalizes(r.normalize)) {  // back through the re-normalisation to the q, k given
     const std::vector<double> dq_used = dq, dk_used = dk;
     renormalize_sequence_backward(r.normalize, schedule, r.T, r.d_k, r.d_v, dq_used.data(), q_used.data(),
