@@ -481,6 +481,27 @@ void check_schedule(const std::string& field, const memory::ScheduleSpec& spec, 
   }
 }
 
+// The mixer's enumerated fields, each against its table; the output gate is the memory mixer's.
+void check_mixer_choices(const MixerConfig& x) {
+  one_of("model.mixer.type", x.type, mixer_type_names());
+  {
+    std::vector<std::string> rules;  // the memory room's table of rules
+    for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
+    one_of("model.mixer.rule", x.rule, rules);
+  }
+  one_of("model.mixer.normalize", x.normalize, memory::key_normalize_names());
+  {
+    std::vector<std::string> forms;  // the memory room's table of forms
+    for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
+    one_of("model.mixer.form", x.form, forms);
+  }
+  one_of("model.mixer.output_gate", x.output_gate, output_gate_names());
+  one_of("model.mixer.block_axis", x.block_axis, memory::block_axis_names());
+  if (x.type == "attention" && x.output_gate != "none")
+    throw InputError("model.mixer.output_gate", "gates the memory mixer's read; the attention mixer takes none, got " +
+                                                    x.output_gate);
+}
+
 // What each block axis asks of E and of the rest of the mixer (SPEC section 8). value_rows and
 // layer run the ungated rule on masked inputs (the zero-state lemma): keys stay whole under
 // value_rows, and swla's window would need step t's mask on earlier tokens, which no input mask says.
@@ -563,26 +584,10 @@ void validate(const RunConfig& c) {
   positive("model.norm_eps", m.norm_eps);
   positive("model.init_std", m.init_std);
   const MixerConfig& x = m.mixer;
-  one_of("model.mixer.type", x.type, mixer_type_names());
-  {
-    std::vector<std::string> rules;  // the memory room's table of rules
-    for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
-    one_of("model.mixer.rule", x.rule, rules);
-  }
-  one_of("model.mixer.normalize", x.normalize, memory::key_normalize_names());
-  {
-    std::vector<std::string> forms;  // the memory room's table of forms
-    for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
-    one_of("model.mixer.form", x.form, forms);
-  }
-  one_of("model.mixer.output_gate", x.output_gate, output_gate_names());
-  one_of("model.mixer.block_axis", x.block_axis, memory::block_axis_names());
+  check_mixer_choices(x);
   const int64_t D = static_cast<int64_t>(x.d_head) * x.d_head;
   in_int_range("model.mixer.E", x.E, 1, D, "D = d_head^2 = " + std::to_string(D));
   if (x.type == "memory") check_block_axis(x);
-  if (x.type == "attention" && x.output_gate != "none")
-    throw InputError("model.mixer.output_gate", "gates the memory mixer's read; the attention mixer takes none, got " +
-                                                    x.output_gate);
   const ParamScheduleConfig& p = m.param_schedule;
   const int64_t F = resolved_d_hidden(m);
   in_int_range("model.param_schedule.E", p.E, 1, F, "d_hidden = " + std::to_string(F));
