@@ -18,7 +18,8 @@
 //
 // "block_axis" (key_rows | value_rows, as the model's model.mixer.block_axis; default key_rows)
 // says which way the E blocks run: value_rows blocks the flattened M = S^T (value_rows_rule.hpp),
-// elementwise for any E. The re-normalising variants and recall read key rows: key_rows only.
+// elementwise for any E (recall reads through its mask). The re-normalising variants re-normalise
+// over open key rows, which value_rows does not have: key_rows only.
 // layer runs across a layer's heads, so one head (this op) has no such reading: refused.
 //
 // "recall": true adds recall_error: row t-1 (t = 1..T) holds, for every association i <= t (token

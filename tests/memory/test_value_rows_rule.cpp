@@ -139,9 +139,22 @@ TEST(MemoryOpBlockAxis, ValueRowsLocksTheSecondValueDimension) {
   EXPECT_EQ(run_memory_op(parse_memory_op(request("key_rows")))["block_axis"], "key_rows");
 }
 
+// recall reads through value_rows' mask: at t = 1 only value dimension 0 of the read exists, so
+// association 1's error is that of a read which recovers v_1[0] alone (the Teach tab's bars).
+TEST(MemoryOpBlockAxis, RecallReadsThroughTheValueMask) {
+  auto in = request("value_rows");
+  in["recall"] = true;
+  in.erase("dO");
+  const auto out = run_memory_op(parse_memory_op(in));
+  // S_1 column 0 = beta k_1 v_1[0] = (0, 0.5); read with k_1 = (0, 1): (0.5, locked 0); v_1 = (1, 2).
+  const double miss = std::hypot(0.5 - 1.0, 0.0 - 2.0), size = std::hypot(1.0, 2.0);
+  EXPECT_NEAR(out["recall_error"][0][0].get<double>(), miss / size, 1e-12);
+  EXPECT_EQ(out["recall_error"].size(), 3u);
+}
+
 TEST(MemoryOpBlockAxis, RefusesLayerAndKeyRowReadingsNamingTheField) {
   for (const auto& [field, value] : std::vector<std::pair<std::string, nlohmann::json>>{
-           {"block_axis", "layer"}, {"block_axis", 3}, {"normalize", "mask_then_normalize"}, {"recall", true}}) {
+           {"block_axis", "layer"}, {"block_axis", 3}, {"normalize", "mask_then_normalize"}}) {
     auto in = request("value_rows");
     in[field] = value;
     try {
