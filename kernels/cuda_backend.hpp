@@ -79,6 +79,7 @@ class CudaBackend final : public backend::Backend<float> {
                              bool capped, float eps) override;
   void prefix_renorm_backward(float* din, const float* dout, const float* out, const float* norm, const int32_t* rows,
                               int B, int Tn, int H, int d, bool capped, float eps) override;
+  void prefix_mask(float* out, const float* x, const int32_t* rows, int B, int Tn, int H, int d) override;
 
   void sigmoid_forward(float* out, const float* in, size_t n) override;
   void sigmoid_backward(float* din, const float* dout, const float* out, size_t n) override;
@@ -89,6 +90,7 @@ class CudaBackend final : public backend::Backend<float> {
   void swiglu_forward(float* out, const float* gate, const float* up, size_t n) override;
   void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate, const float* up,
                        size_t n) override;
+  void multiply(float* out, const float* x, const float* y, size_t n) override;
 
   void add(float* out, const float* x, const float* y, size_t n) override;
   void axpy(float* y, float alpha, const float* x, size_t n) override;

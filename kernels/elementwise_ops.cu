@@ -1,4 +1,4 @@
-// Elementwise ops: sigmoid, the retention decay, SwiGLU, and the residual helpers (add, axpy,
+// Elementwise ops: sigmoid, the retention decay, SwiGLU, the product, and the residual helpers (add, axpy,
 // scale). Grid-stride loops; no restrict qualifiers, since callers may alias an output with an
 // input (add(out = x, ...)) and each element reads only its own inputs.
 #include <cuda_runtime.h>
@@ -79,6 +79,10 @@ __global__ void swiglu_backward_kernel(float* dgate, float* dup, const float* do
   }
 }
 
+__global__ void multiply_kernel(float* out, const float* x, const float* y, size_t n) {
+  PROTEUS_GRID_STRIDE(i, n) out[i] = x[i] * y[i];
+}
+
 __global__ void add_kernel(float* out, const float* x, const float* y, size_t n) {
   PROTEUS_GRID_STRIDE(i, n) out[i] = x[i] + y[i];
 }
@@ -140,6 +144,12 @@ void CudaBackend::swiglu_backward(float* dgate, float* dup, const float* dout, c
   if (!n) return;
   swiglu_backward_kernel<<<grid(n), kThreads>>>(dgate, dup, dout, gate, up, n);
   check_launch("swiglu_backward");
+}
+
+void CudaBackend::multiply(float* out, const float* x, const float* y, size_t n) {
+  if (!n) return;
+  multiply_kernel<<<grid(n), kThreads>>>(out, x, y, n);
+  check_launch("multiply");
 }
 
 void CudaBackend::add(float* out, const float* x, const float* y, size_t n) {

@@ -39,6 +39,7 @@ struct BenchOptions {
   std::vector<int> E = {1, 16};
   bool no_decay = false;
   std::vector<std::string> forms = {"auto"};  // --form recurrent chunked: both, side by side
+  std::string block_axis = "key_rows";        // --block-axis value_rows: what the model runs for it
   int chunk = 0;
   // --op explore: edit -> result latency of Explore on a trained run.
   std::string run;
@@ -75,7 +76,10 @@ void bench_memory_rule(const BenchOptions& o, const std::string& machine, const 
     if (!form) fail(program, "--form: unknown form '" + name.substr(0, 32) + "' (auto, recurrent, chunked)", exit_bad_input);
     forms.push_back(*form);
   }
+  const auto axis = memory::block_axis_from_name(o.block_axis);
+  if (!axis) fail(program, "--block-axis: unknown axis '" + o.block_axis.substr(0, 32) + "' (key_rows, value_rows, layer)", exit_bad_input);
   spec.rule = *rule;
+  spec.block_axis = *axis;
   spec.B = o.shape[0], spec.T = o.shape[1], spec.H = o.shape[2], spec.d_k = spec.d_v = o.shape[3];
   spec.decay = !o.no_decay;
   spec.chunk = o.chunk;
@@ -83,7 +87,7 @@ void bench_memory_rule(const BenchOptions& o, const std::string& machine, const 
   spec.reps = o.steps;
   const std::string device = o.device.empty() ? "cpu" : o.device;
   const int threads = o.threads.empty() ? 0 : o.threads.front();
-  std::printf("%s, %s\n", day.c_str(), machine.c_str());
+  std::printf("%s, %s, block_axis %s\n", day.c_str(), machine.c_str(), o.block_axis.c_str());
   std::printf("GFLOP/s counts the recurrent rule's work for both forms: 6 d_k d_v per token and head forward, 3x that with the backward\n");
   std::printf("%-7s %-9s %5s %-6s %-18s %4s %5s %10s %10s %8s %8s %9s\n", "rule", "form", "chunk", "device",
               "B,T,H,d", "E", "decay", "fwd_ms", "fwd+bwd_ms", "GF/s_f", "GF/s_fb", "kept_MB");
@@ -105,10 +109,11 @@ void bench_memory_rule(const BenchOptions& o, const std::string& machine, const 
                   r.form.c_str(), r.chunk, r.device.c_str(), shape, E, spec.decay ? "yes" : "no", r.forward_ms,
                   r.forward_backward_ms, r.forward_gflops, r.forward_backward_gflops, r.kept_mb);
       std::fflush(stdout);
+      const std::string label = o.rule + (spec.block_axis == memory::BlockAxis::key_rows ? "" : " " + o.block_axis);
       char row[640];
       std::snprintf(row, sizeof row,
                     "| %s | %s | memory_rule %s | %s | %d | %s | %d | %s | %s | %.3f | %.3f | %.2f | %.2f | %.1f |\n",
-                    day.c_str(), machine.c_str(), o.rule.c_str(), shape, E, r.form.c_str(), r.chunk,
+                    day.c_str(), machine.c_str(), label.c_str(), shape, E, r.form.c_str(), r.chunk,
                     spec.decay ? "yes" : "no", r.device.c_str(), r.forward_ms, r.forward_backward_ms, r.forward_gflops,
                     r.forward_backward_gflops, r.kept_mb);
       rows += row;
@@ -267,6 +272,9 @@ void add_bench_command(CLI::App& app) {
   c->add_flag("--no-decay", o->no_decay, "with --op memory-rule: the ungated-decay form (a = 1)");
   c->add_option("--form", o->forms, "with --op memory-rule: forms to time side by side: auto, recurrent, chunked")
       ->option_text("FORM...");
+  c->add_option("--block-axis", o->block_axis,
+                "with --op memory-rule: key_rows (default), value_rows or layer, timed as the model runs it")
+      ->option_text("AXIS");
   c->add_option("--chunk", o->chunk,
                 "with --op memory-rule: chunk size (default: the backend's; 16/32 by d_head on the CPU, 64 on cuda)")
       ->option_text("C");

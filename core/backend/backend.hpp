@@ -144,6 +144,11 @@ class Backend {
   virtual void prefix_renorm_backward(T* din, const T* dout, const T* out, const T* norm, const int32_t* rows, int B,
                                       int Tn, int H, int d, bool capped, T eps) = 0;
 
+  // ---- prefix mask over rows of width d: out = i < rows[t, h] ? x : 0, over (B, T, H, d) ----
+  // rows (T, H) device ints in [0, d]. Selection, not a product, so kept elements keep their bits;
+  // the op is its own adjoint (block_axis value_rows masks v and o with it, layer q, k and p).
+  virtual void prefix_mask(T* out, const T* x, const int32_t* rows, int B, int Tn, int H, int d) = 0;
+
   // ---- elementwise gates ----
   virtual void sigmoid_forward(T* out, const T* in, size_t n) = 0;
   virtual void sigmoid_backward(T* din, const T* dout, const T* out, size_t n) = 0;
@@ -155,6 +160,10 @@ class Backend {
   // ---- swiglu: out (N, F) = silu(gate) * up ----
   virtual void swiglu_forward(T* out, const T* gate, const T* up, size_t n) = 0;
   virtual void swiglu_backward(T* dgate, T* dup, const T* dout, const T* gate, const T* up, size_t n) = 0;
+
+  // ---- elementwise product out = x ⊙ y (the sigmoid output gate); out may alias x or y ----
+  // Its backward is two products: dx = dout ⊙ y, dy = dout ⊙ x.
+  virtual void multiply(T* out, const T* x, const T* y, size_t n) = 0;
 
   // ---- out = x + y (residuals); axpy: y += alpha * x ----
   virtual void add(T* out, const T* x, const T* y, size_t n) = 0;

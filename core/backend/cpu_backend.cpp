@@ -479,6 +479,15 @@ void CpuBackend<T>::prefix_renorm_backward(T* din, const T* dout, const T* out, 
   });
 }
 
+template <class T>
+void CpuBackend<T>::prefix_mask(T* out, const T* x, const int32_t* rows, int B, int Tn, int H, int d) {
+  parallel_rows(static_cast<int64_t>(B) * Tn * H, *pool_, [&](int64_t n) {
+    const size_t off = static_cast<size_t>(n) * d;
+    const int open = rows[n % (static_cast<int64_t>(Tn) * H)];  // n = (b T + t) H + h
+    for (int i = 0; i < d; ++i) out[off + i] = i < open ? x[off + i] : T(0);
+  });
+}
+
 // ---- elementwise gates ----
 
 template <class T>
@@ -548,6 +557,13 @@ void CpuBackend<T>::swiglu_backward(T* dgate, T* dup, const T* dout, const T* ga
     const Eigen::Array<T, Eigen::Dynamic, 1> sg = g.logistic();
     MapArr<T>(dgate + i0, m) = d * CMapArr<T>(up + i0, m) * (sg * (T(1) + g * (T(1) - sg)));
     MapArr<T>(dup + i0, m) = d * g * sg;
+  });
+}
+
+template <class T>
+void CpuBackend<T>::multiply(T* out, const T* x, const T* y, size_t n) {
+  parallel_elements(n, *pool_, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) out[i] = x[i] * y[i];
   });
 }
 

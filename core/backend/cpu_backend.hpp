@@ -55,6 +55,7 @@ class CpuBackend : public Backend<T> {
                              bool capped, T eps) override;
   void prefix_renorm_backward(T* din, const T* dout, const T* out, const T* norm, const int32_t* rows, int B, int Tn,
                               int H, int d, bool capped, T eps) override;
+  void prefix_mask(T* out, const T* x, const int32_t* rows, int B, int Tn, int H, int d) override;
 
   void sigmoid_forward(T* out, const T* in, size_t n) override;
   void sigmoid_backward(T* din, const T* dout, const T* out, size_t n) override;
@@ -64,6 +65,7 @@ class CpuBackend : public Backend<T> {
 
   void swiglu_forward(T* out, const T* gate, const T* up, size_t n) override;
   void swiglu_backward(T* dgate, T* dup, const T* dout, const T* gate, const T* up, size_t n) override;
+  void multiply(T* out, const T* x, const T* y, size_t n) override;
 
   void add(T* out, const T* x, const T* y, size_t n) override;
   void axpy(T* y, T alpha, const T* x, size_t n) override;

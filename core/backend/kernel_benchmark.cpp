@@ -77,6 +77,7 @@ class KernelBench {
   void conv_silu();
   void l2norm();
   void prefix_renorm();
+  void prefix_mask();
   void sigmoid();
   void decay();
   void swiglu();
@@ -135,9 +136,11 @@ void KernelBench::time(Op op) {
     case Op::conv_silu: return conv_silu();
     case Op::l2norm: return l2norm();
     case Op::prefix_renorm: return prefix_renorm();
+    case Op::prefix_mask: return prefix_mask();
     case Op::sigmoid: return sigmoid();
     case Op::decay: return decay();
     case Op::swiglu: return swiglu();
+    case Op::multiply:
     case Op::add:
     case Op::axpy:
     case Op::scale:
@@ -202,6 +205,15 @@ void KernelBench::prefix_renorm() {
           [&] { be.prefix_renorm_backward(din, y, out, rn, open, s.B, s.T, H, d, false, 1e-6f); });
 }
 
+// block_axis value_rows' mask on v and o: half the value dimensions open at every position.
+void KernelBench::prefix_mask() {
+  int32_t* open = pool.ids(size_t(s.T) * H, 1);
+  std::vector<int32_t> half(size_t(s.T) * H, std::max(1, d / 2));
+  be.upload_int32(open, half.data(), half.size());
+  measure(Op::prefix_mask, "fwd", dims({N * H, d}), kF * 2 * nc, 0,
+          [&] { be.prefix_mask(out, x, open, s.B, s.T, H, d); });
+}
+
 void KernelBench::sigmoid() {
   float *g = pool.uniform(nh, -3, 3), *o = pool.zeros(nh), *dg = pool.zeros(nh);
   const std::string shape = dims({N, H});
@@ -232,6 +244,7 @@ void KernelBench::elementwise(Op op) {
     measure(op, "", nc_shape, kF * elements_moved * nc, 0, run);
   };
   switch (op) {
+    case Op::multiply: return row(3, [&] { be.multiply(out, x, y, nc); });
     case Op::add: return row(3, [&] { be.add(out, x, y, nc); });
     case Op::axpy: return row(3, [&] { be.axpy(out, 0.5f, x, nc); });
     case Op::scale: return row(2, [&] { be.scale(out, 0.999f, nc); });

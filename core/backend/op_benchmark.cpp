@@ -31,6 +31,51 @@ void normalise_rows(std::vector<float>& x, int d) {
   }
 }
 
+// The masks value_rows and layer put around the ungated rule, as the model's mixer does: `in`
+// before the forward, `out` after it, `grads` around the backward. key_rows: none.
+struct AxisMasks {
+  Backend<float>& be;
+  memory::BlockAxis axis;
+  int B, T, H, d;
+  int32_t* widths = nullptr;
+  std::vector<float*> buffers;  // the masked q, k (layer) or v (value_rows), then a scratch
+
+  AxisMasks(Backend<float>& be_, const MemoryRuleBenchSpec& s, const memory::Schedule& schedule)
+      : be(be_), axis(s.block_axis), B(s.B), T(s.T), H(s.H), d(s.d_k) {
+    if (axis == memory::BlockAxis::key_rows) return;
+    const auto table = memory::open_widths_table(axis, schedule, T, H, s.d_k, s.d_v);
+    widths = be.alloc_int32(table.size());
+    be.upload_int32(widths, table.data(), table.size());
+    for (int i = 0; i < 3; ++i) buffers.push_back(be.alloc(size_t(B) * T * H * d));
+  }
+  ~AxisMasks() {
+    for (float* p : buffers) be.free(p);
+    if (widths) be.free_int32(widths);
+  }
+  void mask(float* out, const float* x) { be.prefix_mask(out, x, widths, B, T, H, d); }
+  void in(MemoryRuleArgs<float>& args) {
+    if (axis == memory::BlockAxis::value_rows) mask(buffers[0], args.v), args.v = buffers[0];
+    if (axis != memory::BlockAxis::layer) return;
+    mask(buffers[0], args.q), mask(buffers[1], args.k);
+    args.q = buffers[0], args.k = buffers[1];
+    if (args.p) args.p = buffers[1];
+  }
+  void out(float* o) {
+    if (axis == memory::BlockAxis::value_rows) mask(o, o);
+  }
+  const float* grads_in(const float* dO) {
+    if (axis != memory::BlockAxis::value_rows) return dO;
+    mask(buffers[2], dO);
+    return buffers[2];
+  }
+  void grads_out(const MemoryRuleGrads<float>& g) {
+    if (axis == memory::BlockAxis::value_rows) mask(g.v, g.v);
+    if (axis == memory::BlockAxis::layer)
+      for (float* x : {g.q, g.k, g.p})
+        if (x) mask(x, x);
+  }
+};
+
 }  // namespace
 
 double memory_rule_forward_flops(const MemoryRuleBenchSpec& s) {
@@ -46,7 +91,9 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
 
   auto choice = make_backend(device, threads);
   auto& be = *choice.backend;
-  const auto schedule = memory::Schedule::uniform(D, s.E, s.T);
+  const auto gated = memory::Schedule::uniform(D, s.E, s.T);
+  // value_rows and layer gate outside the rule, which then runs ungated.
+  const auto schedule = s.block_axis == memory::BlockAxis::key_rows ? gated : memory::Schedule::uniform(D, 1, s.T);
   const size_t rows = size_t(s.B) * s.T * s.H;
   std::mt19937 rng(1234);
   auto q = uniform(rows * s.d_k, rng, -1, 1), k = uniform(rows * s.d_k, rng, -1, 1);
@@ -91,13 +138,19 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   if (args.eta) g.eta = zeros(rows);
   if (args.gamma) g.gamma = zeros(rows * window);
 
+  AxisMasks masks(be, s, gated);
+  const MemoryRuleArgs<float> given = args;
   SyncedStopwatch watch(be);
   std::vector<double> fwd, fwd_bwd;
   for (int r = 0; r < s.warmup + s.reps; ++r) {
+    args = given;
     watch.start();
+    masks.in(args);
     auto state = be.memory_rule_forward(o, args);
+    masks.out(o);
     const double f = watch.lap_ms();
-    be.memory_rule_backward(g, ddO, args, *state);
+    be.memory_rule_backward(g, masks.grads_in(ddO), args, *state);
+    masks.grads_out(g);
     const double b = watch.lap_ms();
     if (r >= s.warmup) fwd.push_back(f), fwd_bwd.push_back(f + b);
   }

@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "core/memory/block_axis.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "core/memory/rule_form.hpp"
 
@@ -15,6 +16,9 @@ struct MemoryRuleBenchSpec {
   int E = 1;           // uniform schedule over D = d_k d_v with horizon N = T
   bool decay = true;   // the gated form (retention a_t)
   memory::RuleForm form = memory::RuleForm::automatic;
+  // key_rows gates inside the rule; value_rows and layer time what the model runs for them: the
+  // ungated rule between prefix masks (value_rows: v, o and their gradients; layer: q, k, p).
+  memory::BlockAxis block_axis = memory::BlockAxis::key_rows;
   int chunk = 0;       // chunk size / checkpoint spacing; 0 = the backend's default for d_k
   int warmup = 2, reps = 10;
 };

@@ -192,6 +192,21 @@ void prefix_renorm_cases(std::vector<OpCase>& cases) {
   }
 }
 
+// Open widths from 0 (a locked row) to d, per position and head: every element is a selection, so every one must be exact.
+void prefix_mask_cases(std::vector<OpCase>& cases) {
+  OpShape sh;
+  sh.B = B, sh.T = T, sh.H = H, sh.d = d;
+  cases.push_back(make_case("prefix_mask", Op::prefix_mask, sh, 0.0, [](auto& s) {
+    const int n = B * T * H * d;
+    std::vector<int32_t> open(T * H);  // head 1 trails head 0 by two positions
+    for (int t = 0; t < T; ++t)
+      for (int h = 0; h < H; ++h) open[t * H + h] = std::clamp(t / 2 - h, 0, d);
+    auto* out = s.output("out", n);
+    s.backend().prefix_mask(out, s.input("in", values(n, 72)), s.ids("rows", open), B, T, H, d);
+    return CaseOutputs{{"out", exact(s.read(out, n))}};
+  }));
+}
+
 void sigmoid_cases(std::vector<OpCase>& cases) {
   cases.push_back(make_case("sigmoid", Op::sigmoid, elements(kLong), 1e-12, [](auto& s) {
     const auto* in = s.input("in", values(kLong, 14, -6, 6));
@@ -231,6 +246,18 @@ void swiglu_cases(std::vector<OpCase>& cases) {
     return CaseOutputs{{"out", plain(s.read(out, kLong))},
                        {"dgate", plain(s.read(dg, kLong))},
                        {"dup", plain(s.read(du, kLong))}};
+  }));
+}
+
+// The product and its backward (two products), with out aliasing an input as the output gate's does.
+void multiply_cases(std::vector<OpCase>& cases) {
+  cases.push_back(make_case("multiply", Op::multiply, elements(kLong), 1e-14, [](auto& s) {
+    const auto* x = s.input("x", values(kLong, 73, -3, 3));
+    auto* y = s.inout("y", values(kLong, 74));
+    auto* out = s.output("out", kLong);
+    s.backend().multiply(out, x, y, kLong);
+    s.backend().multiply(y, y, out, kLong);  // in place: y <- y ⊙ (x ⊙ y)
+    return CaseOutputs{{"out", plain(s.read(out, kLong))}, {"y", plain(s.read(y, kLong))}};
   }));
 }
 
@@ -572,9 +599,11 @@ void add_op_cases(Op op, std::vector<OpCase>& cases) {
     case Op::conv_silu: return conv_silu_cases(cases);
     case Op::l2norm: return l2norm_cases(cases);
     case Op::prefix_renorm: return prefix_renorm_cases(cases);
+    case Op::prefix_mask: return prefix_mask_cases(cases);
     case Op::sigmoid: return sigmoid_cases(cases);
     case Op::decay: return decay_cases(cases);
     case Op::swiglu: return swiglu_cases(cases);
+    case Op::multiply: return multiply_cases(cases);
     case Op::add: return add_cases(cases);
     case Op::axpy: return axpy_cases(cases);
     case Op::scale: return scale_cases(cases);

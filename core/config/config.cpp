@@ -23,6 +23,11 @@ const std::vector<std::string>& mixer_type_names() {
   return names;
 }
 
+const std::vector<std::string>& output_gate_names() {
+  static const std::vector<std::string> names = {"none", "swish", "sigmoid"};
+  return names;
+}
+
 int resolved_per_position_length(const RunConfig& c) {
   return c.eval.per_position.seq_len > 0 ? c.eval.per_position.seq_len : 4 * c.data.seq_len;
 }

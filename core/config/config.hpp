@@ -32,6 +32,14 @@ struct MixerConfig {
   // every rule but titans, with E dividing d_head; recurrent with checkpoints elsewhere) |
   // recurrent | chunked (an error where it does not apply). Same function, different cost.
   std::string form = "auto";
+  // Which way the E blocks run (SPEC section 8, core/memory/block_axis.hpp): key_rows (d_k / E key
+  // rows per block, the default) | value_rows (d_v / E value dimensions; E must divide d_head) |
+  // layer (blocks across the layer's heads; E must divide heads * d_head). value_rows and layer
+  // take normalize_then_mask and no swla (E > 1).
+  std::string block_axis = "key_rows";
+  // A gate on the read (SPEC section 8): none (the default) | swish (fla's gated RMSNorm of Gated
+  // DeltaNet) | sigmoid: o <- RMSNorm_h(o) ⊙ act(x W_g) per head, W_g: d_model -> heads * d_head.
+  std::string output_gate = "none";
 };
 
 // The paper's Hope-style extension: MLP hidden units in E blocks, unlocked over training steps.
@@ -177,6 +185,7 @@ struct RunConfig {
 // and the messages read them (rules, schedules and normalize variants: the memory room's tables).
 const std::vector<std::string>& device_names();       // device: cpu, cuda
 const std::vector<std::string>& mixer_type_names();   // model.mixer.type: memory, attention
+const std::vector<std::string>& output_gate_names();  // model.mixer.output_gate: none, swish, sigmoid
 
 // Derived values with their defaults resolved (d_hidden, horizons, eval lengths).
 int resolved_d_hidden(const ModelConfig& m);

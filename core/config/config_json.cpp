@@ -16,6 +16,7 @@
 #include "core/config/memory_regime.hpp"
 #include "core/config/size_bounds.hpp"
 #include "core/memory/gated_rule.hpp"
+#include "core/memory/block_axis.hpp"
 #include "core/memory/key_normalize.hpp"
 #include "core/memory/rule_form.hpp"
 #include "core/memory/schedule.hpp"
@@ -61,6 +62,8 @@ void visit_model(V& v, ModelConfig& m) {
     v.object("schedule", [&] { visit_schedule(v, x.schedule); });
     v.field("normalize", x.normalize);
     v.field("form", x.form);
+    v.field("block_axis", x.block_axis);
+    v.field("output_gate", x.output_gate);
   });
   v.object("param_schedule", [&] {
     ParamScheduleConfig& p = m.param_schedule;
@@ -478,6 +481,48 @@ void check_schedule(const std::string& field, const memory::ScheduleSpec& spec, 
   }
 }
 
+// The mixer's enumerated fields, each against its table; the output gate is the memory mixer's.
+void check_mixer_choices(const MixerConfig& x) {
+  one_of("model.mixer.type", x.type, mixer_type_names());
+  {
+    std::vector<std::string> rules;  // the memory room's table of rules
+    for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
+    one_of("model.mixer.rule", x.rule, rules);
+  }
+  one_of("model.mixer.normalize", x.normalize, memory::key_normalize_names());
+  {
+    std::vector<std::string> forms;  // the memory room's table of forms
+    for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
+    one_of("model.mixer.form", x.form, forms);
+  }
+  one_of("model.mixer.output_gate", x.output_gate, output_gate_names());
+  one_of("model.mixer.block_axis", x.block_axis, memory::block_axis_names());
+  if (x.type == "attention" && x.output_gate != "none")
+    throw InputError("model.mixer.output_gate", "gates the memory mixer's read; the attention mixer takes none, got " +
+                                                    x.output_gate);
+}
+
+// What each block axis asks of E and of the rest of the mixer (SPEC section 8). value_rows and
+// layer run the ungated rule on masked inputs (the zero-state lemma): keys stay whole under
+// value_rows, and swla's window would need step t's mask on earlier tokens, which no input mask says.
+void check_block_axis(const MixerConfig& x) {
+  const auto axis = *memory::block_axis_from_name(x.block_axis);
+  if (axis == memory::BlockAxis::key_rows) return;
+  const std::string E = std::to_string(x.E);
+  if (axis == memory::BlockAxis::value_rows && x.d_head % x.E != 0)
+    throw InputError("model.mixer.E", "block_axis value_rows needs E to divide d_v = d_head = " +
+                                          std::to_string(x.d_head) + " (d_v / E value dimensions per block), got E = " + E);
+  const int64_t rows = static_cast<int64_t>(x.heads) * x.d_head;
+  if (axis == memory::BlockAxis::layer && rows % x.E != 0)
+    throw InputError("model.mixer.E", "block_axis layer needs E to divide heads * d_head = " + std::to_string(x.heads) +
+                                          " * " + std::to_string(x.d_head) + " = " + std::to_string(rows) +
+                                          " (key rows of the layer), got E = " + E);
+  if (x.normalize != "normalize_then_mask")
+    throw InputError("model.mixer.normalize", "block_axis " + x.block_axis + " takes normalize_then_mask, got " + x.normalize);
+  if (x.rule == "swla" && x.E > 1)
+    throw InputError("model.mixer.block_axis", x.block_axis + " with rule swla (E > 1) is not implemented yet");
+}
+
 }  // namespace
 
 RunConfig resolve(const RunConfig& c) {
@@ -539,20 +584,10 @@ void validate(const RunConfig& c) {
   positive("model.norm_eps", m.norm_eps);
   positive("model.init_std", m.init_std);
   const MixerConfig& x = m.mixer;
-  one_of("model.mixer.type", x.type, mixer_type_names());
-  {
-    std::vector<std::string> rules;  // the memory room's table of rules
-    for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
-    one_of("model.mixer.rule", x.rule, rules);
-  }
-  one_of("model.mixer.normalize", x.normalize, memory::key_normalize_names());
-  {
-    std::vector<std::string> forms;  // the memory room's table of forms
-    for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
-    one_of("model.mixer.form", x.form, forms);
-  }
+  check_mixer_choices(x);
   const int64_t D = static_cast<int64_t>(x.d_head) * x.d_head;
   in_int_range("model.mixer.E", x.E, 1, D, "D = d_head^2 = " + std::to_string(D));
+  if (x.type == "memory") check_block_axis(x);
   const ParamScheduleConfig& p = m.param_schedule;
   const int64_t F = resolved_d_hidden(m);
   in_int_range("model.param_schedule.E", p.E, 1, F, "d_hidden = " + std::to_string(F));

@@ -12,6 +12,12 @@ MemoryRegime memory_regime(const RunConfig& c) {
   r.key_rows_per_block = block / x.d_head;
   r.tokens_per_key_dimension = double(c.data.seq_len) / x.d_head;
   r.row_aligned = x.E >= 1 && x.E <= x.d_head && x.d_head % x.E == 0;
+  if (x.block_axis == "value_rows") r.block_unit = "value dimension";
+  if (x.block_axis == "layer") {
+    r.block_unit = "key row of the layer";
+    r.key_rows_per_block = double(x.heads) * x.d_head / x.E;
+    r.row_aligned = x.E >= 1 && (int64_t(x.heads) * x.d_head) % x.E == 0;
+  }
   return r;
 }
 
@@ -22,8 +28,13 @@ std::string describe_regime(const MemoryRegime& r) {
     return std::string(buf);
   };
   const std::string rows = number(r.key_rows_per_block);
-  return rows + (rows == "1" ? " key row" : " key rows") + " per block, " + number(r.tokens_per_key_dimension) +
-         " tokens per key dimension";
+  // "key row of the layer" -> "key rows of the layer": the plural goes on the first noun.
+  std::string unit = r.block_unit;
+  if (rows != "1") {
+    const size_t space = unit.find(' ', unit.find(' ') + 1);
+    unit = space == std::string::npos ? unit + "s" : unit.substr(0, space) + "s" + unit.substr(space);
+  }
+  return rows + " " + unit + " per block, " + number(r.tokens_per_key_dimension) + " tokens per key dimension";
 }
 
 }  // namespace proteus::config

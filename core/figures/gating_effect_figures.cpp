@@ -27,7 +27,7 @@ bool identity_field(const std::string& path) { return config::run_identity_field
 // Fields only a gated memory reads: an E = 1 baseline pairs with a gated run whatever they hold.
 bool gating_field(const std::string& path) {
   return path == "model.mixer.E" || path == "model.mixer.N" || path == "model.mixer.normalize" ||
-         path == "model.mixer.form" || path.starts_with("model.mixer.schedule");
+         path == "model.mixer.form" || path == "model.mixer.block_axis" || path.starts_with("model.mixer.schedule");
 }
 
 // Fields resolve() derives from others: a lockstep class is named by the field a user sets.

@@ -10,6 +10,7 @@
 
 #include "core/common/json_fields.hpp"
 #include "core/memory/active_prefix.hpp"
+#include "core/memory/value_rows_rule.hpp"
 
 namespace proteus::memory {
 namespace {
@@ -22,7 +23,7 @@ using nlohmann::json;
 const std::vector<std::string>& known_fields() {
   static const std::vector<std::string> fields = {"rule", "E",  "N",  "schedule", "normalize", "q",     "k",
                                                   "v",    "beta", "a",  "p",        "eta",       "gamma", "S0",
-                                                  "dO",   "dS",   "recall", "comment"};
+                                                  "dO",   "dS",   "recall", "block_axis", "comment"};
   return fields;
 }
 
@@ -187,20 +188,44 @@ json to_json(const std::string& name, const std::vector<double>& data, int64_t r
   return out;
 }
 
-// recall_error (see the header): row t-1 holds e_i(t) for i = 1..t, read from the tape's S_t.
-json recall_errors(const MemoryOpRequest& r, const Schedule& schedule, const RuleTape<double>& tape) {
+// S_t (d_k, d_v) of a value_rows forward, from its column tapes (each column's front row dropped).
+std::vector<double> value_rows_state(const ValueRowsTape<double>& columns, int64_t t, int64_t d_k, int64_t d_v) {
+  std::vector<double> S(d_k * d_v);
+  for (int64_t j = 0; j < d_v; ++j)
+    for (int64_t i = 0; i < d_k; ++i) S[i * d_v + j] = columns.columns[j].S[t * (d_k + 1) + i + 1];
+  return S;
+}
+
+// o (d_v) = (G ⊙ S)^T q with G laid over M = S^T (value_rows), the first `end` elements of M open.
+void value_rows_read(const std::vector<double>& S, const double* q, int64_t end, int64_t d_k, int64_t d_v, double* o) {
+  for (int64_t j = 0; j < d_v; ++j) {
+    o[j] = 0;
+    for (int64_t i = 0; i < d_k; ++i)
+      if (value_rows_open(end, i, j, d_k)) o[j] += S[i * d_v + j] * q[i];
+  }
+}
+
+// recall_error (see the header): row t-1 holds e_i(t) for i = 1..t, read from the tape's S_t
+// (value_rows: from its column tapes, read through its mask).
+json recall_errors(const MemoryOpRequest& r, const Schedule& schedule, const RuleTape<double>& tape,
+                   const ValueRowsTape<double>& columns) {
   const bool capped = r.normalize == KeyNormalize::capped_renormalize;
+  const bool by_value = r.block_axis == BlockAxis::value_rows;
   const auto D = static_cast<size_t>(r.D());
   std::vector<double> key(r.d_k), read(r.d_v);
   json rows = json::array();
   for (int64_t t = 1; t <= r.T; ++t) {
-    const double* S = tape.S.data() + t * D;
+    const std::vector<double> S_by_value = by_value ? value_rows_state(columns, t, r.d_k, r.d_v) : std::vector<double>();
+    const double* S = by_value ? S_by_value.data() : tape.S.data() + t * D;
     const int64_t end = schedule.active_elements(t);
     const int64_t open = renormalizes(r.normalize) ? schedule.active_rows(t, r.d_v) : r.d_k;
     std::vector<double> errors(t);
     for (int64_t i = 0; i < t; ++i) {
       renormalize_open_rows(r.k.data() + i * r.d_k, key.data(), open, r.d_k, capped, kKeyNormEps);
-      detail::gated_read(S, key.data(), end, r.d_v, read.data());
+      if (by_value)
+        value_rows_read(S_by_value, key.data(), end, r.d_k, r.d_v, read.data());
+      else
+        detail::gated_read(S, key.data(), end, r.d_v, read.data());
       double miss = 0, size = 0;
       for (int64_t j = 0; j < r.d_v; ++j) {
         const double v = r.v[i * r.d_v + j];
@@ -336,6 +361,23 @@ void read_normalize(const json& in, MemoryOpRequest& r) {
   r.normalize = *variant;
 }
 
+// After normalize, which only key rows have.
+void read_block_axis(const json& in, MemoryOpRequest& r) {
+  const json* axis = find(in, "block_axis");
+  if (!axis) return;
+  const std::string names = "key_rows, value_rows";
+  if (!axis->is_string()) throw InputError("block_axis", "expected a string (one of " + names + "), got " + describe(*axis));
+  const auto parsed = block_axis_from_name(axis->get<std::string>());
+  if (!parsed || *parsed == BlockAxis::layer)
+    throw InputError("block_axis", "unknown or per-layer axis '" + common::clipped(axis->get<std::string>()) +
+                                       "' (expected " + names + "; layer runs across a layer's heads, this op one head)");
+  r.block_axis = *parsed;
+  if (r.block_axis != BlockAxis::value_rows) return;
+  if (renormalizes(r.normalize))
+    throw InputError("block_axis", "value_rows leaves keys whole; normalize " +
+                                       std::string(key_normalize_name(r.normalize)) + " re-normalises over open key rows");
+}
+
 void read_recall(const json& in, MemoryOpRequest& r) {
   const json* recall = find(in, "recall");
   if (!recall) return;
@@ -372,6 +414,7 @@ MemoryOpRequest parse_memory_op(const json& in) {
   read_blocks_and_horizon(in, r);
   read_normalize(in, r);
   read_recall(in, r);
+  read_block_axis(in, r);
   read_request_schedule(in, r);
   return r;
 }
@@ -398,7 +441,12 @@ json run_memory_op(const MemoryOpRequest& r) {
 
   std::vector<double> o(r.T * r.d_v), S(r.D());  // (T, d_v), (d_k, d_v)
   RuleTape<double> tape;
-  gated_rule_forward(r.rule, schedule, in, o.data(), S.data(), r.wants_grads() || r.recall ? &tape : nullptr);
+  ValueRowsTape<double> columns;  // value_rows: one tape per column
+  const bool by_value = r.block_axis == BlockAxis::value_rows;
+  if (by_value)
+    value_rows_rule_forward(r.rule, schedule, in, o.data(), S.data(), r.wants_grads() || r.recall ? &columns : nullptr);
+  else
+    gated_rule_forward(r.rule, schedule, in, o.data(), S.data(), r.wants_grads() || r.recall ? &tape : nullptr);
 
   json out;
   out["rule"] = rule_name(r.rule);
@@ -406,6 +454,7 @@ json run_memory_op(const MemoryOpRequest& r) {
   out["E"] = r.E;
   out["N"] = r.N;
   out["normalize"] = key_normalize_name(r.normalize);
+  out["block_axis"] = block_axis_name(r.block_axis);
   json spec = {{"type", r.schedule.type}, {"unlock", schedule.unlock()}};
   if (r.schedule.type == "power") spec["p"] = r.schedule.power;
   out["schedule"] = spec;
@@ -418,7 +467,7 @@ json run_memory_op(const MemoryOpRequest& r) {
   out["active_elements"] = elements;
   out["o"] = to_json("o", o, r.T, r.d_v);
   out["S"] = to_json("S", S, r.d_k, r.d_v);
-  if (r.recall) out["recall_error"] = recall_errors(r, schedule, tape);
+  if (r.recall) out["recall_error"] = recall_errors(r, schedule, tape, columns);
   if (!r.wants_grads()) return out;
 
   std::vector<double> dq(r.T * r.d_k), dk(r.T * r.d_k), dv(r.T * r.d_v), dbeta(r.T), da(r.T);
@@ -430,7 +479,10 @@ json run_memory_op(const MemoryOpRequest& r) {
   grads.eta = rule_uses_eta(r.rule) ? deta.data() : nullptr;
   grads.gamma = rule_uses_gamma(r.rule) ? dgamma.data() : nullptr;
   grads.S0 = dS0.data();
-  gated_rule_backward(r.rule, schedule, in, tape, given(r.dO, r.has_dO), given(r.dS, r.has_dS), grads);
+  if (by_value)
+    value_rows_rule_backward(r.rule, schedule, in, columns, given(r.dO, r.has_dO), given(r.dS, r.has_dS), grads);
+  else
+    gated_rule_backward(r.rule, schedule, in, tape, given(r.dO, r.has_dO), given(r.dS, r.has_dS), grads);
   if (renormalizes(r.normalize)) {  // back through the re-normalisation to the q, k given
     const std::vector<double> dq_used = dq, dk_used = dk;
     renormalize_sequence_backward(r.normalize, schedule, r.T, r.d_k, r.d_v, dq_used.data(), q_used.data(),

@@ -16,6 +16,12 @@
 // function as the model's prefix_renorm op (key_normalize.hpp). p, v and the rest are used as given;
 // grad.q and grad.k are with respect to the q, k given.
 //
+// "block_axis" (key_rows | value_rows, as the model's model.mixer.block_axis; default key_rows)
+// says which way the E blocks run: value_rows blocks the flattened M = S^T (value_rows_rule.hpp),
+// elementwise for any E (recall reads through its mask). The re-normalising variants re-normalise
+// over open key rows, which value_rows does not have: key_rows only.
+// layer runs across a layer's heads, so one head (this op) has no such reading: refused.
+//
 // "recall": true adds recall_error: row t-1 (t = 1..T) holds, for every association i <= t (token
 // i wrote k_i -> v_i), how far reading the memory at step t with k_i lands from v_i:
 //   e_i(t) = ||(G_t ⊙ S_t)^T k~_i - v_i|| / ||v_i||   (||...|| alone when v_i = 0)
@@ -29,6 +35,7 @@
 
 #include "core/common/input_error.hpp"
 #include "core/common/json_read.hpp"
+#include "core/memory/block_axis.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "core/memory/key_normalize.hpp"
 #include "core/memory/schedule.hpp"
@@ -53,6 +60,7 @@ struct MemoryOpRequest {
   int64_t N = 1;           // schedule horizon; T when IN.json has none
   ScheduleSpec schedule;   // validated against D, E, N by parse_memory_op
   KeyNormalize normalize = KeyNormalize::normalize_then_mask;  // how the mask meets q, k's norm
+  BlockAxis block_axis = BlockAxis::key_rows;                  // which way the blocks run
   bool recall = false;     // add recall_error to the output
   int64_t T = 0;           // tokens: rows of q
   int64_t d_k = 0;         // key width: length of q[0]
@@ -81,7 +89,7 @@ struct MemoryOpRequest {
 MemoryOpRequest parse_memory_op(const nlohmann::json& in);
 
 // Runs the CPU reference. Returns {"rule", "D", "E", "N", "schedule": {"type", "unlock", ...},
-// "normalize", "active_blocks": (T), "active_elements": (T), "o": (T, d_v), "S": (d_k, d_v)},
+// "normalize", "block_axis", "active_blocks": (T), "active_elements": (T), "o": (T, d_v), "S": (d_k, d_v)},
 // "recall_error" (row t-1 of length t) when recall, and, when
 // wants_grads(), "grad": {"q", "k", "v", "a", "S0", "beta" (unless swla without beta),
 // "p" (comba), "eta" (titans), "gamma" (swla)} shaped like the inputs. Throws InputError naming

@@ -30,6 +30,7 @@ nlohmann::json teaching_input(const TeachingExample& ex) {
   in["N"] = ex.horizon();
   in["schedule"] = {{"type", ex.schedule}};
   in["normalize"] = ex.normalize;
+  if (ex.block_axis != "key_rows") in["block_axis"] = ex.block_axis;
   in["q"] = keys;  // each token reads with its own key
   in["k"] = keys;
   in["v"] = values;

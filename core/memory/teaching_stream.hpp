@@ -19,6 +19,7 @@ struct TeachingExample {
   int N = 0;       // horizon (0 = T)
   std::string schedule = "uniform";
   std::string normalize = "normalize_then_mask";  // how the gated memory's mask meets q, k's norm
+  std::string block_axis = "key_rows";            // key_rows | value_rows: which way the blocks run
   double beta = 1.0;   // write strength of every token
   double decay = 1.0;  // a_t for every token (1 = none)
   uint64_t seed = 7;

@@ -7,6 +7,15 @@
 #include "core/model/op_support.hpp"
 
 namespace proteus::model {
+namespace {
+
+// The rule's own schedule: value_rows and layer gate outside the rule, so it runs ungated (E = 1).
+memory::Schedule rule_schedule_for(memory::BlockAxis axis, const memory::Schedule& schedule) {
+  if (axis != memory::BlockAxis::key_rows) return memory::Schedule::uniform(schedule.D(), 1, schedule.N());
+  return schedule;
+}
+
+}  // namespace
 
 template <class T>
 MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const std::string& prefix, int C,
@@ -18,6 +27,11 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
       rule_(*memory::rule_from_name(cfg.rule)),
       form_(*memory::rule_form_from_name(cfg.form)),
       schedule_(schedule),
+      axis_(*memory::block_axis_from_name(cfg.block_axis)),
+      rule_schedule_(rule_schedule_for(axis_, schedule)),
+      gate_(cfg.output_gate == "swish" ? OutputGate::swish
+            : cfg.output_gate == "sigmoid" ? OutputGate::sigmoid
+                                           : OutputGate::none),
       C_(C),
       H_(cfg.heads),
       d_(cfg.d_head),
@@ -42,6 +56,8 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
   if (memory::rule_uses_p(rule_)) dcomba_ = table.add(prefix + ".d", {H_}, Init::zeros, 0, Decay::none);
   onorm_ = table.add(prefix + ".o_norm.weight", {d_}, Init::ones, 0, Decay::none);
   wo_ = table.add(prefix + ".o_proj.weight", {C, HD}, Init::normal, out_std, Decay::applied);
+  // Last, so that output_gate none registers (and draws) exactly today's parameters.
+  if (gate_ != OutputGate::none) wg_ = table.add(prefix + ".g_proj.weight", {HD, C}, Init::normal, std, Decay::applied);
 }
 
 template <class T>
@@ -54,16 +70,14 @@ template <class T>
 backend::MemoryRuleArgs<T> MemoryMixer<T>::rule_args() const {
   backend::MemoryRuleArgs<T> args;
   args.rule = rule_;
-  args.schedule = &schedule_;
+  args.schedule = &rule_schedule_;
   args.B = B_, args.T = T_, args.H = H_, args.d_k = d_, args.d_v = d_, args.window = c_;
-  const T* q = renormalizes() ? qm_.get() : qn_.get();
-  const T* k = renormalizes() ? km_.get() : kn_.get();
-  args.q = memory::rule_uses_p(rule_) ? qx_.get() : q;
-  args.k = k;
-  args.v = v_.act;
+  args.q = masks_keys() ? qlm_.get() : rule_query();
+  args.k = masks_keys() ? klm_.get() : rule_key();
+  args.v = masks_values() ? vm_.get() : v_.act.get();
   args.beta = memory::rule_uses_beta(rule_) ? beta_.get() : nullptr;
   args.a = cfg_.decay ? a_.get() : nullptr;
-  args.p = memory::rule_uses_p(rule_) ? k : nullptr;
+  args.p = memory::rule_uses_p(rule_) ? args.k : nullptr;
   args.eta = memory::rule_uses_eta(rule_) ? eta_.get() : nullptr;
   args.gamma = memory::rule_uses_gamma(rule_) ? gamma_.get() : nullptr;
   args.form = form_;
@@ -155,28 +169,97 @@ void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
     be_.matmul_forward(gamma_pre_.reserve(be_, ng), in, params_ + wgamma_, N_, C_, H_ * c_);
     be_.sigmoid_forward(gamma_.reserve(be_, ng), gamma_pre_, ng);
   }
-  rule_state_ = be_.memory_rule_forward(o_.reserve(be_, n), rule_args());
+  rule_forward();
   be_.rmsnorm_forward(on_.reserve(be_, n), orstd_.reserve(be_, NH), o_, params_ + onorm_, NH, d_, norm_eps_);
-  be_.matmul_forward(out, on_, params_ + wo_, N_, HD, C_);
+  be_.matmul_forward(out, gate_ == OutputGate::none ? on_.get() : gate_forward(in), params_ + wo_, N_, HD, C_);
+}
+
+// The rule on what the block axis gives it: key_rows gates inside the rule; value_rows and layer
+// run the ungated rule between prefix masks (n ⊙ v in and n ⊙ o out; m_h ⊙ q, k, p in).
+template <class T>
+void MemoryMixer<T>::rule_forward() {
+  const size_t n = static_cast<size_t>(N_) * H_ * d_;
+  if (masks_values() || masks_keys()) {
+    const auto widths = memory::open_widths_table(axis_, schedule_, T_, H_, d_, d_);
+    be_.upload_int32(open_widths_.reserve(be_, widths.size()), widths.data(), widths.size());
+  }
+  if (masks_keys()) {
+    be_.prefix_mask(qlm_.reserve(be_, n), rule_query(), open_widths_, B_, T_, H_, d_);
+    be_.prefix_mask(klm_.reserve(be_, n), rule_key(), open_widths_, B_, T_, H_, d_);
+  }
+  if (!masks_values()) {
+    rule_state_ = be_.memory_rule_forward(o_.reserve(be_, n), rule_args());
+    return;
+  }
+  be_.prefix_mask(vm_.reserve(be_, n), v_.act, open_widths_, B_, T_, H_, d_);
+  rule_state_ = be_.memory_rule_forward(orule_.reserve(be_, n), rule_args());
+  be_.prefix_mask(o_.reserve(be_, n), orule_, open_widths_, B_, T_, H_, d_);
+}
+
+// The adjoint of rule_forward: through n on the read and on the value, through m_h on q, k, p.
+template <class T>
+void MemoryMixer<T>::rule_backward(const backend::MemoryRuleGrads<T>& g) {
+  const size_t n = static_cast<size_t>(N_) * H_ * d_;
+  if (masks_values()) {
+    be_.prefix_mask(dorule_.reserve(be_, n), do_, open_widths_, B_, T_, H_, d_);
+    be_.memory_rule_backward(g, dorule_, rule_args(), *rule_state_);
+    be_.prefix_mask(v_.dact.reserve(be_, n), dvm_, open_widths_, B_, T_, H_, d_);
+  } else {
+    be_.memory_rule_backward(g, do_, rule_args(), *rule_state_);
+  }
+  if (!masks_keys()) return;
+  for (T* grad : {g.q, g.k, g.p})
+    if (grad) be_.prefix_mask(grad, grad, open_widths_, B_, T_, H_, d_);
+}
+
+template <class T>
+const T* MemoryMixer<T>::gate_forward(const T* in) {
+  const size_t n = static_cast<size_t>(N_) * H_ * d_;
+  be_.matmul_forward(gpre_.reserve(be_, n), in, params_ + wg_, N_, C_, H_ * d_);
+  T* gated = gated_.reserve(be_, n);
+  if (gate_ == OutputGate::swish) {
+    be_.swiglu_forward(gated, gpre_, on_, n);  // silu(W_g x) ⊙ RMSNorm(o)
+  } else {
+    be_.sigmoid_forward(gact_.reserve(be_, n), gpre_, n);
+    be_.multiply(gated, on_, gact_, n);
+  }
+  return gated;
+}
+
+template <class T>
+void MemoryMixer<T>::gate_backward(const T* dgated) {
+  const size_t n = static_cast<size_t>(N_) * H_ * d_;
+  if (gate_ == OutputGate::swish) {
+    be_.swiglu_backward(dgpre_.reserve(be_, n), don_.reserve(be_, n), dgated, gpre_, on_, n);
+    return;
+  }
+  be_.multiply(don_.reserve(be_, n), dgated, gact_, n);
+  be_.multiply(dgact_.reserve(be_, n), dgated, on_, n);
+  be_.sigmoid_backward(dgpre_.reserve(be_, n), dgact_, gact_, n);
 }
 
 template <class T>
 void MemoryMixer<T>::backward(T* din, const T* dout) {
   const int HD = H_ * d_, NH = N_ * H_;
   const size_t n = static_cast<size_t>(N_) * HD;
-  be_.matmul_backward(don_.reserve(be_, n), grads_ + wo_, dout, on_, params_ + wo_, N_, HD, C_);
+  if (gate_ == OutputGate::none) {
+    be_.matmul_backward(don_.reserve(be_, n), grads_ + wo_, dout, on_, params_ + wo_, N_, HD, C_);
+  } else {
+    be_.matmul_backward(dgated_.reserve(be_, n), grads_ + wo_, dout, gated_, params_ + wo_, N_, HD, C_);
+    gate_backward(dgated_);
+  }
   be_.rmsnorm_backward(do_.reserve(be_, n), grads_ + onorm_, don_, o_, params_ + onorm_, orstd_, NH, d_);
 
   backend::MemoryRuleGrads<T> g;
   g.q = dqx_.reserve(be_, n);
   g.k = dkr_.reserve(be_, n);
-  g.v = v_.dact.reserve(be_, n);
+  g.v = masks_values() ? dvm_.reserve(be_, n) : v_.dact.reserve(be_, n);
   if (memory::rule_uses_beta(rule_)) g.beta = dbeta_.reserve(be_, NH);
   if (cfg_.decay) g.a = da_.reserve(be_, NH);
   if (memory::rule_uses_p(rule_)) g.p = dp_.reserve(be_, n);
   if (memory::rule_uses_eta(rule_)) g.eta = deta_.reserve(be_, NH);
   if (memory::rule_uses_gamma(rule_)) g.gamma = dgamma_.reserve(be_, static_cast<size_t>(NH) * c_);
-  be_.memory_rule_backward(g, do_, rule_args(), *rule_state_);
+  rule_backward(g);
 
   // Back to the q, k the rule read: comba's q = q - d_h k and p = k also reach k.
   const T* kused = renormalizes() ? km_.get() : kn_.get();
@@ -226,6 +309,7 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
     be_.sigmoid_backward(dpre_.reserve(be_, ng), dgamma_, gamma_, ng);
     gate_to_input(wgamma_, dpre_, H_ * c_);
   }
+  if (gate_ != OutputGate::none) gate_to_input(wg_, dgpre_, HD);
 }
 
 template <class T>

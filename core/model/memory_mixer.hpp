@@ -2,13 +2,18 @@
 //   q, k, v = W x  ->  short causal depthwise conv (width K) + SiLU  ->  q, k L2-normalised per head
 //   beta = sigmoid(W_b x); a = exp(-exp(A_log) softplus(W_a x + dt_bias)) when decaying
 //   comba: p = k, q <- q - d_h p;  titans: eta = sigmoid(W_eta x);  swla: gamma = sigmoid(W_g x)
-//   o = gated rule (E blocks on the schedule)  ->  per-head RMSNorm  ->  output map.
+//   o = gated rule (E blocks on the schedule)  ->  per-head RMSNorm [⊙ act(W_g x)]  ->  output map.
 // The normalised q, k are masked inside the rule ("normalise, then mask"); E = 1 is the baseline.
+// block_axis value_rows runs the ungated rule on n_t ⊙ v and reads n_t ⊙ o, layer the ungated rule
+// on m_h(t) ⊙ q, k, p (SPEC section 8's zero-state forms: n_t open value dimensions, m_h(t) head
+// h's open key rows), so every rule but swla runs them in every form on every backend.
+// output_gate swish | sigmoid multiplies the normed read by act(W_g x) (fla's gated RMSNorm).
 // The `normalize` variants re-normalise q, k over the open key rows first (prefix_renorm).
 #pragma once
 #include <memory>
 
 #include "core/config/config.hpp"
+#include "core/memory/block_axis.hpp"
 #include "core/memory/key_normalize.hpp"
 #include "core/model/buffer.hpp"
 #include "core/model/layer.hpp"
@@ -43,6 +48,18 @@ class MemoryMixer final : public Layer<T> {
 
   // How the mask meets the normalisation (config.hpp's MixerConfig::normalize, SPEC section 3).
   bool renormalizes() const { return memory::renormalizes(normalize_); }
+  // value_rows (layer) with more than one block: the rule runs ungated on masked values (keys).
+  bool masks_values() const { return axis_ == memory::BlockAxis::value_rows && schedule_.E() > 1; }
+  bool masks_keys() const { return axis_ == memory::BlockAxis::layer && schedule_.E() > 1; }
+  // The q and k the rule reads before layer's mask: re-normalised or not, comba's q - d_h p.
+  const T* rule_query() const { return memory::rule_uses_p(rule_) ? qx_.get() : renormalizes() ? qm_.get() : qn_.get(); }
+  const T* rule_key() const { return renormalizes() ? km_.get() : kn_.get(); }
+  void rule_forward();
+  void rule_backward(const backend::MemoryRuleGrads<T>& g);
+  // The output gate: the gated read (N, H d) from the normed one; its backward fills don_ and dgpre_.
+  enum class OutputGate { none, swish, sigmoid };
+  const T* gate_forward(const T* in);
+  void gate_backward(const T* dgated);
 
   backend::Backend<T>& be_;
   config::MixerConfig cfg_;
@@ -50,6 +67,9 @@ class MemoryMixer final : public Layer<T> {
   memory::Rule rule_;
   memory::RuleForm form_;  // auto: chunked where it applies
   memory::Schedule schedule_;
+  memory::BlockAxis axis_;
+  memory::Schedule rule_schedule_;  // what the rule op gates by: schedule_, or E = 1 under value_rows
+  OutputGate gate_;
   int C_, H_, d_, K_, c_;
   T norm_eps_;
   int B_ = 0, T_ = 0, N_ = 0;
@@ -58,12 +78,16 @@ class MemoryMixer final : public Layer<T> {
   const T* in_ = nullptr;
 
   Stream q_, k_, v_;
-  size_t wb_ = 0, wa_ = 0, a_log_ = 0, dt_bias_ = 0, weta_ = 0, wgamma_ = 0, dcomba_ = 0, onorm_ = 0, wo_ = 0;
+  size_t wb_ = 0, wa_ = 0, a_log_ = 0, dt_bias_ = 0, weta_ = 0, wgamma_ = 0, dcomba_ = 0, onorm_ = 0, wo_ = 0, wg_ = 0;
   Buffer<T> qn_, kn_, rq_, rk_, qx_;                 // normalised q, k (N, H d), their rnorms (N H), comba's q
   Buffer<T> qm_, km_, nq_, nk_;                      // re-normalised over the open rows, their open norms
   IdBuffer<T> open_rows_;                            // (T) open key rows at each position
   Buffer<T> beta_pre_, beta_, a_pre_, a_, eta_pre_, eta_, gamma_pre_, gamma_;
   Buffer<T> o_, on_, orstd_;                         // rule output, normed (N, H d), rstd (N H)
+  IdBuffer<T> open_widths_;                          // (T, H) value_rows' open value dims, layer's key rows
+  Buffer<T> vm_, orule_, dorule_, dvm_;              // value_rows: n ⊙ v, the unmasked read, their gradients
+  Buffer<T> qlm_, klm_;                              // layer: m_h ⊙ q, m_h ⊙ k
+  Buffer<T> gpre_, gact_, gated_, dgated_, dgpre_, dgact_;  // output gate: W_g x, act, the gated read
   std::unique_ptr<backend::OpState> rule_state_;
   // Gradients of the activations above.
   Buffer<T> dqm_, dkm_;

@@ -38,6 +38,21 @@ TEST(MemoryRegime, RatiosFromTheConfig) {
   EXPECT_EQ(describe_regime(memory_regime(c)), "1 key row per block, 64 tokens per key dimension");
 }
 
+// The block axis says what a block is made of: value dimensions, or key rows across the layer's heads.
+TEST(MemoryRegime, NamesTheBlockAxisUnit) {
+  RunConfig c;
+  c.model.mixer.heads = 4;
+  c.model.mixer.d_head = 64;
+  c.model.mixer.E = 8;
+  c.data.seq_len = 2048;
+  c.model.mixer.block_axis = "value_rows";
+  EXPECT_EQ(describe_regime(memory_regime(c)), "8 value dimensions per block, 32 tokens per key dimension");
+  c.model.mixer.block_axis = "layer";
+  const MemoryRegime layer = memory_regime(c);
+  EXPECT_EQ(layer.key_rows_per_block, 32.0);
+  EXPECT_EQ(describe_regime(layer), "32 key rows of the layer per block, 32 tokens per key dimension");
+}
+
 TEST(MemoryRegime, WrittenIntoTheResolvedConfigAndIgnoredOnRead) {
   RunConfig c;
   c.model.mixer.d_head = 32;

@@ -13,11 +13,12 @@ namespace {
 
 using namespace proteus;
 
-class TeachingStepperRules : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(TeachingStepperRules, StepsAgreeWithTheWholeRunAndKeepLockedElements) {
+// Each step against the whole run; locked elements (key rows, or value dimensions under value_rows)
+// keep their value and are not written.
+void expect_steps_agree_with_the_whole_run(const std::string& rule, const std::string& block_axis) {
   gui::TeachingExample ex;
-  ex.rule = GetParam();
+  ex.rule = rule;
+  ex.block_axis = block_axis;
   ex.T = 10;
   ex.d_k = ex.d_v = 4;
   ex.E = 4;
@@ -56,8 +57,34 @@ TEST_P(TeachingStepperRules, StepsAgreeWithTheWholeRunAndKeepLockedElements) {
   }
 }
 
+class TeachingStepperRules : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TeachingStepperRules, StepsAgreeWithTheWholeRunAndKeepLockedElements) {
+  expect_steps_agree_with_the_whole_run(GetParam(), "key_rows");
+}
+
+TEST_P(TeachingStepperRules, ValueRowsStepsAgreeAndKeepLockedColumns) {
+  expect_steps_agree_with_the_whole_run(GetParam(), "value_rows");
+}
+
 INSTANTIATE_TEST_SUITE_P(AllRules, TeachingStepperRules,
                          ::testing::Values("linear", "delta", "comba", "titans", "swla"));
+
+// Under value_rows the locked elements are whole value dimensions (columns of S): E = 4 over d_v = 4
+// opens one column a block.
+TEST(TeachingStepper, ValueRowsLocksColumns) {
+  gui::TeachingExample ex;
+  ex.T = 8, ex.d_k = ex.d_v = 4, ex.E = 4, ex.N = 8;
+  ex.block_axis = "value_rows";
+  gui::TeachingStepper st;
+  st.set_example(ex);
+  st.go_to(1);
+  const auto& s = st.current().gated;
+  EXPECT_EQ(s.open_values, 1);
+  EXPECT_EQ(s.open_rows, 4);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(bool(s.mask[r * 4 + c]), c == 0) << r << ", " << c;
+}
 
 TEST(TeachingStepper, StepsClampAndStartEmpty) {
   gui::TeachingStepper st;

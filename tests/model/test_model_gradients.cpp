@@ -1,11 +1,13 @@
 // The whole model's gradient against central finite differences in float64, on tiny configs of
-// every mixer (each memory rule with E > 1 and the attention reference), with the parameter
-// schedule's mask and per-position loss weights; plus same-seed-same-bits in float.
+// every mixer (each memory rule with E > 1 and the attention reference) and of the readings of
+// SPEC section 8 (output gate, value_rows), with the parameter schedule's mask and per-position
+// loss weights; plus same-seed-same-bits in float.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 #include "core/backend/cpu_backend.hpp"
 #include "core/model/model.hpp"
@@ -46,12 +48,9 @@ struct Batch {
   }
 };
 
-class ModelGradient : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
-
-TEST_P(ModelGradient, MatchesCentralFiniteDifferences) {
-  const auto [type, rule] = GetParam();
+// Every parameter's gradient against central differences of the loss, entry by entry.
+void expect_gradients_match_finite_differences(const config::ModelConfig& cfg) {
   auto be = backend::make_cpu_backend<double>(1);
-  const auto cfg = tiny_config(type, rule);
   model::Model<double> m(cfg, /*horizon=*/5, *be, 42);
   Batch batch(cfg.vocab);
   auto loss = [&] {
@@ -87,11 +86,41 @@ TEST_P(ModelGradient, MatchesCentralFiniteDifferences) {
   }
 }
 
+class ModelGradient : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(ModelGradient, MatchesCentralFiniteDifferences) {
+  const auto [type, rule] = GetParam();
+  expect_gradients_match_finite_differences(tiny_config(type, rule));
+}
+
 INSTANTIATE_TEST_SUITE_P(Mixers, ModelGradient,
                          ::testing::Values(std::pair{"memory", "linear"}, std::pair{"memory", "delta"},
                                            std::pair{"memory", "comba"}, std::pair{"memory", "titans"},
                                            std::pair{"memory", "swla"}, std::pair{"attention", ""}),
                          [](const auto& info) { return info.param.first + "_" + info.param.second; });
+
+// The readings of SPEC section 8: the output gate (W_g gets its gradient too) and value_rows
+// (E = 3 divides d_head = 3: one value dimension per block) and layer (2 key rows per block over
+// 2 heads of 3), on rules of each family.
+class ReadingGradient : public ::testing::TestWithParam<std::tuple<std::string, std::string, std::string>> {};
+
+TEST_P(ReadingGradient, MatchesCentralFiniteDifferences) {
+  const auto [rule, axis, gate] = GetParam();
+  auto cfg = tiny_config("memory", rule);
+  cfg.mixer.block_axis = axis;
+  cfg.mixer.output_gate = gate;
+  expect_gradients_match_finite_differences(cfg);
+}
+
+INSTANTIATE_TEST_SUITE_P(Readings, ReadingGradient,
+                         ::testing::Values(std::tuple{"delta", "key_rows", "swish"}, std::tuple{"delta", "key_rows", "sigmoid"},
+                                           std::tuple{"swla", "key_rows", "sigmoid"}, std::tuple{"delta", "value_rows", "none"},
+                                           std::tuple{"comba", "value_rows", "swish"}, std::tuple{"titans", "value_rows", "none"},
+                                           std::tuple{"linear", "value_rows", "sigmoid"}, std::tuple{"delta", "layer", "none"},
+                                           std::tuple{"comba", "layer", "swish"}, std::tuple{"titans", "layer", "none"}),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" + std::get<2>(info.param);
+                         });
 
 TEST(Model, SameSeedSameBits) {
   auto be = backend::make_cpu_backend<float>(0);

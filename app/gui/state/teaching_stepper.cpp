@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <random>
 
+#include "core/memory/block_axis.hpp"
 #include "core/memory/memory_op.hpp"
 
 namespace proteus::gui {
@@ -82,8 +83,15 @@ MemoryStep TeachingStepper::compute(const nlohmann::json& input, const nlohmann:
   const int E = input["E"].get<int>();
   // The mask at t (at t = 0: the one the first token will see), from the engine's schedule.
   const auto schedule = memory::Schedule::make(memory::parse_memory_op(input).schedule, int64_t(D), E, ex_.horizon());
+  const bool by_value = input.value("block_axis", std::string("key_rows")) == "value_rows";
   s.mask = schedule.mask(std::max(1, t));
-  s.open_rows = static_cast<int>(schedule.active_rows(std::max(1, t), ex_.d_v));
+  s.open_rows = by_value ? ex_.d_k : static_cast<int>(schedule.active_rows(std::max(1, t), ex_.d_v));
+  s.open_values = by_value ? static_cast<int>(schedule.active_rows(std::max(1, t), ex_.d_k)) : ex_.d_v;
+  if (by_value) {  // element (i, j) of S is element j d_k + i of M = S^T, the flattening value_rows blocks
+    const int64_t end = schedule.active_elements(std::max(1, t));
+    for (int i = 0; i < ex_.d_k; ++i)
+      for (int j = 0; j < ex_.d_v; ++j) s.mask[size_t(i) * ex_.d_v + j] = memory::value_rows_open(end, i, j, ex_.d_k);
+  }
   if (t == 0) {
     s.active_blocks = static_cast<int>(schedule.active_blocks(1));
     s.active_elements = 0;
@@ -117,8 +125,12 @@ std::string TeachingStepper::caption() const {
   const int D = e.d_k * e.d_v;
   const int rows = s.gated.open_rows;
   std::string text;
-  std::snprintf(buf, sizeof buf, "Token %d writes association %d. The gated memory has %d of %d blocks open (%d of %d elements, %d of %d key rows)",
-                s.t, s.t, s.gated.active_blocks, e.E, s.gated.active_elements, D, rows, e.d_k);
+  if (e.block_axis == "value_rows")
+    std::snprintf(buf, sizeof buf, "Token %d writes association %d. The gated memory has %d of %d blocks open (%d of %d elements, %d of %d value dimensions)",
+                  s.t, s.t, s.gated.active_blocks, e.E, s.gated.active_elements, D, s.gated.open_values, e.d_v);
+  else
+    std::snprintf(buf, sizeof buf, "Token %d writes association %d. The gated memory has %d of %d blocks open (%d of %d elements, %d of %d key rows)",
+                  s.t, s.t, s.gated.active_blocks, e.E, s.gated.active_elements, D, rows, e.d_k);
   text = buf;
   const auto& blocks = gated_out_["active_blocks"];
   if (s.t > 1 && blocks[s.t - 1].get<int>() > blocks[s.t - 2].get<int>()) text += ": a block opened at this token";

@@ -33,8 +33,9 @@ std::vector<std::string> rule_equations(const std::string& rule);
 struct MemoryStep {
   int active_blocks = 0;          // k(t)
   int active_elements = 0;        // end(k(t))
-  int open_rows = 0;              // key rows holding an active element: ceil(end(k(t)) / d_v)
-  std::vector<uint8_t> mask;      // g_t, (d_k, d_v)
+  int open_rows = 0;              // key rows holding an active element: ceil(end(k(t)) / d_v); all under value_rows
+  int open_values = 0;            // value dimensions holding one: d_v, or ceil(end(k(t)) / d_k) under value_rows
+  std::vector<uint8_t> mask;      // g_t, (d_k, d_v); over M = S^T under value_rows (locked columns)
   std::vector<double> state;      // S_t, (d_k, d_v)
   std::vector<double> read;       // o_t, (d_v); empty at t = 0
   std::vector<uint8_t> written;   // 1 where S_t differs from S_{t-1}

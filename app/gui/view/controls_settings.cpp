@@ -11,6 +11,7 @@
 #include "core/config/data_values.hpp"
 #include "core/config/memory_regime.hpp"
 #include "core/data/niah.hpp"
+#include "core/memory/block_axis.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "core/memory/key_normalize.hpp"
 #include "core/memory/rule_form.hpp"
@@ -52,6 +53,10 @@ bool draw_model_section(config::RunConfig& c) {
     changed |= input_config_int("conv width", "model.mixer.conv", m.conv);
     changed |= ImGui::Checkbox("data-dependent decay", &m.decay);
     if (m.rule == "swla") changed |= input_config_int("swla window", "model.mixer.window", m.window);
+    changed |= combo("output gate", m.output_gate, config::output_gate_names());
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("A gate on the memory's read (model.mixer.output_gate): none (the default), swish (the\n"
+                        "gated RMSNorm of Gated DeltaNet and Comba) or sigmoid: RMSNorm(o) * act(W_g x) per head");
   }
   return changed;
 }
@@ -84,6 +89,11 @@ bool draw_memory_section(ExperimentEditor& ed) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Which form of the rule runs (model.mixer.form): auto (chunked where it applies: every\n"
                       "rule but titans, with E dividing d_head), recurrent, or chunked. Same function, other cost.");
+  changed |= combo("block axis", m.block_axis, memory::block_axis_names());
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Which way the E blocks run (model.mixer.block_axis): key_rows (d_head / E key rows per\n"
+                      "block, the default), value_rows (d_head / E value dimensions; E must divide d_head) or\n"
+                      "layer (across the layer's heads, one head after another; E must divide heads x d_head)");
   changed |= combo("normalize", m.normalize, memory::key_normalize_names());
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("How the mask meets the normalisation of q and k (model.mixer.normalize):\n"

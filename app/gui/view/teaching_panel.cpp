@@ -49,6 +49,8 @@ bool draw_example_controls(TeachingExample& ex) {
   changed |= choose("schedule", ex.schedule, schedules, ui_px(100));
   flow_same_line(ui_px(170) + label_width("normalize"));
   changed |= choose("normalize", ex.normalize, memory::key_normalize_names(), ui_px(170));
+  flow_same_line(ui_px(120) + label_width("block axis"));
+  changed |= choose("block axis", ex.block_axis, {"key_rows", "value_rows"}, ui_px(120));
 
   ImGui::SetNextItemWidth(ui_px(90));
   if (ImGui::SliderInt("d_k", &ex.d_k, 1, 16)) changed = true;
@@ -112,8 +114,8 @@ void draw_memory_column(const char* id, const char* title, const MemoryStep& m, 
   ImGui::BeginGroup();
   ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + width);  // the column's text wraps within it
   ImGui::TextUnformatted(title);
-  ImGui::TextDisabled("k(t) = %d blocks, %d of %d elements, %d of %d key rows open", m.active_blocks, m.active_elements,
-                      e.d_k * e.d_v, m.open_rows, e.d_k);
+  ImGui::TextDisabled("k(t) = %d blocks, %d of %d elements, %d of %d key rows and %d of %d value dimensions open",
+                      m.active_blocks, m.active_elements, e.d_k * e.d_v, m.open_rows, e.d_k, m.open_values, e.d_v);
   double scale = 1e-9;
   for (double v : m.state) scale = std::max(scale, std::abs(v));
   const float cell = std::clamp(std::min(width * 0.55f / e.d_v, ui_px(190) / e.d_k), ui_px(6), ui_px(40));
@@ -168,7 +170,7 @@ void draw_teaching_lesson(LabApp& app) {
   draw_memory_column("ungated", "Ungated memory (E = 1)", s.ungated, st.ungated_output(), e, s.t, half);
   ImGui::SameLine(0, gap);
   const std::string gated_title = "Gated memory (E = " + std::to_string(e.E) + ", " + e.schedule + " over N = " +
-                                  std::to_string(e.horizon()) + ", " + e.normalize + ")";
+                                  std::to_string(e.horizon()) + ", " + e.normalize + ", " + e.block_axis + ")";
   draw_memory_column("gated", gated_title.c_str(), s.gated, st.gated_output(), e, s.t, half);
 }
 

@@ -1,0 +1,272 @@
+// The readings of SPEC section 8 in the model: output_gate none is today's model; E = 1 ignores the
+// schedule and the block axis bit for bit under each gate; and block_axis value_rows as the model
+// runs it (n ⊙ v, the ungated rule, n ⊙ o, on the backend's ops) equals the elementwise reference
+// (value_rows_rule.hpp), outputs and gradients, in the recurrent and chunked forms; block_axis layer
+// (m_h ⊙ q, k, the ungated rule) equals SPEC section 3's elementwise delta rule with r_h(t) open rows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/backend/cpu_backend.hpp"
+#include "core/memory/block_axis.hpp"
+#include "core/memory/value_rows_rule.hpp"
+#include "core/model/model.hpp"
+
+namespace {
+
+using namespace proteus;
+
+config::ModelConfig small_config() {
+  config::ModelConfig m;
+  m.vocab = 17;
+  m.d_model = 16;
+  m.layers = 2;
+  m.d_hidden = 24;
+  m.init_std = 0.2;
+  m.mixer.rule = "delta";
+  m.mixer.heads = 2;
+  m.mixer.d_head = 4;
+  return m;
+}
+
+struct Result {
+  double loss = 0;
+  std::vector<float> grads;
+  std::vector<std::string> names;
+};
+
+Result run(const config::ModelConfig& cfg, int horizon) {
+  auto be = backend::make_cpu_backend<float>(1);
+  model::Model<float> m(cfg, horizon, *be, 9);
+  std::mt19937 rng(4);
+  std::vector<int32_t> tokens(2 * 12), targets(2 * 12);
+  for (auto& x : tokens) x = static_cast<int32_t>(rng() % cfg.vocab);
+  for (auto& x : targets) x = static_cast<int32_t>(rng() % cfg.vocab);
+  Result r;
+  r.loss = m.forward(tokens.data(), targets.data(), nullptr, 2, 12);
+  m.backward();
+  r.grads.resize(m.num_params());
+  be->download(r.grads.data(), m.grads(), r.grads.size());
+  for (const auto& e : m.table().entries()) r.names.push_back(e.name);
+  return r;
+}
+
+bool same_bits(const Result& a, const Result& b) {
+  return a.loss == b.loss && a.grads.size() == b.grads.size() &&
+         std::memcmp(a.grads.data(), b.grads.data(), a.grads.size() * sizeof(float)) == 0;
+}
+
+TEST(OutputGate, NoneIsTodaysModel) {
+  auto cfg = small_config();
+  cfg.mixer.E = 2;
+  const Result today = run(cfg, 6);
+  cfg.mixer.output_gate = "none";
+  cfg.mixer.block_axis = "key_rows";
+  EXPECT_TRUE(same_bits(today, run(cfg, 6)));
+  for (const auto& name : today.names) EXPECT_EQ(name.find("g_proj"), std::string::npos) << name;
+  cfg.mixer.output_gate = "swish";
+  const Result gated = run(cfg, 6);
+  EXPECT_EQ(gated.names.size(), today.names.size() + 2) << "one W_g per layer";
+  EXPECT_NE(gated.loss, today.loss);
+}
+
+TEST(OutputGate, EOneIgnoresScheduleAndBlockAxisUnderEachGate) {
+  for (const std::string gate : config::output_gate_names()) {
+    auto cfg = small_config();
+    cfg.mixer.output_gate = gate;
+    const Result ungated = run(cfg, 6);
+    cfg.mixer.schedule.type = "geometric";
+    cfg.mixer.block_axis = "value_rows";
+    EXPECT_TRUE(same_bits(ungated, run(cfg, 3))) << gate;
+  }
+}
+
+TEST(ValueRows, DiffersFromKeyRowsOnceGated) {
+  auto cfg = small_config();
+  cfg.mixer.E = 4;
+  const Result keys = run(cfg, 8);
+  cfg.mixer.block_axis = "value_rows";
+  EXPECT_NE(keys.loss, run(cfg, 8).loss);
+}
+
+// ---- value_rows on the backend's ops against the elementwise reference ----
+
+struct Heads {
+  static constexpr int B = 2, T = 9, H = 2, d = 4;
+  static constexpr size_t n = size_t(B) * T * H * d, nh = size_t(B) * T * H;
+  std::vector<double> q, k, v, beta, a, p, eta, gamma, dO;
+  explicit Heads(int window) {
+    std::mt19937 rng(31);
+    std::uniform_real_distribution<double> u(-1, 1), pos(0.1, 0.9);
+    for (auto* x : {&q, &k, &v, &p, &dO}) {
+      x->resize(n);
+      for (auto& e : *x) e = u(rng);
+    }
+    for (auto* x : {&beta, &a, &eta}) {
+      x->resize(nh);
+      for (auto& e : *x) e = pos(rng);
+    }
+    gamma.resize(nh * window);
+    for (auto& e : gamma) e = pos(rng);
+  }
+  // One head's rows (T, width) out of a (B, T, H, width) tensor.
+  static std::vector<double> head(const std::vector<double>& x, int b, int h, int width) {
+    std::vector<double> out;
+    for (int t = 0; t < T; ++t) {
+      const size_t at = ((size_t(b) * T + t) * H + h) * width;
+      out.insert(out.end(), x.begin() + at, x.begin() + at + width);
+    }
+    return out;
+  }
+};
+
+class ValueRowsOps : public ::testing::TestWithParam<std::pair<memory::Rule, memory::RuleForm>> {};
+
+TEST_P(ValueRowsOps, EqualTheElementwiseReference) {
+  const auto [rule, form] = GetParam();
+  using H = Heads;
+  const int window = 2;
+  Heads x(window);
+  auto be = backend::make_cpu_backend<double>(1);
+  const auto gated = memory::Schedule::uniform(H::d * H::d, 4, 7);  // one value dimension per block
+  const auto open = memory::Schedule::uniform(H::d * H::d, 1, 7);
+  const auto dims = memory::open_widths_table(memory::BlockAxis::value_rows, gated, H::T, H::H, H::d, H::d);
+  int32_t* rows = be->alloc_int32(dims.size());
+  be->upload_int32(rows, dims.data(), dims.size());
+
+  // The mixer's composition: n ⊙ v, the ungated rule, n ⊙ o; back through the same masks.
+  std::vector<double> vm(H::n), o_rule(H::n), o(H::n), dOm(H::n), dvm(H::n), dv(H::n), dq(H::n), dk(H::n), dp(H::n);
+  std::vector<double> dbeta(H::nh), da(H::nh), deta(H::nh), dgamma(H::nh * window);
+  be->prefix_mask(vm.data(), x.v.data(), rows, H::B, H::T, H::H, H::d);
+  backend::MemoryRuleArgs<double> args;
+  args.rule = rule, args.schedule = &open, args.form = form;
+  args.B = H::B, args.T = H::T, args.H = H::H, args.d_k = H::d, args.d_v = H::d, args.window = window;
+  args.q = x.q.data(), args.k = x.k.data(), args.v = vm.data(), args.a = x.a.data();
+  args.beta = memory::rule_uses_beta(rule) ? x.beta.data() : nullptr;
+  args.p = memory::rule_uses_p(rule) ? x.p.data() : nullptr;
+  args.eta = memory::rule_uses_eta(rule) ? x.eta.data() : nullptr;
+  args.gamma = memory::rule_uses_gamma(rule) ? x.gamma.data() : nullptr;
+  auto state = be->memory_rule_forward(o_rule.data(), args);
+  be->prefix_mask(o.data(), o_rule.data(), rows, H::B, H::T, H::H, H::d);
+  be->prefix_mask(dOm.data(), x.dO.data(), rows, H::B, H::T, H::H, H::d);
+  backend::MemoryRuleGrads<double> g{dq.data(), dk.data(), dvm.data(), dbeta.data(), da.data(), dp.data(),
+                                     deta.data(), dgamma.data()};
+  be->memory_rule_backward(g, dOm.data(), args, *state);
+  be->prefix_mask(dv.data(), dvm.data(), rows, H::B, H::T, H::H, H::d);
+
+  for (int b = 0; b < H::B; ++b)
+    for (int h = 0; h < H::H; ++h) {
+      const auto hq = H::head(x.q, b, h, H::d), hk = H::head(x.k, b, h, H::d), hv = H::head(x.v, b, h, H::d);
+      const auto hp = H::head(x.p, b, h, H::d), hbeta = H::head(x.beta, b, h, 1), ha = H::head(x.a, b, h, 1);
+      const auto heta = H::head(x.eta, b, h, 1), hgamma = H::head(x.gamma, b, h, window);
+      memory::RuleInputs<double> in;
+      in.T = H::T, in.d_k = H::d, in.d_v = H::d, in.window = window;
+      in.q = hq.data(), in.k = hk.data(), in.v = hv.data(), in.a = ha.data(), in.beta = hbeta.data();
+      in.p = hp.data(), in.eta = heta.data(), in.gamma = hgamma.data();
+      std::vector<double> want_o(H::T * H::d);
+      memory::ValueRowsTape<double> tape;
+      memory::value_rows_rule_forward(rule, gated, in, want_o.data(), static_cast<double*>(nullptr), &tape);
+      const auto hdO = H::head(x.dO, b, h, H::d);
+      std::vector<double> wq(H::T * H::d), wk(H::T * H::d), wv(H::T * H::d), wp(H::T * H::d), wbeta(H::T), wa(H::T);
+      std::vector<double> weta(H::T), wgamma(H::T * window);
+      memory::RuleGrads<double> wg{wq.data(), wk.data(), wv.data(), wbeta.data(), wa.data(),
+                                   wp.data(), weta.data(), wgamma.data(), nullptr};
+      memory::value_rows_rule_backward(rule, gated, in, tape, hdO.data(), static_cast<const double*>(nullptr), wg);
+      const auto expect_near = [&](const std::vector<double>& got, const std::vector<double>& ref, const char* name) {
+        for (size_t i = 0; i < ref.size(); ++i)
+          EXPECT_NEAR(got[i], ref[i], 1e-10) << name << "[" << i << "] head (" << b << ", " << h << ")";
+      };
+      expect_near(H::head(o, b, h, H::d), want_o, "o");
+      expect_near(H::head(dq, b, h, H::d), wq, "dq");
+      expect_near(H::head(dk, b, h, H::d), wk, "dk");
+      expect_near(H::head(dv, b, h, H::d), wv, "dv");
+      expect_near(H::head(da, b, h, 1), wa, "da");
+      if (memory::rule_uses_beta(rule)) expect_near(H::head(dbeta, b, h, 1), wbeta, "dbeta");
+      if (memory::rule_uses_p(rule)) expect_near(H::head(dp, b, h, H::d), wp, "dp");
+      if (memory::rule_uses_eta(rule)) expect_near(H::head(deta, b, h, 1), weta, "deta");
+      // Locked value dimensions read exactly 0.
+      for (int t = 0; t < H::T; ++t)
+        for (int j = dims[t * H::H + h]; j < H::d; ++j) EXPECT_EQ(H::head(o, b, h, H::d)[t * H::d + j], 0.0);
+    }
+  be->free_int32(rows);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RulesAndForms, ValueRowsOps,
+    ::testing::Values(std::pair{memory::Rule::linear, memory::RuleForm::recurrent},
+                      std::pair{memory::Rule::linear, memory::RuleForm::chunked},
+                      std::pair{memory::Rule::delta, memory::RuleForm::recurrent},
+                      std::pair{memory::Rule::delta, memory::RuleForm::chunked},
+                      std::pair{memory::Rule::comba, memory::RuleForm::chunked},
+                      std::pair{memory::Rule::titans, memory::RuleForm::recurrent}),
+    [](const auto& info) {
+      return std::string(memory::rule_name(info.param.first)) + "_" +
+             std::string(memory::rule_form_name(info.param.second));
+    });
+
+// ---- layer on the backend's ops against the elementwise delta rule per head ----
+
+// One head of SPEC section 3's gated delta rule, elementwise, with `rows[t]` open key rows (0 too).
+std::vector<double> delta_with_open_rows(const memory::RuleInputs<double>& in, const std::vector<int>& rows) {
+  const int64_t K = in.d_k, V = in.d_v;
+  std::vector<double> S(K * V, 0.0), o(in.T * V, 0.0), err(V);
+  for (int64_t t = 0; t < in.T; ++t) {
+    const int64_t r = rows[t];
+    for (int64_t j = 0; j < V; ++j) {
+      double pred = 0;
+      for (int64_t i = 0; i < r; ++i) pred += S[i * V + j] * in.k[t * K + i];
+      err[j] = in.v[t * V + j] - in.a[t] * pred;
+    }
+    for (int64_t i = 0; i < r; ++i)
+      for (int64_t j = 0; j < V; ++j)
+        S[i * V + j] += (in.a[t] - 1) * S[i * V + j] + in.beta[t] * in.k[t * K + i] * err[j];
+    for (int64_t j = 0; j < V; ++j)
+      for (int64_t i = 0; i < r; ++i) o[t * V + j] += S[i * V + j] * in.q[t * K + i];
+  }
+  return o;
+}
+
+TEST(LayerOps, EqualTheElementwiseRuleWithEachHeadsOpenRows) {
+  using H = Heads;
+  Heads x(2);
+  auto be = backend::make_cpu_backend<double>(1);
+  // E = 4 over 2 heads of 4 rows: head 0 opens 2 rows a block, then head 1 does.
+  const auto gated = memory::Schedule::uniform(H::d * H::d, 4, 8);
+  const auto open = memory::Schedule::uniform(H::d * H::d, 1, 8);
+  const auto rows = memory::open_widths_table(memory::BlockAxis::layer, gated, H::T, H::H, H::d, H::d);
+  int32_t* table = be->alloc_int32(rows.size());
+  be->upload_int32(table, rows.data(), rows.size());
+  for (auto form : {memory::RuleForm::recurrent, memory::RuleForm::chunked}) {
+    std::vector<double> qm(H::n), km(H::n), o(H::n);
+    be->prefix_mask(qm.data(), x.q.data(), table, H::B, H::T, H::H, H::d);
+    be->prefix_mask(km.data(), x.k.data(), table, H::B, H::T, H::H, H::d);
+    backend::MemoryRuleArgs<double> args;
+    args.rule = memory::Rule::delta, args.schedule = &open, args.form = form;
+    args.B = H::B, args.T = H::T, args.H = H::H, args.d_k = H::d, args.d_v = H::d;
+    args.q = qm.data(), args.k = km.data(), args.v = x.v.data(), args.beta = x.beta.data(), args.a = x.a.data();
+    be->memory_rule_forward(o.data(), args);
+    for (int b = 0; b < H::B; ++b)
+      for (int h = 0; h < H::H; ++h) {
+        const auto hq = H::head(x.q, b, h, H::d), hk = H::head(x.k, b, h, H::d), hv = H::head(x.v, b, h, H::d);
+        const auto hbeta = H::head(x.beta, b, h, 1), ha = H::head(x.a, b, h, 1);
+        memory::RuleInputs<double> in;
+        in.T = H::T, in.d_k = H::d, in.d_v = H::d;
+        in.q = hq.data(), in.k = hk.data(), in.v = hv.data(), in.beta = hbeta.data(), in.a = ha.data();
+        std::vector<int> head_rows(H::T);
+        for (int t = 0; t < H::T; ++t) head_rows[t] = rows[t * H::H + h];
+        const auto want = delta_with_open_rows(in, head_rows);
+        const auto got = H::head(o, b, h, H::d);
+        for (size_t i = 0; i < want.size(); ++i) {
+          EXPECT_NEAR(got[i], want[i], 1e-10) << "o[" << i << "] head (" << b << ", " << h << ")";
+          if (head_rows[i / H::d] == 0) EXPECT_EQ(got[i], 0.0) << "a locked head reads exactly 0";
+        }
+      }
+  }
+  EXPECT_EQ(rows[0 * H::H + 1], 0) << "head 1 starts locked";
+  be->free_int32(table);
+}
+
+}  // namespace
