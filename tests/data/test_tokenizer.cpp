@@ -5,6 +5,7 @@
 // data.tokenizer.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,32 @@ TEST(Tokenizer, BytesAreTheIdentity) {
   ASSERT_EQ(ids.size(), kUnseenText.size());
   for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<unsigned char>(kUnseenText[i]));
   EXPECT_EQ(bytes.decode(ids), kUnseenText);
+}
+
+// The default costs nothing: a byte run's text rows are the corpus's byte windows drawn exactly
+// as before the tokenizer existed (the mix's pick, then ByteCorpus::sample_windows), with no
+// token stream built and no tokenizer file.
+TEST(Tokenizer, BytesLeaveTextRowsAsTheCorpusWindows) {
+  TempDir dir;
+  proteus::config::DataConfig d;
+  d.text.path = proteus::data::testing::write_corpus(dir, "corpus", brown_documents(4));
+  d.text.holdout = 0.25;
+  d.seq_len = 32;
+  d.batch = 3;
+  const proteus::data::BatchSource source(d);
+  EXPECT_TRUE(source.tokenizer().is_bytes());
+  std::mt19937_64 drawn(11), expected(11);
+  const auto batch = source.next_train_batch(drawn);
+  std::discrete_distribution<size_t> pick({1.0});
+  for (int b = 0; b < d.batch; ++b) {
+    pick(expected);
+    const auto row = source.corpus()->sample_windows(proteus::data::Split::train, 1, d.seq_len, expected);
+    for (int t = 0; t < d.seq_len; ++t) {
+      ASSERT_EQ(batch.tokens[size_t(b) * d.seq_len + t], row[t]);
+      ASSERT_EQ(batch.targets[size_t(b) * d.seq_len + t], row[t + 1]);
+    }
+  }
+  EXPECT_EQ(drawn(), expected());  // and the generator is where it would have been
 }
 
 TEST(Tokenizer, WithoutSentencePieceBpeIsRefusedNamingTheField) {
