@@ -18,12 +18,12 @@
 
 namespace {
 
-using proteus::InputError;
 using proteus::data::Document;
 using proteus::data::Tokenizer;
 using proteus::data::testing::brown_documents;
 using proteus::data::testing::TempDir;
 using proteus::test_support::field_of;
+using proteus::test_support::refusal_of;
 
 // Text the training documents never show: control bytes, accents, a snowman, runs of spaces.
 const std::string kUnseenText = "  Hello,\n\nworld  \xC3\xA9 \xE2\x98\x83 \x01\x7F tab\tend \r\n\xFF ";
@@ -116,13 +116,9 @@ TEST_F(BpeTest, TokenWindowsAreTheEncodedStream) {
 
 TEST_F(BpeTest, AVocabularyTooLargeForTheTextIsRefused) {
   const std::vector<Document> tiny = {{"a.txt", "the cat sat on the mat\nthe dog\n"}};
-  try {
-    Tokenizer::train_bpe(tiny, 4096);
-    FAIL() << "4096 pieces from 30 bytes";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "data.vocab");
-    EXPECT_NE(e.reason().find("4096"), std::string::npos) << e.reason();
-  }
+  const auto e = refusal_of([&] { Tokenizer::train_bpe(tiny, 4096); });
+  EXPECT_EQ(e.field(), "data.vocab");
+  EXPECT_NE(e.reason().find("4096"), std::string::npos) << e.reason();
 }
 
 TEST_F(BpeTest, TheRunFolderKeepsTheModelByItsHashAndRefusesAnAlteredOrMissingFile) {
@@ -142,21 +138,13 @@ TEST_F(BpeTest, TheRunFolderKeepsTheModelByItsHashAndRefusesAnAlteredOrMissingFi
   std::string bytes = TempDir::read(file);
   bytes[bytes.size() / 2] ^= 1;
   dir.write(proteus::data::kTokenizerFile, bytes);
-  try {
-    Tokenizer::for_run(dir.path(), d);
-    FAIL() << "an altered tokenizer file was read";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), file.string());
-    EXPECT_NE(e.reason().find("altered"), std::string::npos) << e.reason();
-  }
+  const auto altered = refusal_of([&] { Tokenizer::for_run(dir.path(), d); });
+  EXPECT_EQ(altered.field(), file.string());
+  EXPECT_NE(altered.reason().find("altered"), std::string::npos) << altered.reason();
   std::filesystem::remove(file);
-  try {
-    Tokenizer::for_run(dir.path(), d);
-    FAIL() << "a missing tokenizer file was not noticed";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), file.string());
-    EXPECT_NE(e.reason().find("missing"), std::string::npos) << e.reason();
-  }
+  const auto missing = refusal_of([&] { Tokenizer::for_run(dir.path(), d); });
+  EXPECT_EQ(missing.field(), file.string());
+  EXPECT_NE(missing.reason().find("missing"), std::string::npos) << missing.reason();
   d.tokenizer = "bytes";  // a byte run needs no file
   EXPECT_TRUE(Tokenizer::for_run(dir.path(), d).is_bytes());
 }

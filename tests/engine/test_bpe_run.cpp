@@ -15,12 +15,13 @@
 #include "core/runs/run_dir.hpp"
 #include "core/train/trainer.hpp"
 #include "tests/data/brown_sample.hpp"
+#include "tests/support/input_error_field.hpp"
 #include "tests/train/tiny_run.hpp"
 
 namespace {
 
-using proteus::InputError;
 using proteus::data::testing::TempDir;
+using proteus::test_support::refusal_of;
 
 proteus::config::RunConfig tiny_text_run(const TempDir& dir, const std::string& tokenizer) {
   auto c = proteus::test_support::tiny_run(dir / "runs");
@@ -33,17 +34,6 @@ proteus::config::RunConfig tiny_text_run(const TempDir& dir, const std::string& 
     c.data.vocab = c.model.vocab = 400;
   }
   return c;
-}
-
-// The error `f` throws, or a failed test.
-InputError refusal(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "accepted";
-  return InputError("", "");
 }
 
 TEST(BpeRun, KeepsItsTokenizerAndReportsEveryUnit) {
@@ -76,9 +66,9 @@ TEST(BpeRun, KeepsItsTokenizerAndReportsEveryUnit) {
   std::string bytes = TempDir::read(file);
   bytes[bytes.size() / 3] ^= 4;
   std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
-  for (const auto& e : {refusal([&] { proteus::engine::evaluate_saved_run(trained.run_dir); }),
-                        refusal([&] { proteus::engine::TrainedRun::open(trained.run_dir); }),
-                        refusal([&] { proteus::train::resume_run(trained.run_dir); })}) {
+  for (const auto& e : {refusal_of([&] { proteus::engine::evaluate_saved_run(trained.run_dir); }),
+                        refusal_of([&] { proteus::engine::TrainedRun::open(trained.run_dir); }),
+                        refusal_of([&] { proteus::train::resume_run(trained.run_dir); })}) {
     EXPECT_EQ(e.field(), file.string());
     EXPECT_NE(e.reason().find("altered"), std::string::npos) << e.reason();
   }
