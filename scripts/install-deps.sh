@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages Proteus Lab builds with, only those that are missing: the
-# engine's, the window's (Dear ImGui, GLFW, OpenGL, a font), Xvfb for the window's test, and clang
-# with its compiler runtime (libFuzzer) for the fuzzers (scripts/fuzz.sh).
+# engine's (SentencePiece for data.tokenizer bpe), the window's (Dear ImGui, GLFW, OpenGL, a font),
+# Xvfb for the window's test, and clang with its compiler runtime (libFuzzer) for the fuzzers
+# (scripts/fuzz.sh).
 # CUDA is not installed here: when a toolkit is present (nvcc), the build finds it.
 #   scripts/install-deps.sh --tests   also what the checks against Python need (scripts/test.sh):
 #                                     PyTorch and numpy, with OpenBLAS so torch's CPU maths is not slow,
@@ -13,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libeigen3-dev nlohmann-json3-dev libcli11-dev
   libcairo2-dev libgsl-dev
+  libsentencepiece-dev
   libimgui-dev libglfw3-dev libgl-dev libopengl-dev fonts-dejavu-core
   xvfb xauth libgl1-mesa-dri
   clang

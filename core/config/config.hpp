@@ -98,8 +98,15 @@ struct MixItem {
 };
 
 struct DataConfig {
-  int seq_len = 256;
+  int seq_len = 256;  // tokens
   int batch = 8;
+  // How text becomes tokens (SPEC section 8): bytes (256 ids, today's model) | bpe (a SentencePiece
+  // BPE of `vocab` pieces trained on the training split, kept in the run folder as tokenizer.model;
+  // model.vocab must equal vocab). Text and its evaluation only: MQAR, the needle and NIAH rows
+  // keep their own ids, so bpe is refused where the mix draws them.
+  std::string tokenizer = "bytes";
+  int vocab = 0;                 // bpe pieces; 0 with bytes
+  std::string tokenizer_hash;    // set by training: the hash of RUN/tokenizer.model (16 hex digits)
   TextConfig text;
   std::vector<MixItem> mix = {MixItem{}};
   NiahConfig niah;

@@ -78,6 +78,9 @@ template <class V>
 void visit_data(V& v, DataConfig& d) {
   v.field("seq_len", d.seq_len);
   v.field("batch", d.batch);
+  v.field("tokenizer", d.tokenizer);
+  v.field("vocab", d.vocab);
+  v.field("tokenizer_hash", d.tokenizer_hash);
   v.object("text", [&] {
     v.field("path", d.text.path);
     v.field("holdout", d.text.holdout);
@@ -523,6 +526,36 @@ void check_block_axis(const MixerConfig& x) {
     throw InputError("model.mixer.block_axis", x.block_axis + " with rule swla (E > 1) is not implemented yet");
 }
 
+// data.tokenizer and its fields (SPEC section 8). A synthetic task keeps its own ids (MQAR's and
+// the needle's vocabularies, NIAH's byte prompts), so bpe is refused where the mix draws one.
+void check_tokenizer(const RunConfig& c) {
+  const DataConfig& d = c.data;
+  one_of("data.tokenizer", d.tokenizer, tokenizer_names());
+  if (d.tokenizer == "bytes") {
+    if (d.vocab != 0)
+      throw InputError("data.vocab", "applies to data.tokenizer bpe only (bytes are 256 ids), got " + std::to_string(d.vocab));
+    if (!d.tokenizer_hash.empty())
+      throw InputError("data.tokenizer_hash", "applies to data.tokenizer bpe only, got " + quoted(d.tokenizer_hash));
+    return;
+  }
+  if (d.vocab < 260)
+    throw InputError("data.vocab", "must be at least 260 with data.tokenizer bpe (256 byte pieces, <unk> and pieces "
+                                   "learnt from the text), got " + std::to_string(d.vocab));
+  if (c.model.vocab != d.vocab)
+    throw InputError("model.vocab", "must equal data.vocab = " + std::to_string(d.vocab) + " with data.tokenizer bpe, got " +
+                                        std::to_string(c.model.vocab));
+  for (const auto& item : d.mix) {
+    if (item.weight <= 0 || item.task == "text") continue;
+    const std::string own = item.task == "niah" ? "its prompts and answers are byte strings"
+                                                : "it has its own vocabulary (data." + item.task + ".vocab)";
+    throw InputError("data.tokenizer", "bpe tokenises text only, but the mix draws " + item.task + ": " + own +
+                                           "; use data.tokenizer bytes for this mix");
+  }
+  if (c.eval.mqar.enabled)
+    throw InputError("data.tokenizer", "bpe tokenises text only, but eval.mqar is enabled: MQAR has its own vocabulary "
+                                       "(data.mqar.vocab); disable it or use data.tokenizer bytes");
+}
+
 }  // namespace
 
 RunConfig resolve(const RunConfig& c) {
@@ -608,6 +641,7 @@ void validate(const RunConfig& c) {
   for (size_t i = 0; i < d.niah.tasks.size(); ++i) one_of(indexed("data.niah.tasks", i), d.niah.tasks[i], niah_task_names());
   one_of("data.niah.question", d.niah.question, niah_question_styles());
   non_negative("data.niah.answer_weight", d.niah.answer_weight);
+  check_tokenizer(c);
   // The model's vocabulary must cover every token the data can hold.
   bool bytes = false, mqar = c.eval.mqar.enabled, needle = false;
   for (const auto& item : d.mix) {
@@ -618,7 +652,7 @@ void validate(const RunConfig& c) {
   if (needle && c.model.vocab < d.needle.vocab)
     throw InputError("model.vocab", "must be >= data.needle.vocab = " + std::to_string(d.needle.vocab) +
                                         " for the needle task, got " + std::to_string(c.model.vocab));
-  if (bytes && c.model.vocab < 256)
+  if (bytes && d.tokenizer == "bytes" && c.model.vocab < 256)
     throw InputError("model.vocab", "must be >= 256 for byte-level text and NIAH data, got " + std::to_string(c.model.vocab));
   if (mqar && c.model.vocab < d.mqar.vocab)
     throw InputError("model.vocab", "must be >= data.mqar.vocab = " + std::to_string(d.mqar.vocab) +

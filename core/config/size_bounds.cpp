@@ -24,6 +24,7 @@ const std::vector<SizeBound>& size_bounds() {
       {"model.param_schedule.N", 0, 1 << 30},
       {"data.seq_len", 8, 1 << 20},
       {"data.batch", 1, 1 << 16},
+      {"data.vocab", 0, 1 << 20},  // 0 with data.tokenizer bytes
       {"data.mqar.vocab", 1, 1 << 20},
       {"data.mqar.pairs", 1, 1 << 16},
       {"data.mqar.train_pairs", 1, 1 << 16},

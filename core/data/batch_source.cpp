@@ -83,20 +83,26 @@ void validate(const config::DataConfig& cfg) {
   if (needs_corpus(cfg)) check_corpus_files(cfg.text.path, cfg.text.holdout, static_cast<size_t>(cfg.seq_len) + 1);
 }
 
-BatchSource::BatchSource(const config::DataConfig& cfg) : cfg_(cfg) {
+BatchSource::BatchSource(const config::DataConfig& cfg, std::optional<Tokenizer> tokenizer) : cfg_(cfg) {
   validate(cfg_);
   if (!needs_corpus(cfg_)) return;
   corpus_ = ByteCorpus::load(cfg_.text.path, cfg_.text.holdout);
-  // A row is seq_len + 1 bytes of one split: less text than that would only repeat itself.
+  if (cfg_.tokenizer == "bpe") {
+    tokenizer_ = tokenizer ? std::move(*tokenizer) : Tokenizer::train_bpe(corpus_->documents(Split::train), cfg_.vocab);
+    tokens_.emplace(*corpus_, tokenizer_);
+  }
+  // A row is seq_len + 1 tokens of one split: less text than that would only repeat itself.
   const size_t row = static_cast<size_t>(cfg_.seq_len) + 1;
+  const char* unit = tokens_ ? " tokens" : " bytes";
   for (Split split : {Split::train, Split::val}) {
     size_t text = 0;
     for (const auto& d : corpus_->documents(split)) text += d.text.size();
+    if (tokens_) text = tokens_->stream(split).size();
     if (text < row)
       throw InputError("data.text.path", common::quoted(cfg_.text.path, common::kShownPath) + ": the " +
                                              (split == Split::train ? "training" : "held-out") + " documents hold " +
-                                             std::to_string(text) + " bytes of text, less than one row (data.seq_len + 1 = " +
-                                             std::to_string(row) + " bytes); give more text or a shorter data.seq_len");
+                                             std::to_string(text) + unit + " of text, less than one row (data.seq_len + 1 = " +
+                                             std::to_string(row) + unit + "); give more text or a shorter data.seq_len");
   }
 }
 
@@ -138,7 +144,7 @@ Batch BatchSource::draw(std::mt19937_64& rng, Split split) const {
       for (size_t t = 0; t < s.weights.size(); ++t)
         batch.weights.push_back(s.answer_mask[t] ? s.weights[t] * static_cast<float>(cfg_.niah.answer_weight) : s.weights[t]);
     } else {
-      row = corpus_->sample_windows(split, 1, T, rng);
+      row = tokens_ ? tokens_->sample_windows(split, 1, T, rng) : corpus_->sample_windows(split, 1, T, rng);
       batch.weights.insert(batch.weights.end(), size_t(T), 1.0f);
     }
     batch.tokens.insert(batch.tokens.end(), row.begin(), row.end() - 1);

@@ -3,7 +3,8 @@
 // on the caller's thread from the caller's generator.
 //
 // Rows, each T = data.seq_len long:
-//   text: a window of T + 1 corpus bytes; tokens are its first T, targets the next bytes, weight 1.
+//   text: a window of T + 1 corpus tokens (bytes, or BPE ids with data.tokenizer bpe); tokens are
+//         its first T, targets the next ones, weight 1.
 //   niah: niah::make_training_sample (data.niah.tasks, data.niah.question; essay haystacks from
 //         the same split); weight 1 everywhere, like text, so the answer is learnt as language
 //         (the answer's bytes weigh data.niah.answer_weight).
@@ -22,6 +23,8 @@
 
 #include "core/config/config.hpp"
 #include "core/data/byte_corpus.hpp"
+#include "core/data/token_corpus.hpp"
+#include "core/data/tokenizer.hpp"
 
 namespace proteus::data {
 
@@ -41,8 +44,10 @@ void validate(const config::DataConfig& cfg);
 
 class BatchSource {
  public:
-  // Validates, then loads the corpus when a text row or an essay NIAH task may be drawn.
-  explicit BatchSource(const config::DataConfig& cfg);
+  // Validates, then loads the corpus when a text row or an essay NIAH task may be drawn. With
+  // data.tokenizer bpe the corpus is encoded by `tokenizer` (a run's own, Tokenizer::for_run), or,
+  // given none (a new run), by a BPE of data.vocab pieces trained here on the training split.
+  explicit BatchSource(const config::DataConfig& cfg, std::optional<Tokenizer> tokenizer = std::nullopt);
 
   Batch next_train_batch(std::mt19937_64& rng) const;
   // n batches drawn from the held-out split with a fixed seed: the same for every run.
@@ -50,12 +55,16 @@ class BatchSource {
 
   const config::DataConfig& config() const { return cfg_; }
   const ByteCorpus* corpus() const { return corpus_ ? &*corpus_ : nullptr; }
+  // Bytes, or the BPE the text rows are encoded with (its hash goes into a new run's config.json).
+  const Tokenizer& tokenizer() const { return tokenizer_; }
 
  private:
   Batch draw(std::mt19937_64& rng, Split split) const;
 
   config::DataConfig cfg_;
   std::optional<ByteCorpus> corpus_;
+  Tokenizer tokenizer_;
+  std::optional<TokenCorpus> tokens_;  // bpe only: the corpus's splits as token streams
 };
 
 }  // namespace proteus::data

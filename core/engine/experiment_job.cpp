@@ -273,7 +273,7 @@ eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::Eval
   auto be = backend::make_backend(cfg.device, cfg.threads);
   model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
   train::load_checkpoint(ckpt, model, nullptr);
-  auto report = eval::evaluate(model, cfg, progress);
+  auto report = eval::evaluate(model, cfg, data::Tokenizer::for_run(run_dir, cfg.data), progress);
   runs::write_eval_report(writer, report);
   return report;
 }

@@ -26,6 +26,7 @@ TrainedRun TrainedRun::open(const std::string& run_dir) {
   r.config = config::parse_run_config(r.config_json);
   r.checkpoint = (std::filesystem::path(run_dir) / train::kCheckpointFile).string();
   if (!std::filesystem::exists(r.checkpoint)) throw InputError(run_dir, "has no checkpoint to evaluate");
+  r.tokenizer = data::Tokenizer::for_run(run_dir, r.config.data);
   return r;
 }
 
@@ -54,7 +55,7 @@ eval::EvalReport evaluate_trained(const TrainedRun& run, const config::RunConfig
   auto be = backend::make_backend(cfg.device, cfg.threads);
   model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
   train::load_checkpoint(run.checkpoint, model, nullptr);
-  return eval::evaluate(model, cfg, progress, parts, progressive);
+  return eval::evaluate(model, cfg, run.tokenizer, progress, parts, progressive);
 }
 
 }  // namespace proteus::engine

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config.hpp"
+#include "core/data/tokenizer.hpp"
 #include "core/eval/evaluate.hpp"
 
 namespace proteus::engine {
@@ -27,7 +28,9 @@ struct TrainedRun {
   nlohmann::json config_json;
   config::RunConfig config;
   std::string checkpoint;
-  // Throws InputError naming the directory when it is not a run or has no checkpoint yet.
+  data::Tokenizer tokenizer;  // the run's own (bytes, or its tokenizer.model)
+  // Throws InputError naming the directory when it is not a run or has no checkpoint yet, and
+  // naming the tokenizer file when a bpe run's is missing or altered.
   static TrainedRun open(const std::string& run_dir);
 };
 

@@ -6,6 +6,7 @@
 
 #include "core/data/byte_corpus.hpp"
 #include "core/data/mqar.hpp"
+#include "core/data/token_corpus.hpp"
 #include "core/data/needle.hpp"
 
 namespace proteus::eval {
@@ -17,10 +18,13 @@ bool mix_has(const config::RunConfig& cfg, const std::string& task) {
   return false;
 }
 
-// Held-out text sequences of seq_len + 1 bytes, the same for every run of a corpus.
-std::vector<std::vector<int32_t>> text_sequences(const data::ByteCorpus& corpus, int n, int seq_len) {
+// Held-out text sequences of seq_len + 1 tokens (bytes, or BPE ids when `tokens` is given), the
+// same for every run of a corpus and tokenizer.
+std::vector<std::vector<int32_t>> text_sequences(const data::ByteCorpus& corpus, const data::TokenCorpus* tokens, int n,
+                                                 int seq_len) {
   std::mt19937_64 rng(0x7e57u);
-  const auto flat = corpus.sample_windows(data::Split::val, n, seq_len, rng);
+  const auto flat = tokens ? tokens->sample_windows(data::Split::val, n, seq_len, rng)
+                           : corpus.sample_windows(data::Split::val, n, seq_len, rng);
   std::vector<std::vector<int32_t>> out(n);
   for (int i = 0; i < n; ++i)
     out[i].assign(flat.begin() + static_cast<size_t>(i) * (seq_len + 1),
@@ -30,19 +34,22 @@ std::vector<std::vector<int32_t>> text_sequences(const data::ByteCorpus& corpus,
 
 }  // namespace
 
-EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress,
-                    const EvalParts& parts, const ProgressiveCurve& progressive) {
+EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const data::Tokenizer& tokenizer,
+                    const EvalProgress& progress, const EvalParts& parts, const ProgressiveCurve& progressive) {
   EvalReport report;
   auto go_on = [&](const std::string& phase, double f) { return !progress || progress(phase, f); };
   const bool text = mix_has(cfg, "text") || mix_has(cfg, "niah");
   std::optional<data::ByteCorpus> corpus;
+  std::optional<data::TokenCorpus> tokens;  // bpe runs only
   if (text) corpus = data::ByteCorpus::load(cfg.data.text.path, cfg.data.text.holdout);
+  if (text && !tokenizer.is_bytes()) tokens.emplace(*corpus, tokenizer);
+  const data::TokenCorpus* token_windows = tokens ? &*tokens : nullptr;
   const int batch = std::max(1, cfg.data.batch);
 
   if (parts.per_position && cfg.eval.per_position.enabled && text) {
     if (!go_on("per-position loss", 0)) return report;
     const int L = config::resolved_per_position_length(cfg);
-    const auto seqs = text_sequences(*corpus, cfg.eval.per_position.sequences, L);
+    const auto seqs = text_sequences(*corpus, token_windows, cfg.eval.per_position.sequences, L);
     // Polled after every batch, so a stale evaluation (Explore's) stops within one forward.
     PerPositionProgress by_batch;
     by_batch.on_batch = [&](int done, int total) { return go_on("per-position loss", static_cast<double>(done) / total); };
@@ -52,6 +59,7 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
     }
     auto p = per_position_loss(model, seqs, cfg.eval.per_position.buckets, batch, cfg.data.seq_len, by_batch);
     if (p.sequences == 0) return report;
+    set_text_units(p, seqs, tokenizer);
     report.per_position = std::move(p);
   }
   if (parts.occupancy && cfg.eval.occupancy.enabled && cfg.model.mixer.type == "memory") {
@@ -64,7 +72,7 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
       std::vector<int32_t> out;
       std::mt19937_64 rng(seed);
       if (text) {
-        for (const auto& s : text_sequences(*corpus, rows, len)) out.insert(out.end(), s.begin(), s.end() - 1);
+        for (const auto& s : text_sequences(*corpus, token_windows, rows, len)) out.insert(out.end(), s.begin(), s.end() - 1);
       } else if (mix_has(cfg, "needle") && !mix_has(cfg, "mqar")) {
         const auto& n = cfg.data.needle;
         for (int b = 0; b < rows; ++b) {

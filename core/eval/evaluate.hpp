@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/config/config.hpp"
+#include "core/data/tokenizer.hpp"
 #include "core/eval/block_use.hpp"
 #include "core/eval/mqar_eval.hpp"
 #include "core/eval/needle_eval.hpp"
@@ -39,8 +40,11 @@ struct ProgressiveCurve {
   int first_batch = 4;
 };
 
-EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const EvalProgress& progress,
-                    const EvalParts& parts = EvalParts::all(), const ProgressiveCurve& progressive = {});
+// tokenizer: the run's own (data::Tokenizer::for_run): the held-out text is encoded with it, and
+// the per-position result states its bytes per token and per word.
+EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, const data::Tokenizer& tokenizer,
+                    const EvalProgress& progress, const EvalParts& parts = EvalParts::all(),
+                    const ProgressiveCurve& progressive = {});
 
 
 }  // namespace proteus::eval

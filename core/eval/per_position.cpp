@@ -52,21 +52,35 @@ PerPositionResult summarise_losses(const std::vector<double>& losses, int rows, 
   return r;
 }
 
-// Scored targets per word: every target is a byte (ids below 256), words are runs of non-space
-// bytes; 0 when the ids are not bytes or no word starts.
-double bytes_per_word(const std::vector<std::vector<int32_t>>& sequences) {
-  int64_t targets = 0, words = 0;
+ScoredText scored_text(const std::vector<std::vector<int32_t>>& sequences, const data::Tokenizer& tokenizer) {
+  ScoredText n;
   for (const auto& s : sequences) {
+    if (s.size() < 2) continue;
     bool in_word = false;
-    for (size_t i = 1; i < s.size(); ++i) {
-      if (s[i] < 0 || s[i] > 255) return 0;
-      const bool space = s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r' || s[i] == '\f' || s[i] == '\v';
-      words += !space && !in_word;
+    for (unsigned char c : tokenizer.decode(s.data() + 1, s.size() - 1)) {
+      const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+      n.words += !space && !in_word;
       in_word = !space;
-      ++targets;
+      ++n.bytes;
     }
+    n.tokens += static_cast<int64_t>(s.size()) - 1;
   }
-  return words > 0 ? static_cast<double>(targets) / words : 0;
+  return n;
+}
+
+double bytes_per_word(const std::vector<std::vector<int32_t>>& sequences) {
+  for (const auto& s : sequences)
+    for (size_t i = 1; i < s.size(); ++i)
+      if (s[i] < 0 || s[i] > 255) return 0;
+  const ScoredText n = scored_text(sequences, data::Tokenizer());
+  return n.words > 0 ? static_cast<double>(n.bytes) / n.words : 0;
+}
+
+void set_text_units(PerPositionResult& r, const std::vector<std::vector<int32_t>>& sequences,
+                    const data::Tokenizer& tokenizer) {
+  const ScoredText n = scored_text(sequences, tokenizer);
+  r.bytes_per_token = n.tokens > 0 && n.bytes > 0 ? static_cast<double>(n.bytes) / n.tokens : 1;
+  r.bytes_per_word = n.words > 0 ? static_cast<double>(n.bytes) / n.words : 0;
 }
 
 template <class T>

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/data/tokenizer.hpp"
 #include "core/eval/statistics.hpp"
 #include "core/model/model.hpp"
 #include "core/runs/eval_records.hpp"
@@ -23,6 +24,16 @@ using runs::PerPositionResult;
 // Scored byte targets (every id but each sequence's first) per whitespace-separated word: the
 // factor from NLL per byte to NLL per word; 0 when an id is not a byte or there is no word.
 double bytes_per_word(const std::vector<std::vector<int32_t>>& sequences);
+
+// The scored targets of each sequence (every id but its first) decoded by the tokenizer: how many
+// tokens, UTF-8 bytes and whitespace-separated words they hold (SPEC section 8's units).
+struct ScoredText {
+  int64_t tokens = 0, bytes = 0, words = 0;
+};
+ScoredText scored_text(const std::vector<std::vector<int32_t>>& sequences, const data::Tokenizer& tokenizer);
+// Sets r.bytes_per_token and r.bytes_per_word from the evaluated sequences' scored text.
+void set_text_units(PerPositionResult& r, const std::vector<std::vector<int32_t>>& sequences,
+                    const data::Tokenizer& tokenizer);
 
 PerPositionResult summarise_losses(const std::vector<double>& losses, int rows, int L, int buckets, int train_len = 0);
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 
@@ -128,6 +129,25 @@ Figure val_bpb_figure(const std::vector<LossCurve>& runs) {
   return f;
 }
 
+namespace {
+
+// A BPE run's positions are tokens of several bytes: the axis says so, and a note gives each such
+// run's bytes per token (byte runs keep the plain "position").
+void state_token_unit(Figure& f, const std::vector<Named<eval::PerPositionResult>>& runs) {
+  std::string note;
+  for (const auto& r : runs)
+    if (r.value.bytes_per_token != 1) {
+      char n[32];
+      std::snprintf(n, sizeof n, "%.2f", r.value.bytes_per_token);
+      note += (note.empty() ? "" : ", ") + r.name + " " + n;
+    }
+  if (note.empty()) return;
+  f.x.label = "position (tokens)";
+  f.notes.push_back("bytes per token: " + note);
+}
+
+}  // namespace
+
 Figure per_position_figure(const std::vector<Named<eval::PerPositionResult>>& runs, int train_len, bool buckets) {
   Figure f;
   f.title = "Perplexity by position";
@@ -174,6 +194,7 @@ Figure per_position_figure(const std::vector<Named<eval::PerPositionResult>>& ru
     f.notes.push_back("mean over " + std::to_string(sequences) + " held-out sequences" +
                       (buckets ? ", log-spaced position buckets" : "") +
                       (any_band ? "; bands: 95% intervals (bootstrap over sequences, t over a group's seeds)" : ""));
+  state_token_unit(f, runs);
   add_train_len_guide(f, train_len);
   return f;
 }

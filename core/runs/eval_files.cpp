@@ -103,13 +103,18 @@ void visit(V& v, PerPositionResult& p) {
   const Interval& m = p.mean_interval;
   v.field("seq_len", p.seq_len);
   v.field("sequences", p.sequences);
-  v.field("mean_nll", p.mean_nll);
+  v.field("mean_nll", p.mean_nll);  // per token: positions (and seq_len) count tokens
+  // Runs evaluated before the tokenizer existed are byte runs: one byte per token.
+  v.optional("bytes_per_token", p.bytes_per_token);
+  v.derived("nll_per_token", p.mean_nll);
+  v.derived("nll_per_byte", p.nll_per_byte());
   v.derived("bits_per_byte", p.bits_per_byte());
   v.optional("bytes_per_word", p.bytes_per_word);
   v.derived("nll_per_word", p.nll_per_word());
   // Runs evaluated before intervals existed have none: they read back with empty statistics.
   v.optional("mean_nll_interval", p.mean_interval);
-  v.derived("bits_per_byte_interval", Interval{m.mean / ln2, m.lo / ln2, m.hi / ln2, m.n});
+  const double per_bit = ln2 * p.bytes_per_token;  // nats per token -> bits per byte
+  v.derived("bits_per_byte_interval", Interval{m.mean / per_bit, m.lo / per_bit, m.hi / per_bit, m.n});
   v.field("nll", p.nll);
   v.field("bucket_lo", p.bucket_lo);
   v.field("bucket_hi", p.bucket_hi);

@@ -32,13 +32,15 @@ struct PerPositionResult {
   std::vector<int> bucket_lo;      // 1-based inclusive position ranges of the buckets
   std::vector<int> bucket_hi;
   std::vector<double> bucket_nll;  // mean NLL over each bucket's positions
-  double mean_nll = 0;             // over every position
-  double bits_per_byte() const { return mean_nll / std::numbers::ln2; }
-  // The per-word unit (SPEC section 8): the scored byte targets per whitespace-separated word of
-  // the evaluated text, so that NLL per word = mean_nll * bytes_per_word (0: not counted, e.g. a
-  // run evaluated before the count existed, or tokens that are not bytes).
+  double mean_nll = 0;             // over every position: nats per token
+  // The units of SPEC section 8. Positions are tokens; the scored targets' decoded text holds
+  // bytes_per_token UTF-8 bytes per token (1 for a byte run) and bytes_per_word bytes per
+  // whitespace-separated word (0: not counted, e.g. a run evaluated before the count existed).
+  double bytes_per_token = 1;
   double bytes_per_word = 0;
-  double nll_per_word() const { return mean_nll * bytes_per_word; }
+  double nll_per_byte() const { return mean_nll / bytes_per_token; }
+  double nll_per_word() const { return nll_per_byte() * bytes_per_word; }
+  double bits_per_byte() const { return nll_per_byte() / std::numbers::ln2; }
 
   // What the intervals are computed from (SPEC section 7), kept so that two runs evaluated on the
   // same sequences can be compared pairwise later. The live curve while training has them over its
@@ -54,9 +56,9 @@ struct PerPositionResult {
   int train_len = 0;
   std::vector<double> sequence_train_nll;   // (sequences)
   Interval train_interval;                  // mean NLL over positions 1..train_len
-  // train_interval in bits (nats / ln 2).
+  // train_interval in bits per byte (nats per token / bytes_per_token / ln 2).
   Interval heldout_bits_per_byte() const {
-    const double k = 1.0 / std::numbers::ln2;
+    const double k = 1.0 / (std::numbers::ln2 * bytes_per_token);
     return {train_interval.mean * k, train_interval.lo * k, train_interval.hi * k, train_interval.n};
   }
 };

@@ -11,7 +11,6 @@
 #include "core/config/config_json.hpp"
 #include "core/data/batch_source.hpp"
 #include "core/common/input_error.hpp"
-#include "core/common/input_error.hpp"
 #include "core/model/model.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/runs/safetensors.hpp"
@@ -24,6 +23,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The weighted targets' bytes per token (their decoded text's UTF-8 bytes over their count), which
+// turns a BPE run's held-out nats per token into nats per byte.
+double weighted_bytes_per_token(const std::vector<data::Batch>& val, const data::Tokenizer& tokenizer) {
+  double bytes = 0, tokens = 0;
+  for (const auto& b : val)
+    for (size_t i = 0; i < b.targets.size(); ++i)
+      if (b.weights[i] > 0) bytes += static_cast<double>(tokenizer.bytes_of(b.targets[i]).size()), tokens += 1;
+  return tokens > 0 && bytes > 0 ? bytes / tokens : 1.0;
+}
+
 // Everything one run holds while it trains. The writer (and with it the run's lock) belongs to
 // the caller, which reports a failure in status.json whatever the session throws.
 struct Session {
@@ -35,6 +44,7 @@ struct Session {
   std::unique_ptr<GatedAdamW<float>> opt;
   std::vector<data::Batch> val;
   CheckpointState state;  // completed steps, wall time before this session, the data RNG
+  double val_bytes_per_token = 1;  // 1 for bytes; held-out bits are per byte either way
 
   Session(const config::RunConfig& c, runs::RunWriter& w, std::unique_ptr<data::BatchSource> d)
       : cfg(c), writer(w), data(std::move(d)) {
@@ -52,6 +62,7 @@ struct Session {
       for (auto& b : val)
         for (int r = 0; r < b.B; ++r)
           if (b.row_task[r] != "text") std::fill(b.weights.begin() + r * b.T, b.weights.begin() + (r + 1) * b.T, 0.0f);
+    if (!data->tokenizer().is_bytes()) val_bytes_per_token = weighted_bytes_per_token(val, data->tokenizer());
     state.rng.seed(cfg.seed ^ 0x9e3779b97f4a7c15ull);  // the data stream's own seed, apart from the init's
   }
 };
@@ -193,7 +204,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
     const bool last = step == t.steps;
     const bool eval_now = (t.eval_every > 0 && step % t.eval_every == 0) || last;
     if (eval_now) {
-      m.val_bpb = validation_bpb(model, s.val, &m);
+      m.val_bpb = validation_bpb(model, s.val, &m) / s.val_bytes_per_token;
       r.final_val_bpb = m.val_bpb;
       if (hooks.on_validation) hooks.on_validation(model, s.val);
     }
@@ -225,9 +236,13 @@ TrainResult train_new_run(const config::RunConfig& cfg, const TrainHooks& hooks)
   config::validate(cfg);
   // The data first, corpus loaded and checked: a refused config or corpus leaves no run directory.
   auto data = std::make_unique<data::BatchSource>(cfg.data);
-  auto writer = runs::RunWriter::create(cfg.runs_dir, cfg.name, config::to_json(cfg));
+  // A bpe run names the tokenizer it trained by its hash and keeps it beside its weights.
+  config::RunConfig run_cfg = cfg;
+  run_cfg.data.tokenizer_hash = data->tokenizer().hash();
+  auto writer = runs::RunWriter::create(cfg.runs_dir, cfg.name, config::to_json(run_cfg));
   return reporting_failure(writer, [&] {
-    Session s(cfg, writer, std::move(data));
+    data->tokenizer().save_in(writer.dir());
+    Session s(run_cfg, writer, std::move(data));
     return run_loop(s, hooks);
   });
 }
@@ -235,8 +250,9 @@ TrainResult train_new_run(const config::RunConfig& cfg, const TrainHooks& hooks)
 TrainResult resume_run(const std::string& run_dir, const TrainHooks& hooks) {
   const auto reader = runs::RunReader::open(run_dir);
   const auto cfg = reader.run_config();
-  // The data first, so a corpus that changed or vanished is refused with the run as it was.
-  auto data = std::make_unique<data::BatchSource>(cfg.data);
+  // The data first, so a corpus that changed or vanished (or a missing or altered tokenizer file)
+  // is refused with the run as it was.
+  auto data = std::make_unique<data::BatchSource>(cfg.data, data::Tokenizer::for_run(run_dir, cfg.data));
   // The lock: a second writer is refused here, touching nothing. From now on whatever fails
   // (no checkpoint, a corrupt one) is the run's failure, written to its status.
   auto writer = runs::RunWriter::reopen(run_dir);

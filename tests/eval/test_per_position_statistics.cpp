@@ -159,6 +159,25 @@ TEST(PerPositionStatistics, BytesPerWordCountsTheScoredTargetsOfEachWord) {
   r.mean_nll = 0.5;
   r.bytes_per_word = 6.0;
   EXPECT_DOUBLE_EQ(r.nll_per_word(), 3.0);
+  // Tokens of several bytes (a BPE run): NLL per byte divides by bytes per token first.
+  r.bytes_per_token = 2.0;
+  EXPECT_DOUBLE_EQ(r.nll_per_byte(), 0.25);
+  EXPECT_DOUBLE_EQ(r.nll_per_word(), 1.5);
+}
+
+// SPEC section 8's units from the decoded scored targets: a byte tokenizer gives one byte per
+// token and the same bytes per word as above.
+TEST(PerPositionStatistics, ScoredTextCountsTokensBytesAndWordsOfTheDecodedTargets) {
+  auto bytes = [](const std::string& text) { return std::vector<int32_t>(text.begin(), text.end()); };
+  const std::vector<std::vector<int32_t>> seqs = {bytes("Xthe cat  sat\n"), bytes("Yab")};
+  const auto n = eval::scored_text(seqs, data::Tokenizer());
+  EXPECT_EQ(n.tokens, 15);
+  EXPECT_EQ(n.bytes, 15);
+  EXPECT_EQ(n.words, 4);
+  runs::PerPositionResult r;
+  eval::set_text_units(r, seqs, data::Tokenizer());
+  EXPECT_EQ(r.bytes_per_token, 1.0);
+  EXPECT_DOUBLE_EQ(r.bytes_per_word, eval::bytes_per_word(seqs));
 }
 
 // One summary for the evaluation and the live curve: a NaN loss (a position its row does not

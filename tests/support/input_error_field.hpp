@@ -1,4 +1,4 @@
-// For tests of input validation: the field an InputError names, or "(no error)".
+// For tests of input validation: the field an InputError names (or the whole error), or "(no error)".
 #pragma once
 #include <functional>
 #include <string>
@@ -14,6 +14,16 @@ inline std::string field_of(const std::function<void()>& f) {
     return e.field();
   }
   return "(no error)";
+}
+
+// The InputError f throws whole (field and reason), or one with field "(no error)".
+inline InputError refusal_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  return InputError("(no error)", "");
 }
 
 }  // namespace proteus::test_support
