@@ -40,11 +40,11 @@ constexpr const char* export_help = R"(Figures, each when the runs have its data
   gating_effect_needle, _mqar      the same in accuracy points
   gating_effect_needle_by_length   the token needle effect against the context length asked, a line
                                    per form, its trend per doubling (gated runs with their baselines)
-  gating_effect_by_variant[_<range>]  a forest plot, one row per gated seed group paired by seed with
-                                   its E = 1 seed group: mean NLL with its 95% t interval over the
-                                   seeds, a line at 0 and at the reference row (--effect-reference),
-                                   the paper's band (per word) where the unit allows; every position,
-                                   then ranges 1-2, 3-16, 17-256, 257-N, N-4N
+  gating_effect_by_variant         a forest plot: a row per gated seed group paired by seed with its
+                                   E = 1 group, mean NLL with its 95% t interval over the seeds, lines
+                                   at 0 and at the reference row (--effect-reference), the paper's
+                                   band (per word) where the unit allows; _<range>: positions 1-2,
+                                   3-16, 17-256, 257-N, N-4N
 An evaluation folder RUN/evals/NAME (`proteus eval --as NAME`) reads as a run: give it as RUN,
 or give RUN with --evals. Several runs are drawn on the same axes in the order given (the first is the reference of
 ppl_ratio). The CSV holds each figure's data: series,x,y rows, or one row per heatmap cell;
