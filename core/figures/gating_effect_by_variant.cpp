@@ -295,7 +295,7 @@ Figure gating_effect_by_variant_figure(const std::vector<VariantEffect>& rows, c
   for (size_t i = rows.size(); i-- > 0;) {  // ascending y: bottom row first
     if (!rows[i].effect(range)) continue;
     f.y.tick_values.push_back(row_y(i, rows.size()));
-    f.y.tick_labels.push_back(labels[i]);
+    f.y.tick_labels.push_back(labels[i] + ", n=" + std::to_string(rows[i].effect(range)->n));
   }
   for (size_t i = 0; i < rows.size(); ++i)
     if (rows[i].effect(range)) drawn.push_back(i);

@@ -45,7 +45,7 @@ std::vector<VariantEffect> variant_effects(const std::vector<EffectRun>& runs);
 bool paper_band_in_unit(const VariantEffect& row, double* lo, double* hi);
 
 // The forest plot of one range ("all", "1-2", ...): rows top to bottom in the given order, each
-// row's mean with its interval as a bar, a dashed vertical line at 0, a vertical line at the
+// labelled with its n and drawn as its mean with its interval as a bar, a dashed vertical line at 0, a vertical line at the
 // reference row's mean (`reference` names its variant; empty: the first row), the paper's band
 // shaded behind the rows that can carry it. Throws InputError("reference", ...) when `reference`
 // names no row.

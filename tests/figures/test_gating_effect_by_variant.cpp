@@ -220,7 +220,7 @@ TEST(GatingEffectByVariant, TheFigureDrawsZeroTheReferenceAndThePapersBandOnlyIn
   EXPECT_EQ(lines[0], 0.0);
   EXPECT_NEAR(lines[1], 0.15, 1e-9) << "the reference: the first row";
   EXPECT_EQ(f.y.tick_labels.size(), 3u);
-  EXPECT_EQ(f.y.tick_labels.back(), "regime-comba-proteus") << "the first row on top, the suffix all share aside";
+  EXPECT_EQ(f.y.tick_labels.back(), "regime-comba-proteus, n=3") << "the first row on top, the suffix all share aside";
   EXPECT_TRUE(has_note(f, "rows: *-e16"));
   // Per byte, with no word count: no band, and the figure says why.
   for (const auto& s : f.series) EXPECT_TRUE(s.lo.empty()) << "no shaded band";

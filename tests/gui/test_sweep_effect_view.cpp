@@ -86,7 +86,8 @@ TEST(SweepEffectView, ComparedSeedGroupsDrawTheGatingEffectByVariant) {
   const auto figs = gui::snapshot_figures(snapshot, configs);
   const auto* forest = find_figure(figs, "gating_effect_by_variant");
   ASSERT_NE(forest, nullptr);
-  EXPECT_EQ(forest->y.tick_labels.size(), 1u) << "one gated group";
+  ASSERT_EQ(forest->y.tick_labels.size(), 1u) << "one gated group";
+  EXPECT_TRUE(forest->y.tick_labels.front().ends_with(", n=2")) << forest->y.tick_labels.front();
   EXPECT_NE(forest->data_csv.find(",2,nats per byte\n"), std::string::npos) << forest->data_csv;
 }
 
