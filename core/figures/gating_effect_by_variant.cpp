@@ -88,7 +88,7 @@ std::vector<RunPair> comparable_pairs(std::vector<RunPair> pairs, VariantEffect&
   row.train_len = first.config.data.seq_len;
   row.eval_len = first.report->per_position->seq_len;
   row.unit = nll_unit(first.config);
-  row.positions_per_word = first.report->per_position->positions_per_word;
+  row.bytes_per_word = first.report->per_position->bytes_per_word;
   std::vector<RunPair> kept;
   for (const auto& p : pairs) {
     if (p.first->report->per_position->seq_len != row.eval_len || p.second->report->per_position->seq_len != row.eval_len) {
@@ -140,9 +140,9 @@ std::vector<VariantEffect> variant_effects(const std::vector<EffectRun>& runs) {
 }
 
 bool paper_band_in_unit(const VariantEffect& row, double* lo, double* hi) {
-  const double per = row.unit == "nats per word" ? 1.0 : row.positions_per_word;
+  const double per = row.unit == "nats per word" ? 1.0 : row.unit == "nats per byte" ? row.bytes_per_word : 0.0;
   if (!(per > 0)) return false;
-  *lo = kPaperEffectLo / per;  // nats per word / positions per word = nats per position
+  *lo = kPaperEffectLo / per;  // nats per word / bytes per word = nats per byte
   *hi = kPaperEffectHi / per;
   return true;
 }

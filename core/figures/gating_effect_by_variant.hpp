@@ -25,7 +25,7 @@ struct VariantEffect {
   std::string baseline;             // its E = 1 seed group
   std::vector<uint64_t> seeds;      // the paired seeds, ascending
   std::string unit;                 // "nats per byte" (a byte model) or "nats per token"
-  double positions_per_word = 0;    // the evaluation's bytes (tokens) per word; 0: not counted
+  double bytes_per_word = 0;        // of the evaluated text (per_position.json); 0: not counted
   int train_len = 0, eval_len = 0;  // N and the evaluated length of the first paired seed
   std::vector<eval::PositionRange> ranges;  // eval::diagnosis_ranges(train_len, eval_len)
   std::vector<eval::Interval> effects;      // per range: t over the paired seeds, n = seeds.size()
@@ -40,8 +40,8 @@ struct VariantEffect {
 // twice counts once; a pair evaluated to other lengths than the row's first is left out, noted.
 std::vector<VariantEffect> variant_effects(const std::vector<EffectRun>& runs);
 
-// The paper's band in the row's unit: as is in nats per word, divided by positions_per_word where
-// the evaluation counted words; false when neither (the figure then says so in a note).
+// The paper's band in the row's unit: as is in nats per word, divided by bytes_per_word in nats
+// per byte where the evaluation counted words; false otherwise (the figure then says so in a note).
 bool paper_band_in_unit(const VariantEffect& row, double* lo, double* hi);
 
 // The forest plot of one range ("all", "1-2", ...): rows top to bottom in the given order, each

@@ -122,7 +122,6 @@ void visit(V& v, PerPositionResult& p) {
   v.optional("heldout_nll_interval", p.train_interval);
   v.derived("heldout_bits_per_byte_interval", p.heldout_bits_per_byte());
   v.optional("sequence_train_nll", p.sequence_train_nll);
-  v.optional("positions_per_word", p.positions_per_word);
 }
 
 // A NIAH task's or a needle form's grid; `name` is the key its name is stored under.

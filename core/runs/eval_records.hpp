@@ -54,9 +54,6 @@ struct PerPositionResult {
   int train_len = 0;
   std::vector<double> sequence_train_nll;   // (sequences)
   Interval train_interval;                  // mean NLL over positions 1..train_len
-  // Positions (bytes, or tokens) per word of the evaluated text, where the evaluation counted its
-  // words: a per-position effect times this is per word, the paper's unit. 0: not counted.
-  double positions_per_word = 0;
   // train_interval in bits (nats / ln 2).
   Interval heldout_bits_per_byte() const {
     const double k = 1.0 / std::numbers::ln2;

@@ -44,7 +44,7 @@ config::RunConfig cell_config(const std::string& group, int E, uint64_t seed) {
 figures::EffectRun run_of(const config::RunConfig& c, double early, double late, double per_word = 0) {
   auto report = std::make_shared<eval::EvalReport>();
   report->per_position = test_support::synthetic_per_position(kEvalLen, kSequences, kTrainLen, kEarly, early, late, 100 + c.seed);
-  report->per_position->positions_per_word = per_word;
+  report->per_position->bytes_per_word = per_word;
   return {c.name, c, report};
 }
 

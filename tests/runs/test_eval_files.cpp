@@ -29,7 +29,6 @@ class EvalFilesTest : public ::testing::Test {
     p.bucket_hi = {2};
     p.bucket_nll = {1.5};
     p.bucket_interval = {{1.5, 1.0, 2.0, 1}};
-    p.positions_per_word = 5.5;
     report.per_position = p;
     runs::NiahTaskGrid grid{"s-niah-1", {128}, {0, 100}, {100, 0}, 50};
     report.niah = runs::NiahResult{{grid}, {}};
@@ -70,7 +69,6 @@ TEST_F(EvalFilesTest, AnUndamagedRunReadsBack) {
   const auto back = runs::read_eval_report(runs::RunReader::open(run_));
   ASSERT_TRUE(back.per_position && back.niah && back.block_use);
   EXPECT_EQ(back.per_position->bucket_interval[0].hi, 2.0);
-  EXPECT_EQ(back.per_position->positions_per_word, 5.5);
   EXPECT_EQ(back.niah->tasks[0].at(1, 0), 0);
   EXPECT_EQ(back.block_use->reason, "E = 1");
 }
@@ -109,14 +107,12 @@ TEST_F(EvalFilesTest, AFileThatIsNotAnObjectIsNamed) {
 
 TEST_F(EvalFilesTest, FieldsOlderFilesLackKeepTheirDefaults) {
   damage("per_position.json", [](nlohmann::json& j) {
-    for (const char* key : {"bucket_interval", "mean_nll_interval", "sequences_fingerprint", "train_len", "positions_per_word"})
-      j.erase(key);
+    for (const char* key : {"bucket_interval", "mean_nll_interval", "sequences_fingerprint", "train_len"}) j.erase(key);
   });
   const auto back = runs::read_eval_report(runs::RunReader::open(run_));
   ASSERT_TRUE(back.per_position);
   EXPECT_TRUE(back.per_position->bucket_interval.empty());
   EXPECT_EQ(back.per_position->train_len, 0);
-  EXPECT_EQ(back.per_position->positions_per_word, 0) << "not counted";
 }
 
 }  // namespace
