@@ -40,12 +40,18 @@ constexpr const char* export_help = R"(Figures, each when the runs have its data
   gating_effect_needle, _mqar      the same in accuracy points
   gating_effect_needle_by_length   the token needle effect against the context length asked, a line
                                    per form, its trend per doubling (gated runs with their baselines)
+  gating_effect_by_variant         a forest plot: a row per gated seed group paired by seed with its
+                                   E = 1 group, mean NLL with its 95% t interval over the seeds, lines
+                                   at 0 and at the reference row (--effect-reference), the paper's
+                                   band (per word) where the unit allows; _<range>: positions 1-2,
+                                   3-16, 17-256, 257-N, N-4N
 An evaluation folder RUN/evals/NAME (`proteus eval --as NAME`) reads as a run: give it as RUN,
 or give RUN with --evals. Several runs are drawn on the same axes in the order given (the first is the reference of
 ppl_ratio). The CSV holds each figure's data: series,x,y rows, or one row per heatmap cell;
 a gating_effect CSV is x,range,mean,lo,hi,n (and line, when there are several lines); beside it,
 NAME_trend.csv holds the least-squares trend of each line with three or more x values (slope per
-doubling of x on a log axis, its 95% t interval, where it crosses zero).
+doubling of x on a log axis, its 95% t interval, where it crosses zero). gating_effect_by_variant.csv
+is variant,range,mean,lo,hi,n,unit for every row and range (n = the paired seeds).
 Exit status: 0 done; 2 bad input (not a run directory, unknown format, size out of range);
 1 a file could not be written.)";
 
@@ -58,6 +64,7 @@ struct ExportOptions {
   double dpi = 300;
   bool evals = false;  // each run's RUN/evals/NAME folders too, after it
   std::string effect_x;  // the gating-effect maps' x field; empty: chosen
+  std::string effect_reference;  // gating_effect_by_variant's reference row; empty: the first
 };
 
 // "png,svg" -> {"png", "svg"}, each once; the names are checked with the other settings.
@@ -93,10 +100,10 @@ void run(const ExportOptions& o) {
       for (const auto& u : unreadable) print_error(program, u);  // named, and the rest still drawn
     }
     try {
-      figs = figures::standard_figures(readers, {.effect_x = o.effect_x});
+      figs = figures::standard_figures(readers, {.effect_x = o.effect_x, .effect_reference = o.effect_reference});
     } catch (const InputError& e) {
-      if (e.field() != "x") throw;
-      throw InputError("--effect-x", e.reason());
+      if (e.field() != "x" && e.field() != "reference") throw;
+      throw InputError(e.field() == "x" ? "--effect-x" : "--effect-reference", e.reason());
     }
   } catch (const InputError& e) {
     fail(program, e.what(), exit_bad_input);
@@ -158,6 +165,9 @@ void add_export_command(CLI::App& app) {
   command->add_option("--effect-x", options->effect_x,
                       "the gating_effect figures' x axis: a swept config field (default: the first numeric one but E)")
       ->option_text("PATH");
+  command->add_option("--effect-reference", options->effect_reference,
+                      "gating_effect_by_variant's reference row: a gated seed group (default: the first row)")
+      ->option_text("GROUP");
   command->footer(export_help);
   command->callback([options, out] {
     // `--out ''` names no folder: a bad value, never "no --out" (which writes into the run's folder).

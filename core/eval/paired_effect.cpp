@@ -51,6 +51,34 @@ std::vector<PositionRange> effect_ranges(int train_len, int eval_len) {
   return out;
 }
 
+std::vector<PositionRange> diagnosis_ranges(int train_len, int eval_len) {
+  if (train_len < 1 || eval_len < 1)
+    throw std::invalid_argument("diagnosis ranges: need a training length and an evaluated length of at least 1 (got " +
+                                std::to_string(train_len) + " and " + std::to_string(eval_len) + ")");
+  const std::vector<PositionRange> wanted = {{"1-2", 1, 2},
+                                             {"3-16", 3, 16},
+                                             {"17-256", 17, 256},
+                                             {"257-N", 257, train_len},
+                                             {"N-4N", train_len + 1, 4 * train_len}};
+  std::vector<PositionRange> out;
+  for (auto r : wanted) {
+    r.hi = std::min(r.hi, eval_len);
+    if (r.lo <= r.hi) out.push_back(r);
+  }
+  out.push_back({"all", 1, eval_len});
+  return out;
+}
+
+double exact_range_mean_nll(const PerPositionResult& r, const PositionRange& range) {
+  if (whole_run(range, r)) return r.mean_nll;
+  if (r.nll.size() != static_cast<size_t>(r.seq_len) || r.nll.empty()) return range_mean_nll(r, range);
+  double s = 0;
+  int counted = 0;
+  for (int t = std::max(range.lo, 1); t <= std::min(range.hi, r.seq_len); ++t)
+    if (!std::isnan(r.nll[t - 1])) s += r.nll[t - 1], ++counted;
+  return counted > 0 ? s / counted : std::nan("");
+}
+
 double range_mean_nll(const PerPositionResult& r, const PositionRange& range) {
   if (whole_run(range, r)) return r.mean_nll;
   return weighted_mean(r.bucket_nll.data(), bucket_weights(r, range));

@@ -23,6 +23,18 @@ struct PositionRange {
 // Throws std::invalid_argument when N < 16 or L < 1.
 std::vector<PositionRange> effect_ranges(int train_len, int eval_len);
 
+// The ranges of fixed positions the diagnosis compares (experiments/results/diagnosis.md,
+// scripts/paired_seeds.py), for training length N and evaluated length L: "1-2", "3-16", "17-256"
+// (each clipped to L), "257-N" (when N > 256), "N-4N" (N + 1 to 4N clipped to L; when L > N) and
+// "all" of 1..L; a range left empty by the clipping is left out. Throws std::invalid_argument when
+// N < 1 or L < 1.
+std::vector<PositionRange> diagnosis_ranges(int train_len, int eval_len);
+
+// One run's mean NLL over exactly the positions of a range (its per-position means, NaN left out),
+// as scripts/paired_seeds.py reads them; "all" of 1..seq_len is the run's mean_nll. Without
+// per-position means, range_mean_nll (by whole buckets). NaN when no position of the range counts.
+double exact_range_mean_nll(const PerPositionResult& r, const PositionRange& range);
+
 // One run's mean NLL over a range, read from its buckets: every bucket whose centre lies in the
 // range, weighted by its width (the mean over those buckets' positions). "all" of 1..seq_len is the
 // run's mean_nll. NaN when no bucket falls in the range.

@@ -22,6 +22,8 @@ struct Axis {
   Scale scale = Scale::linear;
   std::optional<double> min, max;  // unset: fitted to the data (with a margin on linear axes)
   std::vector<double> tick_values; // explicit tick positions (E = 1, 2, 4, ...); empty: ticks()
+  // With tick_values, one label each in their place (a forest plot's rows); empty: the numbers.
+  std::vector<std::string> tick_labels{};
 };
 
 struct Series {

@@ -9,6 +9,7 @@
 
 #include "core/config/seed_group_members.hpp"
 #include "core/eval/comparison.hpp"
+#include "core/figures/gating_effect_by_variant.hpp"
 #include "core/figures/gating_effect_figures.hpp"
 #include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
@@ -366,6 +367,7 @@ std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSe
   for (const auto& r : runs)
     if (r.config && r.report) effect_runs.push_back({r.name, *r.config, r.report});
   auto effects = gating_effect_figures(effect_runs, {.x_field = options.effect_x});
+  for (auto& e : gating_effect_by_variant_figures(effect_runs, options.effect_reference)) effects.push_back(std::move(e));
   merge_seed_groups(runs);
   make_names_unique(runs);
   std::vector<NamedFigure> out;

@@ -46,6 +46,8 @@ struct FigureSetOptions {
   bool loss_before_data = false;
   // The gating-effect maps' x axis (a dotted config path); empty: chosen from the swept fields.
   std::string effect_x;
+  // The reference row of gating_effect_by_variant (a gated seed group); empty: its first row.
+  std::string effect_reference;
 };
 
 // Every figure the runs have data for, in this order: "loss", "val_bpb", "per_position" (the
@@ -53,7 +55,9 @@ struct FigureSetOptions {
 // runs), "niah_<task>_<run>", "needle_<form>_<run>", "occupancy_<run>_l0_h0", "block_use" (memory models with E > 1; E = 1 named as not applicable), "activation_map_<run>" (memory mixers
 // with results), "e_ablation" (two or more distinct E with held-out bits per byte),
 // "gating_effect_nll_<range>", "gating_effect_needle", "gating_effect_mqar" (a sweep whose gated
-// runs have E = 1 baselines beside them at two or more values: gating_effect_figures.hpp). Runs sharing a
+// runs have E = 1 baselines beside them at two or more values: gating_effect_figures.hpp),
+// "gating_effect_by_variant" and "gating_effect_by_variant_<range>" (gated seed groups with E = 1
+// baseline groups: gating_effect_by_variant.hpp). Runs sharing a
 // name (two "tiny" runs from different folders) get -2, -3, ... The evaluated runs of one seed
 // group (config.group, two or more) are drawn as one entry "GROUP (n seeds)": means over seeds with
 // 95% t intervals, where the first member stands for the group.

@@ -63,7 +63,7 @@ std::vector<Point> paired_points(const std::vector<EffectRun>& runs) {
   std::map<std::string, const EffectRun*> baselines;  // pairing key + seed -> the first such baseline
   for (const auto& r : runs)
     if (r.config.model.mixer.type == "memory" && r.config.model.mixer.E == 1 && r.report)
-      baselines.emplace(key_of(flat_config(r.config), true) + "#" + std::to_string(r.config.seed), &r);
+      baselines.emplace(baseline_pairing_key(r.config) + "#" + std::to_string(r.config.seed), &r);
   std::vector<Point> points;
   std::map<std::string, size_t> index;
   for (const auto& r : runs) {
@@ -284,6 +284,8 @@ Series trend_series(const TrendFit& t, double x_lo, double x_hi, Rgb color) {
 }
 
 }  // namespace
+
+std::string baseline_pairing_key(const config::RunConfig& c) { return key_of(flat_config(c), true); }
 
 namespace {
 

@@ -45,6 +45,12 @@ struct GatingEffectMap {
   bool lengths_differ = false;  // the points' training lengths N differ: ranges are in units of each one's N
 };
 
+// What a gated run shares with the E = 1 baseline it pairs with: every config field but those that
+// name the run (name, group, seed, folders, devices, how often it reports) and those only a gated
+// memory reads (E, its schedule, horizon N, normalize, form). A gated run and an E = 1 memory run
+// pair when their keys and seeds are equal.
+std::string baseline_pairing_key(const config::RunConfig& c);
+
 struct GatingEffectOptions {
   std::string x_field;  // empty: the first numeric swept field other than model.mixer.E, else E
 };

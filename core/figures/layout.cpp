@@ -29,6 +29,7 @@ constexpr double kMinorTick = 2.0;
 constexpr double kBarWidth = 10;  // colour bar
 constexpr int kBarStops = 48;
 constexpr size_t kTitleLines = 3;  // a longer title is shortened with "..."
+constexpr double kMaxYTickShare = 0.4;  // of the page's width, for the y tick labels
 // The legend: a row per entry, the series' sample line, the box's inner padding, its distance from
 // the plot's frame, and the gap between entries set side by side.
 constexpr double kLegendRow = 11, kLegendSample = 18, kLegendPad = 5, kLegendInset = 5, kLegendGap = 10;
@@ -58,10 +59,11 @@ std::vector<Tick> axis_ticks(const Axis& axis, const AxisMap& m, int target, con
   }
   std::vector<double> vs = axis.tick_values;
   if (vs.empty()) vs = ticks(m.lo, m.hi, axis.scale, target);
+  const bool named = !axis.tick_labels.empty() && axis.tick_labels.size() == vs.size();
   const double eps = (m.hi - m.lo) * 1e-9;
-  for (double v : vs)
-    if (v >= std::min(m.lo, m.hi) - eps && v <= std::max(m.lo, m.hi) + eps && m.usable(v))
-      out.push_back({v, tick_label(v)});
+  for (size_t i = 0; i < vs.size(); ++i)
+    if (vs[i] >= std::min(m.lo, m.hi) - eps && vs[i] <= std::max(m.lo, m.hi) + eps && m.usable(vs[i]))
+      out.push_back({vs[i], named ? axis.tick_labels[i] : tick_label(vs[i])});
   return out;
 }
 
@@ -197,6 +199,8 @@ class Builder {
     const int ytarget = std::clamp(static_cast<int>((H - 80) / 45), 3, 8);
     L_.x_ticks = axis_ticks(f_.x, L_.x, xtarget, hm ? &hm->x_tick_labels : nullptr, hm ? &hm->x_edges : nullptr);
     L_.y_ticks = axis_ticks(f_.y, L_.y, ytarget, hm ? &hm->y_tick_labels : nullptr, hm ? &hm->y_edges : nullptr);
+    // Named ticks (a forest plot's rows) never take more than their share of a narrow page.
+    for (auto& t : L_.y_ticks) t.label = shorten_text(t.label, std::max(30.0, kMaxYTickShare * W), width_in(kTickLabelSize));
     if (hm) {
       keep_whole_cell_ticks(L_.x_ticks, hm->x_edges);
       keep_whole_cell_ticks(L_.y_ticks, hm->y_edges);

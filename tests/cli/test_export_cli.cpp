@@ -176,4 +176,38 @@ TEST_F(ExportCommand, BadInputExitsTwoWithOneLine) {
   EXPECT_EQ(run("export").status, 2);
 }
 
+// Seed groups of a tiny experiment (E = 1 and E = 2, seeds 1 and 2): the forest plot of the gated
+// group against its baseline, its CSV with n = 2 paired seeds, and a reference that is no row refused.
+TEST_F(ExportCommand, DrawsTheGatingEffectByVariantOfSeedGroups) {
+  const std::string tiny = R"({
+  "name": "tinyg", "seeds": [1, 2], "threads": 2,
+  "model": {"d_model": 16, "layers": 1, "mixer": {"heads": 1, "d_head": 4, "E": 2}},
+  "data": {"seq_len": 16, "batch": 2, "text": {"path": ")" + std::string(PROTEUS_SOURCE_DIR) + R"(/assets/corpus/brown"}},
+  "train": {"steps": 2, "warmup": 1, "eval_every": 2, "log_every": 1, "val_batches": 1},
+  "eval": {"per_position": {"seq_len": 20, "sequences": 2}, "niah": {"enabled": false}, "needle": {"enabled": false},
+           "occupancy": {"enabled": false}},
+  "variants": [{"name": "baseline", "set": {"model.mixer.E": 1}}, {"name": "gated", "set": {"model.mixer.E": 2}}]
+})";
+  std::ofstream(*dir_ / "tinyg.json") << tiny;
+  const auto runs_dir = *dir_ / "group-runs";
+  const auto t = run("train " + (*dir_ / "tinyg.json").string() + " --runs-dir " + runs_dir.string());
+  ASSERT_EQ(t.status, 0) << t.out;
+  std::string runs;
+  for (const char* r : {"tinyg-baseline-s1", "tinyg-baseline-s2", "tinyg-gated-s1", "tinyg-gated-s2"}) runs += " " + (runs_dir / r).string();
+  const auto out = *dir_ / "forest";
+  const auto e = run("export" + runs + " --out " + out.string() + " --formats csv,png");
+  ASSERT_EQ(e.status, 0) << e.out;
+  ASSERT_TRUE(fs::exists(out / "gating_effect_by_variant.png"));
+  const auto csv = read(out / "gating_effect_by_variant.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "variant,range,mean,lo,hi,n,unit");
+  EXPECT_NE(csv.find("\ntinyg-gated,all,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",2,nats per byte\n"), std::string::npos) << "n = the 2 paired seeds: " << csv;
+  EXPECT_TRUE(fs::exists(out / "gating_effect_by_variant_1-2.csv"));
+
+  const auto bad = run("export" + runs + " --out " + (*dir_ / "forest-bad").string() + " --effect-reference tinyg-baseline");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_EQ(bad.out.rfind("proteus export: error: --effect-reference: ", 0), 0u) << bad.out;
+  EXPECT_FALSE(fs::exists(*dir_ / "forest-bad"));
+}
+
 }  // namespace

@@ -18,12 +18,17 @@ const figures::Figure* find_figure(const std::vector<figures::NamedFigure>& figs
   return nullptr;
 }
 
-TEST(SweepEffectView, TheEffectAgainstTheSweptFieldFillsInAsRunsFinish) {
-  const auto dir = test_support::fresh_dir("sweep-effect-view");
+// The editor on a tiny run gated at E = 4, in `mode`, its runs in a fresh folder.
+gui::ExperimentEditor gated_editor(const std::string& folder, gui::RunMode mode) {
   gui::ExperimentEditor ed;
-  ed.config = test_support::tiny_run(dir / "runs");
+  ed.config = test_support::tiny_run(test_support::fresh_dir(folder) / "runs");
   ed.config.model.mixer.E = 4;
-  ed.mode = gui::RunMode::sweep_e;
+  ed.mode = mode;
+  return ed;
+}
+
+TEST(SweepEffectView, TheEffectAgainstTheSweptFieldFillsInAsRunsFinish) {
+  auto ed = gated_editor("sweep-effect-view", gui::RunMode::sweep_e);
   ed.sweep_field = "model.d_model";
   ed.sweep_values = {16, 32, 64};
   const auto configs = ed.runs();
@@ -62,6 +67,28 @@ TEST(SweepEffectView, TheEffectAgainstTheSweptFieldFillsInAsRunsFinish) {
   ASSERT_EQ(all->series.front().y.size(), 3u);
   EXPECT_NEAR(all->series.front().y[2], 0.04, 1e-9);
   EXPECT_NE(find_figure(figs, "gating_effect_nll_N-4N"), nullptr);
+}
+
+// Compare with E = 1 over two seeds: the training view draws the forest plot of the gated seed
+// group against its baseline group once all four runs are evaluated, n = the two paired seeds.
+TEST(SweepEffectView, ComparedSeedGroupsDrawTheGatingEffectByVariant) {
+  auto ed = gated_editor("variant-effect-view", gui::RunMode::compare);
+  ed.seeds = 2;
+  const auto configs = ed.runs();
+  ASSERT_EQ(configs.size(), 4u);
+  engine::Snapshot snapshot;
+  for (const auto& c : configs) {
+    auto report = std::make_shared<eval::EvalReport>();
+    const double shift = c.model.mixer.E == 1 ? 0.0 : 0.1 + 0.01 * static_cast<double>(c.seed);
+    report->per_position = test_support::synthetic_per_position(64, 8, c.data.seq_len, 1, shift, shift, c.seed);
+    snapshot.runs.push_back({.name = c.name, .state = "finished", .report = report});
+  }
+  const auto figs = gui::snapshot_figures(snapshot, configs);
+  const auto* forest = find_figure(figs, "gating_effect_by_variant");
+  ASSERT_NE(forest, nullptr);
+  ASSERT_EQ(forest->y.tick_labels.size(), 1u) << "one gated group";
+  EXPECT_TRUE(forest->y.tick_labels.front().ends_with(", n=2")) << forest->y.tick_labels.front();
+  EXPECT_NE(forest->data_csv.find(",2,nats per byte\n"), std::string::npos) << forest->data_csv;
 }
 
 }  // namespace
