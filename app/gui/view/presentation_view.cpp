@@ -45,12 +45,19 @@ void draw_presented_figures(LabApp& app) {
   draw_figure(shown.name.c_str(), shown.figure, avail);
 }
 
+// The lesson fitted to the window: its row at the text scale the lesson was fitted at last frame
+// (a window small for the UI scale shrinks both), the lesson under it fitted to what is left.
 void draw_presented_teaching(LabApp& app) {
+  const ImVec2 size = ImGui::GetMainViewport()->WorkSize;
+  const auto& e = app.teach.stepper.example();
+  ImGui::SetWindowFontScale(app.display.lesson_text.for_room(
+      {size.x, size.y, app.display.ui_scale, float(e.d_k), float(e.d_v), float(e.T), float(e.E)}));
   draw_presentation_row_start(app);
   flow_same_line(ui_px(300));
   draw_teaching_lesson_row(app);
   ImGui::Separator();
-  draw_teaching_lesson(app);
+  draw_teaching_lesson(app, LessonFit::window);
+  ImGui::SetWindowFontScale(1.0f);
 }
 
 }  // namespace
