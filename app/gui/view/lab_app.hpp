@@ -107,7 +107,8 @@ void draw_help_overlay(LabApp& app);
 // Handles for a custom schedule's unlock points u_2..u_E on a strip under an activation map drawn
 // at `map`; `dragging` is the panel's held handle. True when a point moved.
 bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigure& map, float width);
-// Figures in a grid of `columns`, each `height` pixels tall.
+// Figures in a grid of `columns` (one where two would squeeze the plots), each `height` pixels
+// tall or taller where its plot area would be under the readable size.
 void draw_figure_grid(const std::vector<figures::NamedFigure>& figs, int columns, float height);
 // Export buttons for a set of figures: folder, formats, size; runs on a worker.
 void draw_export_controls(LabApp& app, const std::vector<figures::NamedFigure>& figs, const char* id);

@@ -250,6 +250,22 @@ void paint_layout(ImDrawList* dl, const figures::Layout& layout, ImVec2 origin, 
   ImGuiPainter(dl, layout, origin, scale).paint();
 }
 
+ImVec2 plot_area_size(const figures::Figure& f, ImVec2 size) {
+  const float scale = figure_scale();
+  const auto l = figures::layout_figure(f, size.x / scale, size.y / scale, window_text_measure(scale));
+  return ImVec2(float(l.plot.w) * scale, float(l.plot.h) * scale);
+}
+
+float readable_figure_height(const figures::Figure& f, float width, float height) {
+  const float readable = ReadableSizes{}.plot_px;
+  for (int tries = 0; tries < 4; ++tries) {  // the labels' room hardly changes as the figure grows
+    const float plot_h = plot_area_size(f, ImVec2(width, height)).y;
+    if (plot_h >= readable) break;
+    height += readable - plot_h + 1;
+  }
+  return height;
+}
+
 namespace {
 
 // The figure's plot area (read at its shorter side) and colour bar (at its length), for the

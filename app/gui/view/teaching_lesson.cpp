@@ -134,14 +134,13 @@ LessonColumnLayout fitted_columns(const LessonParts& p, const TeachingExample& e
 }
 
 // Smaller text, from the scale the lesson's row was drawn at, until the fitted lesson fits `avail`
-// with cells at least half a line of text tall: big type helps a room only while the pictures it
-// explains stay readable. Leaves the window's font at the chosen scale and tells `text` of it.
-constexpr float kTextScales[] = {1.0f, 0.85f, 0.72f, 0.6f, 0.5f, 0.42f, 0.35f, 0.3f, 0.25f, 0.21f};
+// with cells at least half a line of text tall. Leaves the window's font at the chosen scale and
+// tells `text` of it.
 
 LessonColumnLayout fit_lesson_text(const LessonParts& p, const TeachingExample& e, int t, ImVec2 avail, LessonTextScale& text) {
   LessonColumnLayout l;
   float chosen = text.scale();
-  for (float k : kTextScales) {
+  for (float k : kPresentationTextSteps) {
     if (k > text.scale() + 1e-3f) continue;
     chosen = k;
     ImGui::SetWindowFontScale(k);
