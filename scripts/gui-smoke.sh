@@ -7,7 +7,8 @@
 # bar cut by a window's edge or squeezed below a readable size (--check-content); the Teach
 # presentation and every tab at 1280x720, 1920x1080 and 3840x2160, UI scales 1 and 2, checked the
 # same way; and a restart that must come back at the remembered scale and size (the settings file
-# in $XDG_CONFIG_HOME/proteus-lab/, here a temporary folder).
+# in $XDG_CONFIG_HOME/proteus-lab/, here a temporary folder); then the README's screenshots
+# script (scripts/screenshots.sh), quick, into the same temporary folder.
 #   scripts/gui-smoke.sh [BUILD_DIR]     (default: build)
 #   PROTEUS_SMOKE_OUT=DIR scripts/gui-smoke.sh   keeps everything it writes in DIR (a new folder)
 set -euo pipefail
@@ -96,6 +97,9 @@ for size in 1280x720 1920x1080 3840x2160; do
 done
 text_check=--check-text
 
+# The README's screenshots script, quick, into a folder of its own (it must not rot).
+PROTEUS_SCREENSHOTS_QUICK=1 PROTEUS_SCREENSHOTS_OUT="$out/readme" scripts/screenshots.sh "$build" >/dev/null
+
 python3 - "$out" <<'PY'
 import json, os, struct, sys
 out = sys.argv[1]
@@ -166,6 +170,10 @@ for size in ((1280, 720), (1920, 1080), (3840, 2160)):
             with open(p, "rb") as f:
                 w, h = struct.unpack(">II", f.read(24)[16:24])
             if (w, h) != size: fail(f"{p} is {w}x{h}")
+for name in ["activation", "teach", "training", "runs", "explore", "scale2/teach", "scale2/present-teach",
+             "scale2/present-per-position", "scale2/present-needle"]:
+    p = os.path.join(out, "readme", f"{name}.png")
+    if not os.path.isfile(p) or os.path.getsize(p) < 20_000: fail(f"screenshots.sh: {name}.png is missing or nearly empty")
 restart = json.load(open(os.path.join(out, "restart.json")))
 if restart.get("ui_scale") != 2: fail(f"the restart came back at UI scale {restart.get('ui_scale')}, not the remembered 2")
 with open(os.path.join(out, "restart.png"), "rb") as f:
