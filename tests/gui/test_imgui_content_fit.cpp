@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/gui/state/content_fit.hpp"
 #include "app/gui/view/content_check.hpp"
@@ -77,7 +78,8 @@ TEST_F(ContentFitView, TheTeachPresentationFitsEveryScreenAtEveryScale) {
 TEST_F(ContentFitView, TheCheckSeesAGridTheWindowCuts) {
   ImGui::GetIO().DisplaySize = ImVec2(1280, 720);
   ImGui::NewFrame();
-  gui::begin_content_frame();
+  std::vector<gui::DrawnContent> drawn;
+  gui::begin_content_frame(drawn);
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(ImVec2(400, 300));
   ImGui::Begin("probe", nullptr, ImGuiWindowFlags_NoDecoration);
@@ -86,7 +88,8 @@ TEST_F(ContentFitView, TheCheckSeesAGridTheWindowCuts) {
   gui::register_content(gui::ContentKind::grid, "probe grid", ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), 20);
   ImGui::End();
   ImGui::Render();
-  const auto problems = gui::find_content_problems(gui::drawn_content());
+  ASSERT_EQ(&gui::drawn_content(), &drawn);
+  const auto problems = gui::find_content_problems(drawn);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].find("probe grid (grid, in probe) is cut by the window's bottom edge"), std::string::npos) << problems[0];
 }

@@ -5,10 +5,7 @@
 namespace proteus::gui {
 namespace {
 
-std::vector<DrawnContent>& content_register() {
-  static std::vector<DrawnContent> drawn;  // one frame's, like ImGui's context: one per process
-  return drawn;
-}
+std::vector<DrawnContent>* content_register() { return static_cast<std::vector<DrawnContent>*>(ImGui::GetIO().UserData); }
 
 // Whether `w` or a window it sits in can be scrolled by the user along y (axis 1) or x (axis 0):
 // it has more content than room and a scrollbar to reach it (a window without one, like the
@@ -24,11 +21,15 @@ bool scrolls(const ImGuiWindow* w, int axis) {
 
 }  // namespace
 
-void begin_content_frame() { content_register().clear(); }
+void begin_content_frame(std::vector<DrawnContent>& drawn) {
+  drawn.clear();
+  ImGui::GetIO().UserData = &drawn;
+}
 
 void register_content(ContentKind kind, const std::string& name, ImVec2 min, ImVec2 max, float readable_px) {
   const ImGuiWindow* w = ImGui::GetCurrentWindowRead();
-  if (!w) return;
+  std::vector<DrawnContent>* drawn = content_register();
+  if (!w || !drawn) return;
   // What the window shows: its inner clip rectangle (a child's is already clipped to its parent's),
   // within the screen.
   ImRect shown = w->InnerClipRect;
@@ -43,9 +44,13 @@ void register_content(ContentKind kind, const std::string& name, ImVec2 min, ImV
   c.visible = {shown.Min.x, shown.Min.y, shown.Max.x, shown.Max.y};
   c.scrolls_x = scrolls(w, 0);
   c.scrolls_y = scrolls(w, 1);
-  content_register().push_back(std::move(c));
+  drawn->push_back(std::move(c));
 }
 
-const std::vector<DrawnContent>& drawn_content() { return content_register(); }
+const std::vector<DrawnContent>& drawn_content() {
+  static const std::vector<DrawnContent> none;
+  const auto* drawn = content_register();
+  return drawn ? *drawn : none;
+}
 
 }  // namespace proteus::gui

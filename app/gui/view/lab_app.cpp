@@ -125,7 +125,7 @@ void LabApp::start_export(const std::vector<figures::NamedFigure>& figs, const s
 }
 
 void LabApp::frame() {
-  begin_content_frame();  // the content check reads what this frame draws, and only that
+  begin_content_frame(display.drawn_content);  // the content check reads what this frame draws, and only that
   if (training.refresh()) {
     const auto* s = training.snapshot();
     if (s && s->done) runs.browser.rescan(runs.dir);

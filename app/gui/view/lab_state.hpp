@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/state/content_fit.hpp"
 #include "app/gui/state/experiment_editor.hpp"
 #include "app/gui/state/explore_session.hpp"
 #include "app/gui/state/lesson_layout.hpp"
@@ -67,6 +68,7 @@ struct DisplayState {
   bool presenting = false;
   int presented_figure = 0;  // which of LabApp::presentation_figures() (arrows step)
   LessonTextScale lesson_text;  // the presented Teach lesson's text, fitted to the window
+  std::vector<DrawnContent> drawn_content;  // this frame's grids, plots and colour bars (content_check.hpp)
   bool help_open = false;
 };
 
