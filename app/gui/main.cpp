@@ -23,6 +23,7 @@
 #include "app/gui/state/ui_settings.hpp"
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/script/scripted_run.hpp"
+#include "app/gui/view/content_check.hpp"
 #include "app/gui/view/text_check.hpp"
 #include "app/gui/view/ui_scale.hpp"
 #include "app/gui/view/ui_settings_handler.hpp"
@@ -113,6 +114,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_flag("--help-overlay", script.help, "then open the keyboard shortcuts overlay (F1)");
   cli.add_option("--screenshot", script.screenshot, "save a PNG of the window once the steps above are done");
   cli.add_flag("--check-text", script.check_text, "fail (exit 1) when the screenshot's frame has text that is cut off");
+  cli.add_flag("--check-content", script.check_content,
+               "fail (exit 1) when the screenshot's frame has a grid, plot or colour bar cut by a window's edge "
+               "(one that cannot scroll to it) or squeezed below a readable size (cells 12 px, plots 120 px)");
   cli.add_option("--frame-stats", script.frame_stats, "write frame times (p50, p99 while training and idle) as JSON at exit");
   cli.add_flag("--quit", script.quit, "exit when the scripted steps are done");
   cli.add_option("--timeout", script.timeout_s, "scripted run: fail (exit 1) after this many seconds");
@@ -207,6 +211,7 @@ bool draw_frame(GLFWwindow* window, LabApp& app, proteus::gui::ScriptedRun& run,
     const bool ok = save_screenshot(shot, w, h);
     if (ok) std::cout << "proteus-lab: screenshot " << shot << " (UI scale " << app.display.ui_scale << ")\n";
     if (run.text_check_due()) run.text_checked(proteus::gui::find_cut_text(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts));
+    if (run.content_check_due()) run.content_checked(proteus::gui::find_content_problems(proteus::gui::drawn_content()));
     run.screenshot_taken(ok);
   }
   glfwSwapBuffers(window);

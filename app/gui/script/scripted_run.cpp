@@ -113,6 +113,12 @@ void ScriptedRun::text_checked(const std::vector<CutText>& cut) {
   fail(std::to_string(cut.size()) + " pieces of text are cut off in " + o_.screenshot, 1);
 }
 
+void ScriptedRun::content_checked(const std::vector<std::string>& problems) {
+  if (problems.empty()) return;
+  for (const auto& p : problems) std::cerr << "proteus-lab: content check: " << p << '\n';
+  fail(std::to_string(problems.size()) + " grids, plots or colour bars are cut off or squeezed in " + o_.screenshot, 1);
+}
+
 bool ScriptedRun::step(LabApp& app, double now_s) {
   if (o_.timeout_s > 0 && now_s > o_.timeout_s && phase_ != Phase::done) {
     fail("scripted run timed out after " + std::to_string(o_.timeout_s) + " s", 1);

@@ -29,6 +29,7 @@ struct ScriptOptions {
   bool help = false;                  // then the shortcuts overlay
   std::string screenshot;             // PNG of the window once everything above is done
   bool check_text = false;            // fail (exit 1) when the screenshot's frame has cut-off text
+  bool check_content = false;         // ... or a cut or squeezed grid, plot or colour bar
   std::string frame_stats;            // JSON of frame times, written at exit
   bool quit = false;                  // exit when done
   double timeout_s = 0;               // give up (exit status 1) after this long; 0 = never
@@ -51,6 +52,9 @@ class ScriptedRun {
   // screenshot is written, so it shows what was cut).
   bool text_check_due() const { return o_.check_text && !screenshot_due().empty(); }
   void text_checked(const std::vector<CutText>& cut);
+  // The same frame's grids, plots and colour bars, when --check-content asked (content_fit.hpp).
+  bool content_check_due() const { return o_.check_content && !screenshot_due().empty(); }
+  void content_checked(const std::vector<std::string>& problems);
   int exit_code() const { return exit_code_; }
   const std::string& failure() const { return failure_; }
 

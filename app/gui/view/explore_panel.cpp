@@ -103,7 +103,7 @@ void draw_explore_panel(LabApp& app) {
   try {
     const auto map_fig = x.edit.activation_figure();
     const float w = ImGui::GetContentRegionAvail().x;
-    const DrawnFigure map = draw_figure("explore-map", map_fig, ImVec2(w, ui_px(150)));
+    const DrawnFigure map = draw_figure("explore-map", map_fig, ImVec2(w, readable_figure_height(map_fig, w, ui_px(150))));
     if (x.edit.config.model.mixer.schedule.type == "custom")
       changed |= draw_unlock_strip(x.edit, app.explore.panel.dragging_unlock, map, w);
   } catch (const std::exception& e) {

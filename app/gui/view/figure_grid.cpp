@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+
+#include "app/gui/state/content_fit.hpp"
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/plot_view.hpp"
 #include "app/gui/view/widgets.hpp"
@@ -21,11 +23,20 @@ std::vector<std::string> ExportChoice::formats() const {
 
 void draw_figure_grid(const std::vector<figures::NamedFigure>& figs, int columns, float height) {
   if (figs.empty()) return;
-  const float spacing = ImGui::GetStyle().ItemSpacing.x;
-  const float w = (ImGui::GetContentRegionAvail().x - spacing * (columns - 1)) / columns;
-  for (size_t i = 0; i < figs.size(); ++i) {
-    if (i % columns) ImGui::SameLine();
-    draw_figure(figs[i].name.c_str(), figs[i].figure, ImVec2(w, height));
+  const float spacing = ImGui::GetStyle().ItemSpacing.x, avail = ImGui::GetContentRegionAvail().x;
+  // One column where side by side the plots would be narrower than readable.
+  const float side_w = (avail - spacing * (columns - 1)) / columns;
+  for (const auto& f : figs)
+    if (columns > 1 && plot_area_size(f.figure, ImVec2(side_w, height)).x < ReadableSizes{}.plot_px) columns = 1;
+  const float w = (avail - spacing * (columns - 1)) / columns;
+  for (size_t row = 0; row < figs.size(); row += size_t(columns)) {
+    const size_t end = std::min(figs.size(), row + size_t(columns));
+    float h = height;  // a row as tall as its tallest figure needs
+    for (size_t i = row; i < end; ++i) h = std::max(h, readable_figure_height(figs[i].figure, w, height));
+    for (size_t i = row; i < end; ++i) {
+      if (i > row) ImGui::SameLine();
+      draw_figure(figs[i].name.c_str(), figs[i].figure, ImVec2(w, h));
+    }
   }
 }
 

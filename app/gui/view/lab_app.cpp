@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/gui/state/ui_settings.hpp"
+#include "app/gui/view/content_check.hpp"
 
 namespace proteus::gui {
 
@@ -124,6 +125,7 @@ void LabApp::start_export(const std::vector<figures::NamedFigure>& figs, const s
 }
 
 void LabApp::frame() {
+  begin_content_frame(display.drawn_content);  // the content check reads what this frame draws, and only that
   if (training.refresh()) {
     const auto* s = training.snapshot();
     if (s && s->done) runs.browser.rescan(runs.dir);

@@ -97,15 +97,18 @@ void draw_explore_panel(LabApp& app);
 // The presentation view: the whole window (presentation_view.cpp).
 void draw_presentation_view(LabApp& app);
 // The Teach tab's parts the presentation view shares: the lesson's controls on one row
-// (transport, E, N) and the stream itself (caption, blocks, both memories).
+// (transport, E, N) and the stream itself (caption, blocks, both memories: teaching_lesson.cpp),
+// at the UI's sizes in a window that scrolls, or fitted to the window (the presentation view).
 void draw_teaching_lesson_row(LabApp& app);
-void draw_teaching_lesson(LabApp& app);
+enum class LessonFit { scroll, window };
+void draw_teaching_lesson(LabApp& app, LessonFit fit);
 // The shortcuts of where the window is, over everything, while app.display.help_open (help_overlay.cpp).
 void draw_help_overlay(LabApp& app);
 // Handles for a custom schedule's unlock points u_2..u_E on a strip under an activation map drawn
 // at `map`; `dragging` is the panel's held handle. True when a point moved.
 bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigure& map, float width);
-// Figures in a grid of `columns`, each `height` pixels tall.
+// Figures in a grid of `columns` (one where two would squeeze the plots), each `height` pixels
+// tall or taller where its plot area would be under the readable size.
 void draw_figure_grid(const std::vector<figures::NamedFigure>& figs, int columns, float height);
 // Export buttons for a set of figures: folder, formats, size; runs on a worker.
 void draw_export_controls(LabApp& app, const std::vector<figures::NamedFigure>& figs, const char* id);

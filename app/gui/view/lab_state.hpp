@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/state/content_fit.hpp"
 #include "app/gui/state/experiment_editor.hpp"
 #include "app/gui/state/explore_session.hpp"
+#include "app/gui/state/lesson_layout.hpp"
 #include "app/gui/state/runs_browser.hpp"
 #include "app/gui/state/teaching_stepper.hpp"
 #include "app/gui/view/panel_state.hpp"
@@ -65,6 +67,8 @@ struct DisplayState {
   UiFonts fonts;                  // the atlas's fonts at ui_scale (the presentation view's large type)
   bool presenting = false;
   int presented_figure = 0;  // which of LabApp::presentation_figures() (arrows step)
+  LessonTextScale lesson_text;  // the presented Teach lesson's text, fitted to the window
+  std::vector<DrawnContent> drawn_content;  // this frame's grids, plots and colour bars (content_check.hpp)
   bool help_open = false;
 };
 

@@ -3,6 +3,7 @@
 // glyphs' vertices; then the hover read-out of the drawn figure.
 #include "app/gui/view/plot_view.hpp"
 
+#include "app/gui/view/content_check.hpp"
 #include "app/gui/view/ui_scale.hpp"
 
 #include <algorithm>
@@ -249,6 +250,37 @@ void paint_layout(ImDrawList* dl, const figures::Layout& layout, ImVec2 origin, 
   ImGuiPainter(dl, layout, origin, scale).paint();
 }
 
+ImVec2 plot_area_size(const figures::Figure& f, ImVec2 size) {
+  const float scale = figure_scale();
+  const auto l = figures::layout_figure(f, size.x / scale, size.y / scale, window_text_measure(scale));
+  return ImVec2(float(l.plot.w) * scale, float(l.plot.h) * scale);
+}
+
+float readable_figure_height(const figures::Figure& f, float width, float height) {
+  const float readable = ReadableSizes{}.plot_px;
+  for (int tries = 0; tries < 4; ++tries) {  // the labels' room hardly changes as the figure grows
+    const float plot_h = plot_area_size(f, ImVec2(width, height)).y;
+    if (plot_h >= readable) break;
+    height += readable - plot_h + 1;
+  }
+  return height;
+}
+
+namespace {
+
+// The figure's plot area (read at its shorter side) and colour bar (at its length), for the
+// content check.
+void register_drawn_figure(const char* id, const DrawnFigure& d) {
+  const ImVec2 p0 = d.plot_min(), p1 = d.plot_max();
+  register_content(ContentKind::plot, id, p0, p1, std::min(p1.x - p0.x, p1.y - p0.y));
+  if (!d.layout.colorbar) return;
+  const figures::Box& bar = d.layout.colorbar->bar;
+  const ImVec2 b0 = d.to_screen({bar.x, bar.y}), b1 = d.to_screen({bar.x + bar.w, bar.y + bar.h});
+  register_content(ContentKind::colour_bar, std::string(id) + " colour bar", b0, b1, std::max(b1.x - b0.x, b1.y - b0.y));
+}
+
+}  // namespace
+
 DrawnFigure draw_figure(const char* id, const figures::Figure& f, ImVec2 size) {
   ImGui::PushID(id);
   size.x = std::max(size.x, ui_px(120));
@@ -261,6 +293,7 @@ DrawnFigure draw_figure(const char* id, const figures::Figure& f, ImVec2 size) {
   d.layout = figures::layout_figure(f, size.x / d.scale, size.y / d.scale, window_text_measure(d.scale));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   paint_layout(dl, d.layout, d.origin, d.scale);
+  register_drawn_figure(id, d);
 
   const ImVec2 mouse = ImGui::GetIO().MousePos, p0 = d.plot_min(), p1 = d.plot_max();
   d.hovered = box_hovered && mouse.x >= p0.x && mouse.x <= p1.x && mouse.y >= p0.y && mouse.y <= p1.y;

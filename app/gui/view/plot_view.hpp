@@ -32,6 +32,12 @@ struct DrawnFigure {
   ImVec2 plot_max() const { return to_screen({layout.plot.x + layout.plot.w, layout.plot.y + layout.plot.h}); }
 };
 
+// The plot area's size, in pixels, of f laid out in a box of `size` pixels at the current font.
+ImVec2 plot_area_size(const figures::Figure& f, ImVec2 size);
+// `height`, or taller where f's labels would leave its plot area under the content check's
+// readable size (in a view that scrolls; a squeezed plot cannot be read).
+float readable_figure_height(const figures::Figure& f, float width, float height);
+
 // Draws f in a box of `size` pixels at the cursor (advancing it), id unique in the window, with
 // the hover read-out.
 DrawnFigure draw_figure(const char* id, const figures::Figure& f, ImVec2 size);

@@ -1,14 +1,18 @@
 // The presentation view (F11 or the Present button): for a room, the tab that was shown fills the
 // window in the presentation font (1.6 x the UI's). The Teach tab shows its stream with the
 // lesson's controls on one row (transport, E, N); another tab shows one of its figures at a time,
-// the arrow keys (or the buttons) stepping through them. No controls column, no status line.
+// the arrow keys (or the buttons) stepping through them. No controls column, no status line, no
+// scrollbar: what it shows is fitted to the window (smaller text where the window is small for
+// the UI scale), and the content check (--check-content) fails what the window's edge cuts.
 #include <imgui.h>
 
 #include <algorithm>
 #include <string>
 
+#include "app/gui/state/content_fit.hpp"
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/plot_view.hpp"
+#include "app/gui/view/ui_scale.hpp"
 #include "app/gui/view/widgets.hpp"
 
 namespace proteus::gui {
@@ -20,6 +24,17 @@ void draw_presentation_row_start(LabApp& app) {
   ImGui::SameLine();
   if (ImGui::Button("?")) app.display.help_open = !app.display.help_open;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("keyboard shortcuts (F1)");
+}
+
+// The figure's labels smaller until its plot area takes most of the view (at least readable):
+// the figure fills the view, and the plot, not its labels, fills the figure.
+void fit_figure_text(const figures::Figure& f, ImVec2 avail) {
+  const float wanted_h = std::max(ReadableSizes{}.plot_px, 0.45f * avail.y);
+  for (float k : kPresentationTextSteps) {
+    ImGui::SetWindowFontScale(k);
+    const ImVec2 plot = plot_area_size(f, avail);
+    if (plot.y >= wanted_h && plot.x >= ReadableSizes{}.plot_px) return;
+  }
 }
 
 void draw_presented_figures(LabApp& app) {
@@ -42,15 +57,24 @@ void draw_presented_figures(LabApp& app) {
   flow_same_line(ImGui::CalcTextSize(where.c_str()).x);
   ImGui::TextDisabled("%s", where.c_str());
   const ImVec2 avail = ImGui::GetContentRegionAvail();
+  fit_figure_text(shown.figure, avail);
   draw_figure(shown.name.c_str(), shown.figure, avail);
+  ImGui::SetWindowFontScale(1.0f);
 }
 
+// The lesson fitted to the window: its row at the text scale the lesson was fitted at last frame
+// (a window small for the UI scale shrinks both), the lesson under it fitted to what is left.
 void draw_presented_teaching(LabApp& app) {
+  const ImVec2 size = ImGui::GetMainViewport()->WorkSize;
+  const auto& e = app.teach.stepper.example();
+  ImGui::SetWindowFontScale(app.display.lesson_text.for_room(
+      {size.x, size.y, app.display.ui_scale, float(e.d_k), float(e.d_v), float(e.T), float(e.E)}));
   draw_presentation_row_start(app);
   flow_same_line(ui_px(300));
   draw_teaching_lesson_row(app);
   ImGui::Separator();
-  draw_teaching_lesson(app);
+  draw_teaching_lesson(app, LessonFit::window);
+  ImGui::SetWindowFontScale(1.0f);
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // Each side shows its state S_t (locked elements hatched, this step's writes outlined), the
 // recall error of every association at this step, and how each association's error evolved.
 // Keys (shortcuts.cpp's table, handled by LabApp): space plays or pauses, the arrows step, Home
-// and End jump to the ends. The presentation view shows the lesson row and the stream from here.
+// and End jump to the ends. The lesson itself (caption, blocks, both memories) is drawn by
+// teaching_lesson.cpp, which the presentation view shares with the lesson row from here.
 #include <imgui.h>
 
 #include <algorithm>
@@ -107,29 +108,6 @@ void draw_transport(LabApp& app) {
   ImGui::TextDisabled("%s", keys);
 }
 
-// One memory's column: its state, the recall bars at this step and the recall history.
-void draw_memory_column(const char* id, const char* title, const MemoryStep& m, const nlohmann::json& whole,
-                        const TeachingExample& e, int t, float width) {
-  ImGui::PushID(id);
-  ImGui::BeginGroup();
-  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + width);  // the column's text wraps within it
-  ImGui::TextUnformatted(title);
-  ImGui::TextDisabled("k(t) = %d blocks, %d of %d elements, %d of %d key rows and %d of %d value dimensions open",
-                      m.active_blocks, m.active_elements, e.d_k * e.d_v, m.open_rows, e.d_k, m.open_values, e.d_v);
-  double scale = 1e-9;
-  for (double v : m.state) scale = std::max(scale, std::abs(v));
-  const float cell = std::clamp(std::min(width * 0.55f / e.d_v, ui_px(190) / e.d_k), ui_px(6), ui_px(40));
-  ImGui::Text("state S_t (%d x %d): hatched = locked, outlined = written at t", e.d_k, e.d_v);
-  draw_cell_grid("state", e.d_k, e.d_v, cell, m.state, &m.mask, &m.written, scale);
-  ImGui::Text("recall error of each association at t = %d (dashed: %.2f)", t, kRecalledBelow);
-  draw_recall_bars("bars", m.recall, e.T, width - ui_px(10), ui_px(90));
-  ImGui::TextUnformatted("recall error of each association over the steps (faded: still to come)");
-  draw_recall_history("history", whole["recall_error"], e.T, t, std::clamp((width - ui_px(40)) / e.T, ui_px(5), ui_px(16)));
-  ImGui::PopTextWrapPos();
-  ImGui::EndGroup();
-  ImGui::PopID();
-}
-
 }  // namespace
 
 void draw_teaching_lesson_row(LabApp& app) {
@@ -155,25 +133,6 @@ void draw_teaching_lesson_row(LabApp& app) {
   ImGui::TextUnformatted(where.c_str());
 }
 
-void draw_teaching_lesson(LabApp& app) {
-  auto& st = app.teach.stepper;
-  const auto& s = st.current();
-  const auto& e = st.example();
-  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x);
-  ImGui::TextUnformatted(st.caption().c_str());
-  ImGui::PopTextWrapPos();
-  ImGui::Separator();
-  draw_block_strip(st.gated_output()["active_blocks"], e.E, s.t);
-
-  const float gap = ui_px(30);
-  const float half = (ImGui::GetContentRegionAvail().x - gap) / 2;
-  draw_memory_column("ungated", "Ungated memory (E = 1)", s.ungated, st.ungated_output(), e, s.t, half);
-  ImGui::SameLine(0, gap);
-  const std::string gated_title = "Gated memory (E = " + std::to_string(e.E) + ", " + e.schedule + " over N = " +
-                                  std::to_string(e.horizon()) + ", " + e.normalize + ", " + e.block_axis + ")";
-  draw_memory_column("gated", gated_title.c_str(), s.gated, st.gated_output(), e, s.t, half);
-}
-
 void draw_teaching_panel(LabApp& app) {
   auto& st = app.teach.stepper;
   draw_teaching_scenario_picker(app);
@@ -187,7 +146,7 @@ void draw_teaching_panel(LabApp& app) {
   }
   draw_transport(app);
   ImGui::Separator();
-  draw_teaching_lesson(app);
+  draw_teaching_lesson(app, LessonFit::scroll);
 
   const auto& s = st.current();
   const auto& e = st.example();

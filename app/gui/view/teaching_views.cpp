@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/gui/view/content_check.hpp"
 #include "app/gui/view/ui_scale.hpp"
 
 namespace proteus::gui {
@@ -26,6 +27,7 @@ void draw_cell_grid(const char* id, int rows, int cols, float cell, const std::v
   ImGui::PushID(id);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##grid", ImVec2(cols * cell, rows * cell));
+  register_content(ContentKind::grid, id, ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), cell);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   for (int r = 0; r < rows; ++r)
@@ -50,15 +52,26 @@ void draw_cell_grid(const char* id, int rows, int cols, float cell, const std::v
   ImGui::PopID();
 }
 
+namespace {
+float block_row_height(int E) { return std::clamp(ui_px(60) / std::max(E, 1), ui_px(2), ui_px(10)); }
+}  // namespace
+
+float block_strip_height(int E) {
+  return std::max(E * block_row_height(E), ImGui::GetFontSize()) + ImGui::GetTextLineHeightWithSpacing() +
+         ImGui::GetStyle().ItemSpacing.y;
+}
+
 void draw_block_strip(const nlohmann::json& active_blocks, int E, int current) {
   const int T = static_cast<int>(active_blocks.size());
   const ImVec2 o = ImGui::GetCursorScreenPos();
   // The strip starts right of its label; its caption sits under it.
   const float label_w = ImGui::CalcTextSize("gated blocks").x + ui_px(8);
   const float cw = std::min(ui_px(28), (ImGui::GetContentRegionAvail().x - label_w) / std::max(T, 1));
-  const float ch = std::clamp(ui_px(60) / E, ui_px(2), ui_px(10));
+  const float ch = block_row_height(E);
   const float caption_h = ImGui::GetTextLineHeightWithSpacing();
   ImGui::Dummy(ImVec2(T * cw + label_w, std::max(E * ch, ImGui::GetFontSize()) + caption_h));
+  // A timeline, not cells to read one by one: only whether it is cut is checked.
+  register_content(ContentKind::grid, "gated blocks", ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), 0);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (int t = 1; t <= T; ++t)
     for (int b = 0; b < E; ++b) {
@@ -89,6 +102,7 @@ void draw_recall_bars(const char* id, const std::vector<double>& recall, int T, 
   const float axis_w = ImGui::CalcTextSize("0.0").x + ui_px(10), top = 1.5f;  // the bars' scale: 0 .. 1.5, larger errors clipped
   const float tick_h = ImGui::GetFontSize();
   ImGui::InvisibleButton("##bars", ImVec2(width, height + tick_h / 2 + tick_h + ui_px(2)));
+  register_content(ContentKind::plot, id, ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), height);
   ImVec2 o = ImGui::GetItemRectMin();
   o.y += tick_h / 2;  // room for the top tick's label
   const bool hovered = ImGui::IsItemHovered();
@@ -135,6 +149,7 @@ void draw_recall_history(const char* id, const nlohmann::json& recall_error, int
   const float label_w = ImGui::CalcTextSize("00").x + ui_px(8);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##history", ImVec2(label_w + T * cell, T * cell + ImGui::GetTextLineHeightWithSpacing()));
+  register_content(ContentKind::grid, id, ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), cell);
   const bool hovered = ImGui::IsItemHovered();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);

@@ -11,13 +11,15 @@
 
 namespace proteus::gui {
 
-// rows x cols cells of `cell` pixels, coloured blue (negative) to red (positive) by value / scale;
+// rows x cols cells of `cell` pixels (registered for the content check under `id`), coloured blue (negative) to red (positive) by value / scale;
 // mask: 0 = locked (hatched); written: 1 = changed at this token (outlined).
 void draw_cell_grid(const char* id, int rows, int cols, float cell, const std::vector<double>& values,
                     const std::vector<uint8_t>* mask, const std::vector<uint8_t>* written, double scale);
 // The gated memory's active blocks k(t) (memory-op's active_blocks) over tokens 1..T, of E;
 // token `current` marked.
 void draw_block_strip(const nlohmann::json& active_blocks, int E, int current);
+// The height draw_block_strip takes (with the item spacing after it), at the current font.
+float block_strip_height(int E);
 // The colour of a recall error: green (0) through yellow to red (1: nothing recalled) and darker
 // past it.
 unsigned recall_colour(double error);

@@ -12,6 +12,10 @@ inline constexpr float kBaseFontPx = 15.0f;
 // The presentation view's type against the UI's.
 inline constexpr float kPresentationFontFactor = 1.6f;
 
+// The steps the presentation view shrinks its text by (of the presentation font) when the window
+// is small for the UI scale: large type helps a room only while the pictures stay readable.
+inline constexpr float kPresentationTextSteps[] = {1.0f, 0.85f, 0.72f, 0.6f, 0.5f, 0.42f, 0.35f, 0.3f, 0.25f, 0.21f};
+
 // The fonts of one scale, by role (each an atlas font).
 struct UiFonts {
   ImFont* ui = nullptr;            // every panel's text (the atlas's first: ImGui's default)
