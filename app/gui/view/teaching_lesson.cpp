@@ -130,7 +130,10 @@ LessonColumnLayout fitted_columns(const LessonParts& p, const TeachingExample& e
   const float height = avail.y - lesson_header_height(p, e, avail.x);
   const LessonColumnLayout a = fit_lesson_column(column_space(p.ungated, e, t, half, height));
   const LessonColumnLayout b = fit_lesson_column(column_space(p.gated, e, t, half, height));
-  return a.height >= b.height ? a : b;
+  // Both columns draw one layout: the one fitted to the column whose text leaves less room (its
+  // cells, then its bars, the smaller), so the other column fits it too.
+  const bool a_tighter = a.grid_cell < b.grid_cell || (a.grid_cell == b.grid_cell && a.bars_px <= b.bars_px);
+  return a_tighter ? a : b;
 }
 
 // Smaller text, from the scale the lesson's row was drawn at, until the fitted lesson fits `avail`
