@@ -128,12 +128,13 @@ LessonColumnLayout fitted_columns(const LessonParts& p, const TeachingExample& e
   const float gap = ui_px(30);
   const float half = (avail.x - gap) / 2;
   const float height = avail.y - lesson_header_height(p, e, avail.x);
-  const LessonColumnLayout a = fit_lesson_column(column_space(p.ungated, e, t, half, height));
-  const LessonColumnLayout b = fit_lesson_column(column_space(p.gated, e, t, half, height));
-  // Both columns draw one layout: the one fitted to the column whose text leaves less room (its
-  // cells, then its bars, the smaller), so the other column fits it too.
-  const bool a_tighter = a.grid_cell < b.grid_cell || (a.grid_cell == b.grid_cell && a.bars_px <= b.bars_px);
-  return a_tighter ? a : b;
+  // Both columns draw one layout, fitted to the text of whichever column has more of it (the
+  // gated column's title is the longer), so each fits.
+  LessonColumnSpace space = column_space(p.ungated, e, t, half, height);
+  const LessonColumnSpace gated = column_space(p.gated, e, t, half, height);
+  space.stacked_text_px = std::max(space.stacked_text_px, gated.stacked_text_px);
+  space.side_text_px = std::max(space.side_text_px, gated.side_text_px);
+  return fit_lesson_column(space);
 }
 
 // Smaller text, from the scale the lesson's row was drawn at, until the fitted lesson fits `avail`
