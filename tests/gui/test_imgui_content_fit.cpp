@@ -14,23 +14,14 @@
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/text_check.hpp"
 #include "app/gui/view/ui_scale.hpp"
-#include "tests/support/headless_imgui.hpp"
-#include "tests/support/temp_dir.hpp"
+#include "tests/support/headless_lab_app.hpp"
 
 namespace {
 
 using namespace proteus;
 
-class ContentFitView : public ::testing::Test {
+class ContentFitView : public test_support::HeadlessLabApp {
  protected:
-  void SetUp() override {
-    context_ = test_support::create_headless_imgui();
-    app_ = std::make_unique<gui::LabApp>(PROTEUS_SOURCE_DIR, dir_.path() / "runs");
-  }
-  void TearDown() override {
-    app_.reset();
-    ImGui::DestroyContext(context_);
-  }
   // The Teach presentation at token 7 in a `size` window at UI scale `s`, drawn until settled.
   void present_teach(ImVec2 size, float s) {
     app_->display.fonts = gui::apply_ui_scale(s);
@@ -50,9 +41,6 @@ class ContentFitView : public ::testing::Test {
       if (c.name == name) return &c;
     return nullptr;
   }
-  ImGuiContext* context_ = nullptr;
-  test_support::TempDir dir_;
-  std::unique_ptr<gui::LabApp> app_;
 };
 
 TEST_F(ContentFitView, TheTeachPresentationFitsEveryScreenAtEveryScale) {

@@ -9,24 +9,15 @@
 
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/text_check.hpp"
-#include "tests/support/headless_imgui.hpp"
-#include "tests/support/temp_dir.hpp"
+#include "tests/support/headless_lab_app.hpp"
 
 namespace {
 
 using namespace proteus;
 const std::filesystem::path kExperiments = std::filesystem::path(PROTEUS_SOURCE_DIR) / "experiments";
 
-class KeptGridViewTest : public ::testing::Test {
+class KeptGridViewTest : public test_support::HeadlessLabApp {
  protected:
-  void SetUp() override {
-    context_ = test_support::create_headless_imgui();
-    app_ = std::make_unique<gui::LabApp>(PROTEUS_SOURCE_DIR, dir_.path() / "runs");
-  }
-  void TearDown() override {
-    app_.reset();
-    ImGui::DestroyContext(context_);
-  }
   // Loads a preset; the file field then shows a short name (a long path is cut there, whatever the file).
   void load(const std::filesystem::path& preset) {
     app_->load_experiment(kExperiments / preset);
@@ -60,9 +51,6 @@ class KeptGridViewTest : public ::testing::Test {
     std::erase(s, ' ');
     return s;
   }
-  ImGuiContext* context_ = nullptr;
-  test_support::TempDir dir_;
-  std::unique_ptr<gui::LabApp> app_;
 };
 
 TEST_F(KeptGridViewTest, ASecondSweptFieldIsShownReadOnlyWithTheRunCount) {
