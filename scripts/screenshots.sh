@@ -33,6 +33,16 @@ shot 1 "$out/activation.png" --preset experiments/quickstart-cpu.json --tab acti
 shot 1 "$out/teach.png" --tab teach --teach-step 7
 shot 2 "$out/scale2/teach.png" --tab teach --teach-step 7
 shot 2 "$out/scale2/present-teach.png" --present teach --teach-step 7
+# The README's "Readings of the paper": which elements each block axis opens, at the reference
+# regime's shape with 4 heads (so that `layer` has heads to run across), presented whole.
+mkdir -p "$out/readings"
+for axis in key_rows value_rows layer; do
+  xvfb-run -a -s "-screen 0 1000x620x24" "$lab" --ui-scale 1 --width 1000 --height 620 --runs-dir "$work/runs" \
+    --preset experiments/paper/regime-comba-cpu.json --set model.mixer.heads=4 --set model.d_model=128 \
+    --set model.mixer.block_axis=$axis --tab activation --present state_opening \
+    --screenshot "$out/readings/state-opening-$axis.png" --check-text --check-content --quit --timeout 600 >/dev/null
+  echo "screenshots: $out/readings/state-opening-$axis.png"
+done
 [ "${PROTEUS_SCREENSHOTS_UNTRAINED:-}" = 1 ] && exit 0
 
 quick=()

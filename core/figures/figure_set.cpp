@@ -11,6 +11,7 @@
 #include "core/eval/comparison.hpp"
 #include "core/figures/gating_effect_by_variant.hpp"
 #include "core/figures/gating_effect_figures.hpp"
+#include "core/figures/state_opening_figure.hpp"
 #include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 
@@ -320,6 +321,11 @@ void add_activation_maps(const std::vector<RunResults>& runs, std::vector<NamedF
     auto f = activation_map_figure(schedule, horizon, r.name);
     f.notes.front() = m.schedule.type + " schedule, " + f.notes.front();
     out.push_back({"activation_map_" + file_name_part(r.name), std::move(f)});
+    // Which elements those blocks are (the block axis); with one block there is nothing to show.
+    if (m.E > 1)
+      out.push_back({"state_opening_" + file_name_part(r.name),
+                     state_opening_figure(schedule, *memory::block_axis_from_name(m.block_axis), m.heads, m.d_head,
+                                          m.d_head, r.name)});
   }
 }
 

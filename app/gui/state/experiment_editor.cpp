@@ -6,6 +6,7 @@
 #include "core/config/experiment.hpp"
 #include "core/engine/experiment_job.hpp"
 #include "core/figures/run_figures.hpp"
+#include "core/figures/state_opening_figure.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/schedule_edit.hpp"
 #include "core/common/atomic_file.hpp"
@@ -300,6 +301,13 @@ figures::Figure ExperimentEditor::activation_figure() const {
   const auto s = schedule();
   const int64_t eval_len = config.eval.per_position.seq_len > 0 ? config.eval.per_position.seq_len : 2 * config.data.seq_len;
   return figures::activation_map_figure(s, std::max<int64_t>(2 * s.N(), eval_len), config.name);
+}
+
+std::optional<figures::Figure> ExperimentEditor::state_opening_figure() const {
+  const auto& m = config.model.mixer;
+  const auto axis = memory::block_axis_from_name(m.block_axis);
+  if (m.E <= 1 || !axis) return std::nullopt;
+  return figures::state_opening_figure(schedule(), *axis, m.heads, m.d_head, m.d_head, config.name);
 }
 
 void ExperimentEditor::set_E(int E) {

@@ -4,6 +4,7 @@
 // edit of a file's grid is kept as given (kept_grid.hpp). No drawing: tested headlessly.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,8 @@ class ExperimentEditor {
   // The activation map (block x position) of schedule(), drawn to 2 N positions or the
   // per-position evaluation length, whichever is longer, so the unlocks and the tail both show.
   figures::Figure activation_figure() const;
+  // Which elements of one layer's state those blocks are (the block axis); nullopt with one block.
+  std::optional<figures::Figure> state_opening_figure() const;
 
   // Schedule edits that keep the config valid (the unlock-point math is core/memory/schedule_edit.hpp).
   // Sets E in [1, D]; a custom schedule is re-spread over the new E (its shape kept).

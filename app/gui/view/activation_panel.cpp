@@ -81,24 +81,37 @@ void draw_activation_panel(LabApp& app) {
 
   const float w = ImGui::GetContentRegionAvail().x;
   const float strip = m.schedule.type == "custom" ? ui_px(56) : 0.0f;
-  const float h = std::max(ui_px(200), ImGui::GetContentRegionAvail().y - strip - 3 * ImGui::GetTextLineHeightWithSpacing());
+  const float avail = std::max(ui_px(200), ImGui::GetContentRegionAvail().y - strip - 3 * ImGui::GetTextLineHeightWithSpacing());
   if (!app.editor.activation) {
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", app.editor.activation_error.c_str());
     return;
   }
+  // With more than one block the state picture (which elements the blocks are) shares the height.
+  const bool state = app.editor.state_opening.has_value();
+  const float h = state ? std::max(ui_px(200), 0.55f * avail) : avail;
   const DrawnFigure map = draw_figure("activation", *app.editor.activation, ImVec2(w, h));
   if (m.schedule.type == "custom" && draw_unlock_strip(ed, app.editor.activation_panel.dragging_unlock, map, w))
     app.editor_changed();
   try {
     const auto s = ed.schedule();
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("D = %lld elements per head in E = %lld blocks of %lld; a block unlocks at each marked position; "
-                        "past N = %lld every block is active.",
-                        static_cast<long long>(s.D()), static_cast<long long>(s.E()),
-                        static_cast<long long>(s.block_size()), static_cast<long long>(s.N()));
+    if (m.block_axis == "layer")  // the blocks run over the layer's heads, not one head's state
+      ImGui::TextDisabled("The layer's %d heads x %lld = %lld elements in E = %lld blocks of %lld; a block unlocks at "
+                          "each marked position; past N = %lld every block is active.",
+                          m.heads, static_cast<long long>(s.D()), static_cast<long long>(m.heads * s.D()),
+                          static_cast<long long>(s.E()), static_cast<long long>(m.heads * s.D() / s.E()),
+                          static_cast<long long>(s.N()));
+    else
+      ImGui::TextDisabled("D = %lld elements per head in E = %lld blocks of %lld; a block unlocks at each marked position; "
+                          "past N = %lld every block is active.",
+                          static_cast<long long>(s.D()), static_cast<long long>(s.E()),
+                          static_cast<long long>(s.block_size()), static_cast<long long>(s.N()));
     ImGui::PopTextWrapPos();
   } catch (const std::exception&) {
   }
+  if (state)
+    draw_figure("state_opening", *app.editor.state_opening,
+                ImVec2(w, std::max(ui_px(160), ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y)));
 }
 
 }  // namespace proteus::gui

@@ -57,9 +57,12 @@ void LabApp::editor_changed() {
   try {
     editor.activation = editor.experiment.activation_figure();
     activation_figures_ = {{"activation_map", *editor.activation}};
+    editor.state_opening = editor.experiment.state_opening_figure();
+    if (editor.state_opening) activation_figures_.push_back({"state_opening", *editor.state_opening});
     editor.activation_error.clear();
   } catch (const std::exception& e) {
     editor.activation.reset();
+    editor.state_opening.reset();
     activation_figures_.clear();
     editor.activation_error = e.what();
   }

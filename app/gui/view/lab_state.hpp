@@ -25,6 +25,7 @@ struct EditorState {
   std::string problem;                        // the config's first problem, "" when it is valid
   std::optional<figures::Figure> activation;  // the schedule's activation map, when it can be drawn
   std::string activation_error;               // why it cannot
+  std::optional<figures::Figure> state_opening;  // which elements those blocks are (E > 1)
   std::vector<PresetFile> presets;
   std::string preset_label;  // the preset the editor was loaded from, or ""
   ControlsPanelState controls;
