@@ -317,4 +317,45 @@ TEST(ExperimentEditor, TheActivationMapFollowsE) {
   EXPECT_EQ(activation_at(f, 1, 65), 1.0);
 }
 
+// Readings: the editor's state picture follows the block axis, and is absent with one block.
+TEST(ExperimentEditor, TheStatePictureFollowsTheBlockAxis) {
+  gui::ExperimentEditor ed;
+  ed.load(kExperiments / "paper/regime-comba-cpu.json");
+  ed.config.model.mixer.heads = 2;
+  ed.config.model.d_model = 128;
+  ed.set_E(2);
+  ed.config.model.mixer.block_axis = "layer";
+  auto f = ed.state_opening_figure();
+  ASSERT_TRUE(f && f->heatmap);
+  const auto& h = *f->heatmap;
+  const int d = ed.config.model.mixer.d_head;
+  EXPECT_EQ(h.cols, 2 * d);
+  EXPECT_EQ(h.values[0], 1.0) << "head 0 opens first";
+  EXPECT_EQ(h.values[d], double(ed.schedule().unlock()[1])) << "head 1 opens with the second block";
+  ed.config.model.mixer.block_axis = "key_rows";
+  EXPECT_EQ(ed.state_opening_figure()->heatmap->values[d], 1.0) << "key_rows opens row 0 of every head";
+  ed.set_E(1);
+  EXPECT_FALSE(ed.state_opening_figure()) << "one block: nothing to show";
+}
+
+// The tokenizer switch keeps the config valid: model.vocab follows the BPE's pieces and back.
+TEST(ExperimentEditor, SwitchingTheTokenizerKeepsTheVocabulariesEqual) {
+  gui::ExperimentEditor ed;
+  ed.load(kExperiments / "paper/regime-comba-cpu.json");
+  ASSERT_EQ(ed.problem(), "");
+  ed.set_tokenizer("bpe");
+  EXPECT_EQ(ed.config.data.vocab, 4096);
+  EXPECT_EQ(ed.config.model.vocab, 4096);
+  EXPECT_EQ(ed.problem(), "");
+  ed.set_bpe_vocab(1024);
+  EXPECT_EQ(ed.config.model.vocab, 1024);
+  EXPECT_EQ(ed.problem(), "");
+  ed.config.data.tokenizer_hash = "0123456789abcdef";
+  ed.set_tokenizer("bytes");
+  EXPECT_EQ(ed.config.data.vocab, 0);
+  EXPECT_EQ(ed.config.model.vocab, 256);
+  EXPECT_EQ(ed.config.data.tokenizer_hash, "") << "a bytes config carries no tokenizer hash";
+  EXPECT_EQ(ed.problem(), "");
+}
+
 }  // namespace

@@ -310,6 +310,20 @@ std::optional<figures::Figure> ExperimentEditor::state_opening_figure() const {
   return figures::state_opening_figure(schedule(), *axis, m.heads, m.d_head, m.d_head, config.name);
 }
 
+void ExperimentEditor::set_tokenizer(const std::string& name) {
+  auto& d = config.data;
+  if (name == d.tokenizer) return;
+  d.tokenizer = name;
+  d.tokenizer_hash.clear();
+  d.vocab = name == "bpe" ? 4096 : 0;
+  config.model.vocab = name == "bpe" ? d.vocab : 256;
+}
+
+void ExperimentEditor::set_bpe_vocab(int pieces) {
+  config.data.vocab = pieces;
+  config.model.vocab = pieces;
+}
+
 void ExperimentEditor::set_E(int E) {
   auto& m = config.model.mixer;
   const int D = m.d_head * m.d_head;

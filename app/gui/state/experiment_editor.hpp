@@ -93,6 +93,11 @@ class ExperimentEditor {
   // Schedule edits that keep the config valid (the unlock-point math is core/memory/schedule_edit.hpp).
   // Sets E in [1, D]; a custom schedule is re-spread over the new E (its shape kept).
   void set_E(int E);
+  // bytes or bpe (data.tokenizer), keeping model.vocab equal to the tokenizer's (bpe: 4096
+  // pieces to start with, bytes: 256) and forgetting a trained tokenizer's hash.
+  void set_tokenizer(const std::string& name);
+  // The BPE's pieces (data.vocab), model.vocab with it.
+  void set_bpe_vocab(int pieces);
   // Sets the type; switching to "custom" starts from the unlock points of the current schedule.
   void set_schedule_type(const std::string& type);
   // Moves custom unlock point j (j >= 1; u_1 = 1 is fixed) to `position`, clamped between its

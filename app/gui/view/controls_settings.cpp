@@ -119,8 +119,25 @@ bool draw_niah_tasks(config::DataConfig& d) {
   return changed;
 }
 
-bool draw_data_section(config::DataConfig& d) {
+// Bytes or a BPE trained on the training split (SPEC section 8), through the editor, which keeps
+// model.vocab equal to the tokenizer's.
+bool draw_tokenizer(ExperimentEditor& ed) {
+  auto& d = ed.config.data;
+  std::string name = d.tokenizer;
   bool changed = false;
+  if (combo("tokenizer", name, config::tokenizer_names())) ed.set_tokenizer(name), changed = true;
+  if (d.tokenizer == "bpe") {
+    int pieces = d.vocab;
+    if (input_config_int("BPE pieces", "data.vocab", pieces, 256, 1024)) ed.set_bpe_vocab(pieces), changed = true;
+    ImGui::TextDisabled("trained on the training split when the run starts, kept in the run folder; "
+                        "seq_len and positions count tokens");
+  }
+  return changed;
+}
+
+bool draw_data_section(ExperimentEditor& ed) {
+  auto& d = ed.config.data;
+  bool changed = draw_tokenizer(ed);
   changed |= input_config_int("seq_len", "data.seq_len", d.seq_len, 32, 256);
   changed |= input_config_int("batch", "data.batch", d.batch);
   for (const auto& task : config::mix_task_names()) {
@@ -174,7 +191,7 @@ bool draw_run_settings(LabApp& app) {
   if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_model_section(c);
   if (c.model.mixer.type == "memory" && ImGui::CollapsingHeader("Memory blocks", ImGuiTreeNodeFlags_DefaultOpen))
     changed |= draw_memory_section(ed);
-  if (ImGui::CollapsingHeader("Data")) changed |= draw_data_section(c.data);
+  if (ImGui::CollapsingHeader("Data")) changed |= draw_data_section(ed);
   if (ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_training_section(c.train);
   if (ImGui::CollapsingHeader("Device", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_device_section(c, app.device);
   return changed;
