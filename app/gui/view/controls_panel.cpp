@@ -5,6 +5,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <filesystem>
 
 #include "app/gui/view/kept_grid_view.hpp"
@@ -37,10 +38,13 @@ void draw_controls_panel(LabApp& app) {
   auto& state = app.editor.controls;
   std::string& file = state.experiment_file;
   if (!ed.source.empty() && file == ControlsPanelState().experiment_file) file = ed.source;
-  ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("LoadSave").x + ImGui::GetStyle().FramePadding.x * 4 +
-                            ImGui::GetStyle().ItemSpacing.x * 2));
+  // The file name whole: beside the buttons when it fits there, else on a line of its own.
+  const float buttons = ImGui::CalcTextSize("LoadSave").x + ImGui::GetStyle().FramePadding.x * 4 +
+                        ImGui::GetStyle().ItemSpacing.x * 2;
+  const bool beside = field_width_for(file, 0) + buttons <= ImGui::GetContentRegionAvail().x;
+  ImGui::SetNextItemWidth(beside ? -buttons : -FLT_MIN);
   ImGui::InputText("##file", &file);
-  ImGui::SameLine();
+  if (beside) ImGui::SameLine();
   if (ImGui::Button("Load")) app.load_experiment(file);
   ImGui::SameLine();
   auto save = [&] {

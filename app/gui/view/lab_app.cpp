@@ -201,11 +201,29 @@ void LabApp::draw_tabs() {
       ImGui::EndTabItem();
     }
   };
-  tab("Activation map", Tab::activation, draw_activation_panel);
-  tab("Training", Tab::training, draw_training_panel);
-  tab("Runs", Tab::runs, draw_runs_panel);
-  tab("Explore", Tab::explore, draw_explore_panel);
-  tab("Teach: the gated rule", Tab::teach, draw_teaching_panel);
+  // Full labels when the bar holds them all, else short ones (ImGui would cut each to "Activa...");
+  // "###" keeps a tab's identity whichever label it shows.
+  struct Label {
+    const char *full, *brief;
+  };
+  const Label labels[] = {{"Activation map###activation", "Map###activation"},
+                          {"Training###training", "Train###training"},
+                          {"Runs###runs", "Runs###runs"},
+                          {"Explore###explore", "Explore###explore"},
+                          {"Teach: the gated rule###teach", "Teach###teach"}};
+  auto bar_width = [&](bool full) {
+    const ImGuiStyle& st = ImGui::GetStyle();
+    float w = ImGui::CalcTextSize("?Present").x + 4 * st.FramePadding.x + 2 * st.ItemInnerSpacing.x;
+    for (const auto& l : labels) w += ImGui::CalcTextSize(full ? l.full : l.brief, nullptr, true).x + 2 * st.FramePadding.x + st.ItemInnerSpacing.x;
+    return w;
+  };
+  const bool full = bar_width(true) <= ImGui::GetContentRegionAvail().x;
+  auto label = [&](int i) { return full ? labels[i].full : labels[i].brief; };
+  tab(label(0), Tab::activation, draw_activation_panel);
+  tab(label(1), Tab::training, draw_training_panel);
+  tab(label(2), Tab::runs, draw_runs_panel);
+  tab(label(3), Tab::explore, draw_explore_panel);
+  tab(label(4), Tab::teach, draw_teaching_panel);
   requested_tab_.reset();
   if (ImGui::TabItemButton("?", ImGuiTabItemFlags_Trailing)) display.help_open = !display.help_open;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("keyboard shortcuts (F1)");

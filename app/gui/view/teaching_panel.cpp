@@ -105,7 +105,9 @@ void draw_transport(LabApp& app) {
   }
   const char* keys = "space: play/pause   left/right: step   Home/End   F1: all keys";
   flow_same_line(ImGui::CalcTextSize(keys).x);
+  ImGui::PushTextWrapPos(0.0f);  // a narrow column (1280 x 720 at scale 2) wraps it, not cuts it
   ImGui::TextDisabled("%s", keys);
+  ImGui::PopTextWrapPos();
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/widgets.hpp"
 #include "core/memory/teaching_scenarios.hpp"
@@ -23,8 +25,13 @@ const memory::TeachingScenario* current_scenario(const TeachingExample& shown) {
 
 void draw_teaching_scenario_picker(LabApp& app) {
   const auto* current = current_scenario(app.teach.stepper.example());
-  ImGui::SetNextItemWidth(ui_px(320));
-  if (ImGui::BeginCombo("scenario", current ? current->name.c_str() : "(your own settings)")) {
+  // The scenario's name whole: the label beside the combo when both fit, else above it.
+  const char* preview = current ? current->name.c_str() : "(your own settings)";
+  const float want = ImGui::CalcTextSize(preview).x + ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x;
+  const bool beside = want + label_width("scenario") <= ImGui::GetContentRegionAvail().x;
+  if (!beside) ImGui::TextDisabled("scenario");
+  ImGui::SetNextItemWidth(std::min(want, ImGui::GetContentRegionAvail().x));
+  if (ImGui::BeginCombo(beside ? "scenario" : "##scenario", preview)) {
     for (const auto& s : memory::teaching_scenarios())
       if (ImGui::Selectable(s.name.c_str(), &s == current)) {
         try {

@@ -143,7 +143,9 @@ std::vector<CutText> find_cut_text(const ImDrawData& draw_data, const ImFontAtla
   for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
     if (!w->Active || w->Hidden || (w->Flags & ImGuiWindowFlags_HorizontalScrollbar)) continue;
     const float past = w->DC.CursorMaxPos.x - w->InnerClipRect.Max.x;
-    if (past > 1.0f)
+    // A collapsing header's frame reaches half the window padding past the clip edge by ImGui's
+    // design (the header itself is drawn whole): that much is not a cut item.
+    if (past > std::floor(std::max(w->WindowPadding.x, ImGui::GetStyle().WindowPadding.x) * 0.5f) + 1.0f)
       runs.push_back({w->Name, "(an item reaches " + std::to_string(int(std::ceil(past))) + " px past the window's right edge)",
                       w->InnerClipRect.Max.x, w->Pos.y, 0, true});
   }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <string_view>
 
 #include "app/gui/view/ui_scale.hpp"
 #include "core/config/size_bounds.hpp"
@@ -12,7 +14,21 @@ namespace proteus::gui {
 
 bool combo(const char* label, std::string& value, const std::vector<std::string>& items) {
   bool changed = false;
-  if (ImGui::BeginCombo(label, value.c_str())) {
+  // A value wider than the column's item width ("normalize_then_mask" at scale 2) widens its combo,
+  // the label going above it when both do not fit on one line.
+  std::string id = label;
+  const float want = ImGui::CalcTextSize(value.c_str()).x + ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x;
+  if (want > ImGui::CalcItemWidth()) {
+    const float avail = ImGui::GetContentRegionAvail().x;
+    if (want + label_width(label) > avail) {
+      const std::string_view shown(label);
+      const std::string text(shown.substr(0, shown.find("##")));
+      ImGui::TextUnformatted(text.c_str());
+      id = std::string("##") + label;
+    }
+    ImGui::SetNextItemWidth(std::min(want, avail));
+  }
+  if (ImGui::BeginCombo(id.c_str(), value.c_str())) {
     for (const auto& it : items) {
       const bool sel = it == value;
       if (ImGui::Selectable(it.c_str(), sel)) {
