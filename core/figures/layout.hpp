@@ -27,7 +27,7 @@ struct Box {
 
 // Text sizes in points (a paper figure: 480 x 320 pt is one column at full width).
 inline constexpr double kTitleSize = 10.5;
-inline constexpr double kNoteSize = 7.5;
+inline constexpr double kNoteSize = 7.5;  // the smallest: the window's presentation floor rests on it
 inline constexpr double kLabelSize = 9;
 inline constexpr double kTickLabelSize = 8;
 inline constexpr double kLegendSize = 8;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -80,6 +81,38 @@ TEST_F(ContentFitView, TheCheckSeesAGridTheWindowCuts) {
   const auto problems = gui::find_content_problems(drawn);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].find("probe grid (grid, in probe) is cut by the window's bottom edge"), std::string::npos) << problems[0];
+}
+
+// Issue 38: a presented figure at 1920 x 1080 and scale 2 keeps its smallest text at 24 px (the
+// step kPresentationReadableStep or above), its plot whole and readable.
+TEST_F(ContentFitView, APresentedFigureKeepsRoomSizedTextAt1920x1080Scale2) {
+  app_->display.fonts = gui::apply_ui_scale(2.0f);
+  app_->display.ui_scale = 2.0f;
+  ImGui::GetIO().DisplaySize = ImVec2(1920, 1080);
+  app_->load_experiment(std::filesystem::path(PROTEUS_SOURCE_DIR) / "experiments/paper/regime-comba-cpu.json");
+  app_->editor.experiment.config.model.mixer.heads = 4;
+  app_->editor.experiment.config.model.d_model = 128;
+  app_->editor.experiment.set_E(16);
+  app_->editor_changed();
+  app_->show(gui::Tab::activation);
+  ASSERT_EQ(app_->presentation_figures().size(), 2u) << "the activation map and the state picture";
+  app_->display.presenting = true;
+  for (int fig = 0; fig < 2; ++fig) {
+    app_->display.presented_figure = fig;
+    for (int i = 0; i < 3; ++i) {
+      ImGui::NewFrame();
+      app_->frame();
+      ImGui::Render();
+    }
+    const std::string name = app_->presentation_figures()[size_t(fig)].name;
+    EXPECT_GE(app_->display.presented_text_step, gui::kPresentationReadableStep) << name;
+    const float note_px = gui::kBaseFontPx * 2.0f * gui::kPresentationFontFactor * app_->display.presented_text_step *
+                          float(figures::kNoteSize / figures::kLabelSize);
+    EXPECT_GE(note_px, 24.0f - 1e-3f) << name;
+    for (const auto& p : gui::find_content_problems(gui::drawn_content())) ADD_FAILURE() << name << ": " << p;
+    for (const auto& c : gui::find_cut_text(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts))
+      ADD_FAILURE() << name << ": text cut in " << c.window << ": " << c.text;
+  }
 }
 
 }  // namespace

@@ -68,6 +68,7 @@ struct DisplayState {
   UiFonts fonts;                  // the atlas's fonts at ui_scale (the presentation view's large type)
   bool presenting = false;
   int presented_figure = 0;  // which of LabApp::presentation_figures() (arrows step)
+  float presented_text_step = 1.0f;  // the presented figure's text, of the presentation font (last frame)
   LessonTextScale lesson_text;  // the presented Teach lesson's text, fitted to the window
   std::vector<DrawnContent> drawn_content;  // this frame's grids, plots and colour bars (content_check.hpp)
   bool help_open = false;

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "app/gui/state/content_fit.hpp"
@@ -28,13 +29,20 @@ void draw_presentation_row_start(LabApp& app) {
 
 // The figure's labels smaller until its plot area takes most of the view (at least readable):
 // the figure fills the view, and the plot, not its labels, fills the figure.
-void fit_figure_text(const figures::Figure& f, ImVec2 avail) {
-  const float wanted_h = std::max(ReadableSizes{}.plot_px, 0.45f * avail.y);
-  for (float k : kPresentationTextSteps) {
+// Text is not shrunk below kPresentationReadableStep while the plot is readable there. Returns the step.
+float fit_figure_text(const figures::Figure& f, ImVec2 avail) {
+  const float readable = ReadableSizes{}.plot_px;
+  const float wanted_h = std::max(readable, 0.45f * avail.y);
+  const int n = static_cast<int>(std::size(kPresentationTextSteps));
+  for (int i = 0; i < n; ++i) {
+    const float k = kPresentationTextSteps[i];
     ImGui::SetWindowFontScale(k);
     const ImVec2 plot = plot_area_size(f, avail);
-    if (plot.y >= wanted_h && plot.x >= ReadableSizes{}.plot_px) return;
+    if (plot.y >= wanted_h && plot.x >= readable) return k;
+    const bool last_readable_step = k >= kPresentationReadableStep && (i + 1 == n || kPresentationTextSteps[i + 1] < kPresentationReadableStep);
+    if (last_readable_step && plot.y >= readable && plot.x >= readable) return k;
   }
+  return kPresentationTextSteps[n - 1];
 }
 
 void draw_presented_figures(LabApp& app) {
@@ -57,7 +65,7 @@ void draw_presented_figures(LabApp& app) {
   flow_same_line(ImGui::CalcTextSize(where.c_str()).x);
   ImGui::TextDisabled("%s", where.c_str());
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  fit_figure_text(shown.figure, avail);
+  app.display.presented_text_step = fit_figure_text(shown.figure, avail);
   draw_figure(shown.name.c_str(), shown.figure, avail);
   ImGui::SetWindowFontScale(1.0f);
 }

@@ -5,6 +5,8 @@
 #pragma once
 #include <imgui.h>
 
+#include "core/figures/layout.hpp"
+
 namespace proteus::gui {
 
 // The UI font's size at scale 1, in pixels.
@@ -15,6 +17,13 @@ inline constexpr float kPresentationFontFactor = 1.6f;
 // The steps the presentation view shrinks its text by (of the presentation font) when the window
 // is small for the UI scale: large type helps a room only while the pictures stay readable.
 inline constexpr float kPresentationTextSteps[] = {1.0f, 0.85f, 0.72f, 0.6f, 0.5f, 0.42f, 0.35f, 0.3f, 0.25f, 0.21f};
+// A presented figure's text stays at or above this step while its plot can stay readable: there
+// its smallest text (the notes, 7.5 of the 9-point labels) is 12 px per UI scale unit, 24 px at
+// scale 2, read from the back of a room (issue 38).
+inline constexpr float kPresentationReadableStep = 0.6f;
+static_assert(kBaseFontPx * kPresentationFontFactor * kPresentationReadableStep * figures::kNoteSize / figures::kLabelSize >=
+                  12.0 - 1e-3,
+              "the presentation floor gives notes of 12 px per UI scale unit");
 
 // The fonts of one scale, by role (each an atlas font).
 struct UiFonts {
