@@ -89,6 +89,11 @@ std::vector<RunPair> comparable_pairs(std::vector<RunPair> pairs, VariantEffect&
   row.eval_len = first.report->per_position->seq_len;
   row.unit = nll_unit(first.config);
   row.bytes_per_word = first.report->per_position->bytes_per_word;
+  const config::RunConfig defaults;
+  const auto& m = first.config.model.mixer;
+  row.readings_changed = (m.block_axis != defaults.model.mixer.block_axis) + (m.normalize != defaults.model.mixer.normalize) +
+                         (m.output_gate != defaults.model.mixer.output_gate) +
+                         (first.config.data.tokenizer != defaults.data.tokenizer);
   std::vector<RunPair> kept;
   for (const auto& p : pairs) {
     if (p.first->report->per_position->seq_len != row.eval_len || p.second->report->per_position->seq_len != row.eval_len) {
@@ -178,7 +183,19 @@ std::vector<std::string> row_labels(const std::vector<VariantEffect>& rows, std:
 }
 
 size_t reference_row(const std::vector<VariantEffect>& rows, const std::string& reference) {
-  if (reference.empty()) return 0;
+  // None named: the row read as the paper's default reading, the most seeds among those, the first
+  // of equals (a diagnosis folder's reference cell, not whichever variant sorts first).
+  if (reference.empty()) {
+    size_t best = 0;
+    for (size_t i = 1; i < rows.size(); ++i) {
+      const auto& a = rows[i];
+      const auto& b = rows[best];
+      if (a.readings_changed < b.readings_changed ||
+          (a.readings_changed == b.readings_changed && a.seeds.size() > b.seeds.size()))
+        best = i;
+    }
+    return best;
+  }
   for (size_t i = 0; i < rows.size(); ++i)
     if (rows[i].variant == reference) return i;
   std::string names;

@@ -30,6 +30,7 @@ struct VariantEffect {
   std::vector<eval::PositionRange> ranges;  // eval::diagnosis_ranges(train_len, eval_len)
   std::vector<eval::Interval> effects;      // per range: t over the paired seeds, n = seeds.size()
   std::vector<std::string> notes;           // seeds left out, and why
+  int readings_changed = 0;  // of block axis, normalisation, output gate, tokenizer: how many differ from the default
   const eval::Interval* effect(const std::string& range) const;  // null when the row lacks the range
 };
 
@@ -46,7 +47,8 @@ bool paper_band_in_unit(const VariantEffect& row, double* lo, double* hi);
 
 // The forest plot of one range ("all", "1-2", ...): rows top to bottom in the given order, each
 // labelled with its n and drawn as its mean with its interval as a bar, a dashed vertical line at 0, a vertical line at the
-// reference row's mean (`reference` names its variant; empty: the first row), the paper's band
+// reference row's mean (`reference` names its variant; empty: the row with the fewest readings changed
+// from the defaults, then the most seeds, then the first), the paper's band
 // shaded behind the rows that can carry it. Throws InputError("reference", ...) when `reference`
 // names no row.
 Figure gating_effect_by_variant_figure(const std::vector<VariantEffect>& rows, const std::string& range,

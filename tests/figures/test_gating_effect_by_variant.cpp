@@ -226,6 +226,13 @@ TEST(GatingEffectByVariant, TheFigureDrawsZeroTheReferenceAndThePapersBandOnlyIn
   for (const auto& s : f.series) EXPECT_TRUE(s.lo.empty()) << "no shaded band";
   EXPECT_TRUE(has_note(f, "is per word")) << "the band's unit said";
   EXPECT_TRUE(has_note(f, "not drawn"));
+  // None chosen, the reference is the row read as the defaults, not whichever comes first: with
+  // the mask_then_normalize row on top it is still regime-comba's (0 readings changed, 3 seeds).
+  auto reordered = rows;
+  std::swap(reordered[0], reordered[1]);
+  ASSERT_EQ(reordered.front().variant, "diag-normalize-mask-then-normalize-e16");
+  EXPECT_EQ(reordered.front().readings_changed, 1);
+  EXPECT_NEAR(vertical_lines(figures::gating_effect_by_variant_figure(reordered, "N-4N"))[1], 0.15, 1e-9);
   // A chosen reference; one that is not a row is refused naming the option.
   const auto g = figures::gating_effect_by_variant_figure(rows, "N-4N", "diag-heads4-proteus-e16");
   EXPECT_NEAR(vertical_lines(g)[1], -0.03, 1e-9);
