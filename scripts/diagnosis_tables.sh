@@ -28,3 +28,10 @@ cell "2a 4 heads, d_model 128" diag-heads4-proteus-e16 diag-heads4-baseline "${r
 cell "2b 8 heads, d_model 128" diag-heads8-proteus-e16 diag-heads8-baseline "${ref[@]}"
 cell "6a 4x the training (CPU)" diag-steps4x-proteus-e16 diag-steps4x-baseline "${ref[@]}"
 cell "6a 4x the training (GPU twin)" diag-steps4x-gpu-proteus-e16 diag-steps4x-gpu-baseline "${ref[@]}"
+# value_rows at E = 16 pairs with the normalisation cell's baseline: at E = 1 every axis is one model.
+cell "3a block_axis value_rows" diag-block-axis-value-rows-e16 diag-normalize-baseline "${ref[@]}"
+cell "3b block_axis layer, 4 heads" diag-layer-axis-heads4-layer-e16 diag-heads4-baseline diag-heads4-proteus-e16 diag-heads4-baseline
+cell "4 output gate swish" diag-output-gate-proteus-e16 diag-output-gate-baseline "${ref[@]}"
+cell "5 BPE 4096, 4096 tokens" diag-bpe-proteus-e16 diag-bpe-baseline "${ref[@]}"
+cell "6b 16x the training (CPU)" diag-steps16x-proteus-e16 diag-steps16x-baseline "${ref[@]}"
+cell "6b 16x the training (GPU twin)" diag-steps16x-gpu-proteus-e16 diag-steps16x-gpu-baseline "${ref[@]}"
