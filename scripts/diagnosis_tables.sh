@@ -35,3 +35,4 @@ cell "4 output gate swish" diag-output-gate-proteus-e16 diag-output-gate-baselin
 cell "5 BPE 4096, 4096 tokens" diag-bpe-proteus-e16 diag-bpe-baseline "${ref[@]}"
 cell "6b 16x the training (CPU)" diag-steps16x-proteus-e16 diag-steps16x-baseline "${ref[@]}"
 cell "6b 16x the training (GPU twin)" diag-steps16x-gpu-proteus-e16 diag-steps16x-gpu-baseline "${ref[@]}"
+cell "8 the factors combined (exploratory)" diag-combined-proteus-e16 diag-combined-baseline "${ref[@]}"
