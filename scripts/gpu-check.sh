@@ -10,7 +10,9 @@
 #   GPU_BUDGET_S (default 530) allows: the other rules, compiled chunked PyTorch, e2e.
 # `second` is what a second call runs: race (a row written as each is measured), racecheck,
 # presets, the regime -gpu presets. Single steps as before:
-#   scripts/gpu-check.sh [first|second|build|tests|e2e|bench|presets|kbench|kcompare|race|profile|sanitize]...
+#   scripts/gpu-check.sh [first|second|build|tests|e2e|bench|presets|kbench|kcompare|race|profile|sanitize|newops|diag]...
+# `newops diag` is the plan for the next lease (after `build`): the ops added since the first run,
+# then the diagnosis cells of issue 37 as far as the budget goes (DIAG_PLAN="PRESET:S1,S2 ...").
 # GPU_DRY_RUN=1 rehearses the whole plan on a machine without a GPU (tiny shapes, one step: every
 # path, target and file checked; the GPU tests skip and proteus falls back to the CPU).
 # The machine has nvcc and CMake but no Debian packages: header-only deps, GSL and GoogleTest
@@ -19,7 +21,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
 mkdir -p "$out"
-build=build-gpu
+build=${GPU_BUILD_DIR:-build-gpu}  # another build folder only for a rehearsal of single steps
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(first)
 jobs=$(nproc)
@@ -272,6 +274,34 @@ for step in "$@"; do
         echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.log" | head -1)" |
           tee -a "$out/summary.txt"
       done
+      ;;
+    newops)
+      # The ops issue 36 added (prefix_mask, multiply: block axes and the output gate) against the
+      # float64 oracle, and the model's axes end to end (compiled here, never run on a GPU before).
+      log "new ops: parity rows of prefix_mask and multiply, block-axis and output-gate tests"
+      gtest newops 150 "$build/tests/test_backend_parity" --gtest_filter='*cuda_prefix_mask*:*cuda_multiply*:*cuda_memory_rule*value_rows*:*cuda_memory_rule*layer*'
+      ;;
+    diag)
+      # The diagnosis cells sized for a GPU (issue 37): PRESET:SEEDS pairs, one seed at a time while
+      # the budget allows (about 100 s a seed pair on an H100), then each cell's paired table
+      # computed here (the run folders do not come back, the tables do: $OUT/diag-tables.md).
+      log "diagnosis cells"
+      for cell in ${DIAG_PLAN:-output-gate-gpu:1,2,3,4,5,6,7,8 heads4-gpu:4,5,6,7,8 steps4x-gpu:2,3,4,5,6,7,8}; do
+        cfg="experiments/diagnosis/${cell%%:*}.json"
+        quick=()
+        [ "$dry" = 1 ] && quick=(--steps 1 --set eval.per_position.sequences=2)
+        for seed in $(echo "${cell#*:}" | tr , " "); do
+          fits "${DIAG_SEED_S:-130}" "$cfg seed $seed" || break 2
+          timeout -k 5 "${DIAG_SEED_S:-130}" "$proteus" train "$cfg" --device cuda --seeds "$seed" \
+            --runs-dir /tmp/diag "${quick[@]}" >>"$out/diag.log" 2>&1
+          say "diag $cfg seed $seed rc=$?"
+        done
+      done
+      for cell in ${DIAG_PLAN:-output-gate-gpu heads4-gpu steps4x-gpu}; do
+        name=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "experiments/diagnosis/${cell%%:*}.json")
+        python3 scripts/paired_seeds.py nll /tmp/diag "$name-proteus-e16" "$name-baseline" >>"$out/diag-tables.md" 2>&1
+      done
+      tail -3 "$out/diag-tables.md" >>"$out/summary.txt"
       ;;
     *) echo "gpu-check: unknown step $step" >&2; exit 2 ;;
   esac
