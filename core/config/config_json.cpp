@@ -527,7 +527,7 @@ void check_block_axis(const MixerConfig& x) {
 }
 
 // data.tokenizer and its fields (SPEC section 8). A synthetic task keeps its own ids (MQAR's and
-// the needle's vocabularies, NIAH's byte prompts), so bpe is refused where the mix draws one.
+// the needle's vocabularies), so bpe is refused where the mix draws one; NIAH is text, tokenised.
 void check_tokenizer(const RunConfig& c) {
   const DataConfig& d = c.data;
   one_of("data.tokenizer", d.tokenizer, tokenizer_names());
@@ -545,11 +545,10 @@ void check_tokenizer(const RunConfig& c) {
     throw InputError("model.vocab", "must equal data.vocab = " + std::to_string(d.vocab) + " with data.tokenizer bpe, got " +
                                         std::to_string(c.model.vocab));
   for (const auto& item : d.mix) {
-    if (item.weight <= 0 || item.task == "text") continue;
-    const std::string own = item.task == "niah" ? "its prompts and answers are byte strings"
-                                                : "it has its own vocabulary (data." + item.task + ".vocab)";
-    throw InputError("data.tokenizer", "bpe tokenises text only, but the mix draws " + item.task + ": " + own +
-                                           "; use data.tokenizer bytes for this mix");
+    if (item.weight <= 0 || item.task == "text" || item.task == "niah") continue;
+    throw InputError("data.tokenizer", "bpe tokenises text (and NIAH's), but the mix draws " + item.task +
+                                           ": it has its own vocabulary (data." + item.task +
+                                           ".vocab); use data.tokenizer bytes for this mix");
   }
   if (c.eval.mqar.enabled)
     throw InputError("data.tokenizer", "bpe tokenises text only, but eval.mqar is enabled: MQAR has its own vocabulary "

@@ -9,6 +9,7 @@
 #include "core/data/mqar.hpp"
 #include "core/data/needle.hpp"
 #include "core/data/niah.hpp"
+#include "core/data/niah_tokens.hpp"
 
 namespace proteus::data {
 namespace {
@@ -24,7 +25,7 @@ bool drawn(const config::DataConfig& cfg, const std::string& task) {
 }
 
 bool needs_corpus(const config::DataConfig& cfg) {
-  if (drawn(cfg, "text")) return true;
+  if (drawn(cfg, "text") || cfg.tokenizer == "bpe") return true;  // a BPE is trained on the corpus
   if (!drawn(cfg, "niah")) return false;
   for (const auto& t : cfg.niah.tasks)
     if (niah::uses_essay(t)) return true;
@@ -90,6 +91,8 @@ BatchSource::BatchSource(const config::DataConfig& cfg, std::optional<Tokenizer>
   if (cfg_.tokenizer == "bpe") {
     tokenizer_ = tokenizer ? std::move(*tokenizer) : Tokenizer::train_bpe(corpus_->documents(Split::train), cfg_.vocab);
     tokens_.emplace(*corpus_, tokenizer_);
+    for (Split split : {Split::train, Split::val})
+      bytes_per_token_[split == Split::train ? 0 : 1] = niah::bytes_per_token(*corpus_, *tokens_, split);
   }
   // A row is seq_len + 1 tokens of one split: less text than that would only repeat itself.
   const size_t row = static_cast<size_t>(cfg_.seq_len) + 1;
@@ -137,6 +140,12 @@ Batch BatchSource::draw(std::mt19937_64& rng, Split split) const {
       auto s = needle::make_training_row(cfg_.needle, T, rng);
       row = std::move(s.tokens);
       for (float w : s.weights) batch.weights.push_back(w * static_cast<float>(cfg_.needle.answer_weight));
+    } else if (task == "niah" && tokens_) {
+      auto s = niah::make_token_training_row(rng, T, cfg_.niah.tasks, cfg_.niah.question, corpus(), *tokens_, tokenizer_,
+                                             bytes_per_token_[split == Split::train ? 0 : 1], split);
+      row = std::move(s.tokens);
+      for (size_t t = 0; t < s.weights.size(); ++t)
+        batch.weights.push_back(s.answer_mask[t] ? s.weights[t] * static_cast<float>(cfg_.niah.answer_weight) : s.weights[t]);
     } else if (task == "niah") {
       auto s = niah::make_training_sample(rng, T, cfg_.niah.tasks, cfg_.niah.question, corpus(), split);
       row = std::move(s.tokens);

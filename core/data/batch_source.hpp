@@ -65,6 +65,7 @@ class BatchSource {
   std::optional<ByteCorpus> corpus_;
   Tokenizer tokenizer_;
   std::optional<TokenCorpus> tokens_;  // bpe only: the corpus's splits as token streams
+  double bytes_per_token_[2] = {1.0, 1.0};  // bpe only: train, val (NIAH rows are drawn in bytes)
 };
 
 }  // namespace proteus::data

@@ -8,6 +8,7 @@
 #include "core/data/mqar.hpp"
 #include "core/data/token_corpus.hpp"
 #include "core/data/needle.hpp"
+#include "core/data/niah_tokens.hpp"
 
 namespace proteus::eval {
 namespace {
@@ -122,10 +123,11 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
   if (parts.niah && cfg.eval.niah.enabled && mix_has(cfg, "niah")) {
     if (!go_on("niah", 0)) return report;
     bool cancelled = false;
+    const double bpt = tokens ? data::niah::bytes_per_token(*corpus, *tokens, data::Split::val) : 1.0;
     report.niah = niah_eval(model, cfg, corpus ? &*corpus : nullptr, [&](int done, int total) {
       cancelled = !go_on("niah " + std::to_string(done) + "/" + std::to_string(total), double(done) / total);
       return !cancelled;
-    });
+    }, tokens ? &tokenizer : nullptr, bpt);
   }
   return report;
 }

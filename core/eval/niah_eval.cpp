@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "core/data/niah.hpp"
+#include "core/data/niah_tokens.hpp"
 #include "core/eval/generate.hpp"
 
 namespace proteus::eval {
@@ -17,7 +18,7 @@ std::string join(const std::vector<std::string>& xs) {
 }  // namespace
 
 NiahResult niah_eval(model::Model<float>& model, const config::RunConfig& cfg, const data::ByteCorpus* essay_corpus,
-                     const std::function<bool(int, int)>& progress) {
+                     const std::function<bool(int, int)>& progress, const data::Tokenizer* bpe, double bytes_per_token) {
   const auto& e = cfg.eval.niah;
   const auto tasks = e.tasks.empty() ? cfg.data.niah.tasks : e.tasks;
   const int L = cfg.data.seq_len;
@@ -39,7 +40,9 @@ NiahResult niah_eval(model::Model<float>& model, const config::RunConfig& cfg, c
         double sum = 0;
         int n = 0;
         for (int s = 0; s < e.samples; ++s) {
-          const auto sample = data::niah::generate(task, lengths[li], depths[di], rng, cfg.data.niah.question,
+          const int bytes = bpe ? data::niah::sample_bytes_for_tokens(task, cfg.data.niah.question, lengths[li], bytes_per_token)
+                                : lengths[li];
+          const auto sample = data::niah::generate(task, bytes, depths[di], rng, cfg.data.niah.question,
                                                    essay_corpus, data::Split::val);
           NiahSampleRecord rec;
           rec.task = task;
@@ -47,7 +50,8 @@ NiahResult niah_eval(model::Model<float>& model, const config::RunConfig& cfg, c
           rec.depth = depths[di];
           rec.needle_depths = sample.needle_depths;
           rec.expected = join(sample.expected);
-          rec.prediction = greedy_generate(model, sample.prompt(), e.max_new_bytes);
+          rec.prediction = bpe ? greedy_generate(model, bpe->encode(sample.prompt()), *bpe, e.max_new_bytes)
+                               : greedy_generate(model, sample.prompt(), e.max_new_bytes);
           rec.score = 100.0 * data::niah::string_match_all(rec.prediction, sample.expected);
           sum += rec.score;
           ++n;

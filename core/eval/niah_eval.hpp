@@ -14,6 +14,7 @@
 
 namespace proteus::data {
 class ByteCorpus;
+class Tokenizer;
 }
 
 namespace proteus::eval {
@@ -24,7 +25,10 @@ using runs::NiahSampleRecord;
 using runs::NiahTaskGrid;
 
 // progress(done, total) is called after each sample; returning false cancels (partial grids).
+// A BPE run gives its tokenizer and its corpus's bytes per token: lengths are then in tokens (a
+// prompt of about that many), the continuation decoded to text (niah_tokens.hpp).
 NiahResult niah_eval(model::Model<float>& model, const config::RunConfig& cfg, const data::ByteCorpus* essay_corpus,
-                     const std::function<bool(int, int)>& progress);
+                     const std::function<bool(int, int)>& progress, const data::Tokenizer* bpe = nullptr,
+                     double bytes_per_token = 1.0);
 
 }  // namespace proteus::eval
