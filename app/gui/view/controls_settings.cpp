@@ -10,6 +10,7 @@
 #include "core/config/config.hpp"
 #include "core/config/data_values.hpp"
 #include "core/config/memory_regime.hpp"
+#include "core/config/mixer_schedule.hpp"
 #include "core/data/niah.hpp"
 #include "core/memory/block_axis.hpp"
 #include "core/memory/gated_rule.hpp"
@@ -65,7 +66,7 @@ bool draw_memory_section(ExperimentEditor& ed) {
   bool changed = false;
   auto& c = ed.config;
   auto& m = c.model.mixer;
-  const int D = m.d_head * m.d_head;
+  const int D = int(config::mixer_state_size(m));
   int E = m.E;
   const std::string of_D = "of D=" + std::to_string(D);
   // The slider takes what the row leaves beside its label and "of D=...".
