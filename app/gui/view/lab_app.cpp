@@ -10,25 +10,6 @@
 
 namespace proteus::gui {
 
-namespace {
-constexpr std::pair<Tab, const char*> kTabNames[] = {
-    {Tab::activation, "activation"}, {Tab::training, "training"}, {Tab::runs, "runs"},
-    {Tab::explore, "explore"},       {Tab::teach, "teach"},
-};
-}  // namespace
-
-const char* tab_name(Tab t) {
-  for (const auto& [tab, name] : kTabNames)
-    if (tab == t) return name;
-  return "activation";
-}
-
-std::optional<Tab> tab_from_name(const std::string& name) {
-  for (const auto& [tab, n] : kTabNames)
-    if (name == n) return tab;
-  return std::nullopt;
-}
-
 LabApp::LabApp(std::filesystem::path root, std::filesystem::path runs_dir) : source_root(std::move(root)) {
   runs.dir = std::move(runs_dir);
   editor.presets = find_presets(source_root / "experiments");
@@ -188,21 +169,22 @@ void LabApp::draw_menu_bar() {
 
 void LabApp::draw_tabs() {
   if (!ImGui::BeginTabBar("tabs")) return;
-  auto tab = [&](const char* name, Tab t, void (*draw)(LabApp&)) {
+  auto tab = [&](Tab t, void (*draw)(LabApp&)) {
     ImGuiTabItemFlags flags = 0;
     if (requested_tab_ && *requested_tab_ == t) flags |= ImGuiTabItemFlags_SetSelected;
-    if (ImGui::BeginTabItem(name, nullptr, flags)) {
+    if (ImGui::BeginTabItem(tab_title(t), nullptr, flags)) {
       // A requested tab is selected from the next frame on: until then it is the current one.
       if (!requested_tab_ || *requested_tab_ == t) current_tab_ = t;
       draw(*this);
       ImGui::EndTabItem();
     }
   };
-  tab("Activation map", Tab::activation, draw_activation_panel);
-  tab("Training", Tab::training, draw_training_panel);
-  tab("Runs", Tab::runs, draw_runs_panel);
-  tab("Explore", Tab::explore, draw_explore_panel);
-  tab("Teach: the gated rule", Tab::teach, draw_teaching_panel);
+  // In all_tabs()'s order (app/gui/state/tabs.cpp), each with its panel.
+  tab(Tab::activation, draw_activation_panel);
+  tab(Tab::training, draw_training_panel);
+  tab(Tab::runs, draw_runs_panel);
+  tab(Tab::explore, draw_explore_panel);
+  tab(Tab::teach, draw_teaching_panel);
   requested_tab_.reset();
   if (ImGui::TabItemButton("?", ImGuiTabItemFlags_Trailing)) display.help_open = !display.help_open;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("keyboard shortcuts (F1)");
