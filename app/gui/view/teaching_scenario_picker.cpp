@@ -4,14 +4,14 @@
 
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/widgets.hpp"
-#include "core/memory/teaching_scenarios.hpp"
+#include "core/teaching/teaching_scenarios.hpp"
 
 namespace proteus::gui {
 namespace {
 
 // The scenario whose stream the stepper shows (any seed), or null.
-const memory::TeachingScenario* current_scenario(const TeachingExample& shown) {
-  for (const auto& s : memory::teaching_scenarios()) {
+const teaching::TeachingScenario* current_scenario(const TeachingExample& shown) {
+  for (const auto& s : teaching::teaching_scenarios()) {
     auto ex = shown;
     ex.seed = s.example.seed;
     if (ex == s.example) return &s;
@@ -25,7 +25,7 @@ void draw_teaching_scenario_picker(LabApp& app) {
   const auto* current = current_scenario(app.teach.stepper.example());
   ImGui::SetNextItemWidth(ui_px(320));
   if (ImGui::BeginCombo("scenario", current ? current->name.c_str() : "(your own settings)")) {
-    for (const auto& s : memory::teaching_scenarios())
+    for (const auto& s : teaching::teaching_scenarios())
       if (ImGui::Selectable(s.name.c_str(), &s == current)) {
         try {
           app.teach.stepper.set_example(s.example);
