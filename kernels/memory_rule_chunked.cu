@@ -45,7 +45,7 @@ bool chunked_kernels_cover(memory::Rule rule, int d_k, int chunk, std::string* w
     return no("the GPU's chunked kernels cover linear, delta, comba and swla (titans has no chunked form)");
   if (d_k > kChunkedMaxKeyWidth)
     return no("key width " + std::to_string(d_k) + " > " + std::to_string(kChunkedMaxKeyWidth));
-  if (chunk < 1 || chunk > kChunkedMaxChunk) return no("chunk " + std::to_string(chunk) + " outside [1, 64]");
+  if (chunk < 1 || chunk > kChunkedMaxChunk) return no("chunk " + std::to_string(chunk) + " outside [1, " + std::to_string(kChunkedMaxChunk) + "]");
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include "core/backend/op_benchmark.hpp"
 #include "core/config/experiment.hpp"
 #include "core/engine/schedule_explore.hpp"
+#include "core/memory/chunk_size.hpp"
 #include "core/common/input_error.hpp"
 #include "core/train/benchmark.hpp"
 
@@ -275,8 +276,12 @@ void add_bench_command(CLI::App& app) {
   c->add_option("--block-axis", o->block_axis,
                 "with --op memory-rule: key_rows (default), value_rows or layer, timed as the model runs it")
       ->option_text("AXIS");
+  using memory::ChunkBackend, memory::default_chunk_size;  // the one table of chunk sizes
   c->add_option("--chunk", o->chunk,
-                "with --op memory-rule: chunk size (default: the backend's; 16/32 by d_head on the CPU, 64 on cuda)")
+                "with --op memory-rule: chunk size (default: the backend's; " +
+                    std::to_string(default_chunk_size(ChunkBackend::cpu, 64)) + "/" +
+                    std::to_string(default_chunk_size(ChunkBackend::cpu, 128)) + " by d_head on the CPU, " +
+                    std::to_string(default_chunk_size(ChunkBackend::cuda, 64)) + " on cuda)")
       ->option_text("C");
   c->add_option("--run", o->run, "with --op explore: the trained run to edit")->option_text("RUN");
   c->add_option("--sequences", o->sequences, "with --op explore: held-out sequences (default 64)")->option_text("N");

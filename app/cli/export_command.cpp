@@ -55,10 +55,17 @@ is variant,range,mean,lo,hi,n,unit for every row and range (n = the paired seeds
 Exit status: 0 done; 2 bad input (not a run directory, unknown format, size out of range);
 1 a file could not be written.)";
 
+// {"png", "svg"} -> "png,svg"
+std::string comma_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
 struct ExportOptions {
   std::vector<std::string> runs;
   std::string out;
-  std::string formats = "png,svg,pdf,csv";
+  std::string formats = comma_list(figures::export_formats());
   double width = 480;
   double height = 320;
   double dpi = 300;
@@ -155,7 +162,8 @@ void add_export_command(CLI::App& app) {
   command->add_option("runs", options->runs, "run directories (runs/<name>)")->required()->option_text("RUN [RUN...]");
   auto* out = command->add_option("--out", options->out, "output folder (default: the first run's folder + /figures)")
                   ->option_text("DIR");
-  command->add_option("--formats", options->formats, "comma-separated: png, svg, pdf, csv (default: all four)")
+  command->add_option("--formats", options->formats,
+                      "comma-separated: " + common::join(figures::export_formats()) + " (default: all four)")
       ->option_text("LIST");
   command->add_option("--width", options->width, "figure width in points (default 480)")->option_text("PT");
   command->add_option("--height", options->height, "figure height in points (default 320)")->option_text("PT");

@@ -20,12 +20,14 @@
 #include <CLI/CLI.hpp>
 
 #include "app/gui/state/frame_stats.hpp"
+#include "app/gui/state/tabs.hpp"
 #include "app/gui/state/ui_settings.hpp"
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/script/scripted_run.hpp"
 #include "app/gui/view/content_check.hpp"
 #include "app/gui/view/text_check.hpp"
 #include "app/gui/view/ui_scale.hpp"
+#include "core/common/json_fields.hpp"
 #include "app/gui/view/ui_settings_handler.hpp"
 #include "core/common/atomic_file.hpp"
 
@@ -96,8 +98,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--preset", script.preset, "experiment file to open (e.g. experiments/quickstart-cpu.json)");
   cli.add_option("--runs-dir", o.runs_dir, "where runs are written and browsed (default: runs)");
   cli.add_option("--set", script.sets, "override a config field: PATH=VALUE (e.g. train.steps=20); repeatable");
-  cli.add_option("--tab", script.tab, "tab to show: activation, training, runs, explore, teach")
-      ->check(CLI::IsMember({"activation", "training", "runs", "explore", "teach"}));
+  cli.add_option("--tab", script.tab, "tab to show: " + proteus::common::join(proteus::gui::tab_names()))
+      ->check(CLI::IsMember(proteus::gui::tab_names()));
   cli.add_option("--teach-step", script.teach_step, "teaching panel: show this token");
   cli.add_flag("--overlay", script.overlay, "runs browser: overlay every run in the runs folder");
   cli.add_flag("--train", script.train, "start training the experiment at once");

@@ -92,8 +92,7 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   auto choice = make_backend(device, threads);
   auto& be = *choice.backend;
   const auto gated = memory::Schedule::uniform(D, s.E, s.T);
-  // value_rows and layer gate outside the rule, which then runs ungated.
-  const auto schedule = s.block_axis == memory::BlockAxis::key_rows ? gated : memory::Schedule::uniform(D, 1, s.T);
+  const auto schedule = memory::rule_schedule(s.block_axis, gated);
   const size_t rows = size_t(s.B) * s.T * s.H;
   std::mt19937 rng(1234);
   auto q = uniform(rows * s.d_k, rng, -1, 1), k = uniform(rows * s.d_k, rng, -1, 1);

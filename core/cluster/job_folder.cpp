@@ -2,8 +2,6 @@
 // here: submission is slurm_commands.cpp's.
 #include "core/cluster/job_folder.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <regex>
 #include <sstream>
@@ -16,6 +14,7 @@
 #include "core/common/json_fields.hpp"
 #include "core/common/json_read.hpp"
 #include "core/config/config_json.hpp"
+#include "core/runs/staged_folder.hpp"
 
 namespace proteus::cluster {
 namespace {
@@ -193,21 +192,16 @@ void write_job_folder(const JobPlan& plan) {
       throw InputError("--job-name", dir.string() + " holds another job's runs (another config, seeds or --set): "
                                      "give another --job-name, or remove that folder");
   } else {
-    // Built beside its final place and renamed in: a job folder is whole or absent.
-    const fs::path temp = dir.parent_path() / ("." + plan.name + ".tmp-" + std::to_string(::getpid()));
-    fs::create_directories(temp);
-    try {
-      common::write_file_atomically(temp / kRunsFile, pretty(runs));
-      common::write_file_atomically(temp / "experiment.json", pretty(plan.experiment));
-      common::write_file_atomically(temp / kSubmissionsFile, "[]\n");
-      fs::create_directories(temp / "logs");
-      fs::create_directories(temp / "tasks");
-      fs::rename(temp, dir);
-    } catch (...) {
-      std::error_code ec;
-      fs::remove_all(temp, ec);
-      throw;
-    }
+    // A job folder is whole or absent (runs::StagedFolder).
+    runs::StagedFolder staged(dir.parent_path(), plan.name);
+    common::write_file_atomically(staged.path() / kRunsFile, pretty(runs));
+    common::write_file_atomically(staged.path() / "experiment.json", pretty(plan.experiment));
+    common::write_file_atomically(staged.path() / kSubmissionsFile, "[]\n");
+    fs::create_directories(staged.path() / "logs");
+    fs::create_directories(staged.path() / "tasks");
+    if (!staged.commit_as(plan.name))
+      throw fs::filesystem_error("another job folder appeared in its place", dir,
+                                 std::make_error_code(std::errc::directory_not_empty));
   }
   common::write_file_atomically(dir / kRunsFile, pretty(runs));  // this submission's threads
   common::write_file_atomically(dir / kJobFile, pretty(job));
@@ -259,7 +253,8 @@ JobRecord read_job(const fs::path& job_dir) {
 std::vector<fs::path> list_jobs(const fs::path& runs_dir, std::vector<std::string>* unreadable) {
   std::vector<fs::path> jobs;
   for (const auto& dir : common::list_subfolders(runs_dir / "jobs", unreadable))
-    if (common::holds_regular_file(dir, kRunsFile, unreadable)) jobs.push_back(dir);
+    if (!runs::is_staging_name(dir.filename().string()) && common::holds_regular_file(dir, kRunsFile, unreadable))
+      jobs.push_back(dir);
   return jobs;
 }
 

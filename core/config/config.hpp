@@ -28,9 +28,9 @@ struct MixerConfig {
   //   capped_renormalize    the same, but never scaled up past what an evenly spread key gets
   //                         (sqrt(d_k / open rows)): stable, and weak keys stay weak
   std::string normalize = "normalize_then_mask";
-  // Which form of the rule runs (core/memory/rule_form.hpp): auto (chunked where it applies:
-  // every rule but titans, with E dividing d_head; recurrent with checkpoints elsewhere) |
-  // recurrent | chunked (an error where it does not apply). Same function, different cost.
+  // Which form of the rule runs: auto (memory::resolve_rule_form, core/memory/rule_form.hpp, says
+  // which) | recurrent (with checkpoints) | chunked (an error where it does not apply). Same
+  // function, different cost.
   std::string form = "auto";
   // Which way the E blocks run (SPEC section 8, core/memory/block_axis.hpp): key_rows (d_k / E key
   // rows per block, the default) | value_rows (d_v / E value dimensions; E must divide d_head) |

@@ -14,6 +14,7 @@
 #include "core/common/json_writer.hpp"
 #include "core/config/data_values.hpp"
 #include "core/config/memory_regime.hpp"
+#include "core/config/mixer_schedule.hpp"
 #include "core/config/size_bounds.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "core/memory/block_axis.hpp"
@@ -475,10 +476,12 @@ void check_name(const std::string& field, const std::string& name) {
                             "characters, not starting with '.'), got " + quoted(name));
 }
 
-void check_schedule(const std::string& field, const memory::ScheduleSpec& spec, int64_t D, int64_t E, int64_t N) {
+// `make` builds the schedule (schedule_from_config or param_schedule_from_config), once to check it.
+template <class Make>
+memory::Schedule check_schedule(const std::string& field, const memory::ScheduleSpec& spec, Make make) {
   one_of(field + ".type", spec.type, memory::schedule_types());
   try {
-    memory::Schedule::make(spec, D, E, N);
+    return make();
   } catch (const InputError& e) {
     throw e.under(field);
   }
@@ -617,7 +620,7 @@ void validate(const RunConfig& c) {
   positive("model.init_std", m.init_std);
   const MixerConfig& x = m.mixer;
   check_mixer_choices(x);
-  const int64_t D = static_cast<int64_t>(x.d_head) * x.d_head;
+  const int64_t D = mixer_state_size(x);
   in_int_range("model.mixer.E", x.E, 1, D, "D = d_head^2 = " + std::to_string(D));
   if (x.type == "memory") check_block_axis(x);
   const ParamScheduleConfig& p = m.param_schedule;
@@ -680,16 +683,15 @@ void validate(const RunConfig& c) {
 
   check_derived_sizes(c);
   // Last, once the horizons they default to (data.seq_len, train.steps) are known to be valid.
-  check_schedule("model.mixer.schedule", x.schedule, D, x.E, resolved_mixer_horizon(c));
+  const auto schedule = check_schedule("model.mixer.schedule", x.schedule, [&] { return schedule_from_config(c); });
   if (x.type == "memory" && x.form == "chunked") {  // only now is the schedule known to be valid
-    const auto schedule = memory::Schedule::make(x.schedule, D, x.E, resolved_mixer_horizon(c));
     try {
       memory::resolve_rule_form(memory::RuleForm::chunked, *memory::rule_from_name(x.rule), schedule, x.d_head);
     } catch (const InputError& e) {
       throw e.under("model.mixer");
     }
   }
-  check_schedule("model.param_schedule.schedule", p.schedule, F, p.E, resolved_param_horizon(c));
+  check_schedule("model.param_schedule.schedule", p.schedule, [&] { return param_schedule_from_config(c); });
 }
 
 }  // namespace proteus::config

@@ -1,4 +1,5 @@
 #include "core/config/memory_regime.hpp"
+#include "core/config/mixer_schedule.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -8,7 +9,7 @@ namespace proteus::config {
 MemoryRegime memory_regime(const RunConfig& c) {
   const auto& x = c.model.mixer;
   MemoryRegime r;
-  const double D = double(x.d_head) * x.d_head, block = std::floor(D / x.E);
+  const double D = double(mixer_state_size(x)), block = std::floor(D / x.E);
   r.key_rows_per_block = block / x.d_head;
   r.tokens_per_key_dimension = double(c.data.seq_len) / x.d_head;
   r.row_aligned = x.E >= 1 && x.E <= x.d_head && x.d_head % x.E == 0;

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <functional>
 
+#include "core/config/mixer_schedule.hpp"
+
 namespace proteus::engine {
 namespace {
 
@@ -51,7 +53,7 @@ std::vector<SweepPoint> horizon_sweep(const config::RunConfig& run) {
 
 std::vector<SweepPoint> blocks_sweep(const config::RunConfig& run) {
   std::vector<SweepPoint> out;
-  const int64_t D = static_cast<int64_t>(run.model.mixer.d_head) * run.model.mixer.d_head;
+  const int64_t D = config::mixer_state_size(run.model.mixer);
   for (int e : {1, 2, 4, 8, 16, 32}) {
     if (e > D) break;
     SweepPoint p{double(e), {{"model.mixer.E", e}}, nullptr, ""};

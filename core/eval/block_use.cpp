@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/config/mixer_schedule.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::eval {
@@ -49,8 +50,7 @@ BlockUseResult block_use(model::Model<T>& model, const std::vector<int32_t>& tok
   if (tokens.size() != static_cast<size_t>(B) * seq_len) throw std::invalid_argument("block_use: tokens are not (B, seq_len)");
 
   const int E = cfg.mixer.E, H = cfg.mixer.heads, Lyr = cfg.layers, P = static_cast<int>(positions.size());
-  const int64_t D = int64_t(cfg.mixer.d_head) * cfg.mixer.d_head;
-  const auto schedule = memory::Schedule::make(cfg.mixer.schedule, D, E, model.horizon());
+  const auto schedule = config::schedule_from_config(cfg.mixer, model.horizon());
   model.forward(tokens.data(), nullptr, nullptr, B, seq_len);
   const auto norms = model.block_occupancy(E);  // (layers, B, H, T, E): ||block||
 

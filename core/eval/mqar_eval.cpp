@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "core/config/mixer_schedule.hpp"
 #include "core/data/mqar.hpp"
 #include "core/memory/schedule.hpp"
 
@@ -18,8 +19,7 @@ std::string mqar_layout_note(const config::RunConfig& cfg) {
   std::string note = "pairs-first (Zoology): every pair is written in positions 1-" + std::to_string(last) + " of " +
                      std::to_string(cfg.data.seq_len) + ", while the fewest memory blocks are active";
   if (x.type == "memory") {
-    const int64_t D = int64_t(x.d_head) * x.d_head;
-    const auto schedule = memory::Schedule::make(x.schedule, D, x.E, config::resolved_mixer_horizon(cfg));
+    const auto schedule = config::schedule_from_config(cfg);
     note += " (" + std::to_string(schedule.active_blocks(last)) + " of E = " + std::to_string(x.E) +
             " at position " + std::to_string(last) + ")";
   }

@@ -1,3 +1,4 @@
+#include "core/config/mixer_schedule.hpp"
 #include "core/figures/explore_figures.hpp"
 
 #include <algorithm>
@@ -163,10 +164,9 @@ std::vector<NamedFigure> explore_figures(const ExploreResults& r) {
     out.push_back({"explore_ratio", explore_ratio_figure(*r.trained->per_position, *edited_pp, r.edit_label, r.train_len)});
   if (r.edited_config && r.edited_config->model.mixer.type == "memory") {
     const auto& m = r.edited_config->model.mixer;
-    const int64_t D = static_cast<int64_t>(m.d_head) * m.d_head;
     const int64_t N = config::resolved_mixer_horizon(*r.edited_config);
     const int64_t horizon = std::max<int64_t>(N + 1, edited_pp ? edited_pp->seq_len : 2 * N);
-    auto f = activation_map_figure(memory::Schedule::make(m.schedule, D, m.E, N), horizon, r.edit_label);
+    auto f = activation_map_figure(config::schedule_from_config(m, N), horizon, r.edit_label);
     out.push_back({"explore_activation_map", std::move(f)});
   }
   if (r.trained->occupancy && r.trained->occupancy->layers > 0)

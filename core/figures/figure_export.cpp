@@ -15,11 +15,22 @@ const std::vector<std::string>& export_formats() {
   return formats;
 }
 
+namespace {
+
+// "png, svg, pdf or csv"
+std::string formats_or(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+}  // namespace
+
 void check_export_settings(const ExportSettings& s) {
   const auto& known = export_formats();
   for (const auto& f : s.formats)
     if (std::find(known.begin(), known.end(), f) == known.end())
-      throw InputError("formats", "unknown format " + common::quoted(f) + " (expected png, svg, pdf or csv)");
+      throw InputError("formats", "unknown format " + common::quoted(f) + " (expected " + formats_or(known) + ")");
   check_figure_size(s.width_pt, s.height_pt, s.dpi);
 }
 

@@ -11,13 +11,14 @@
 
 namespace proteus::figures {
 
+// The formats an export knows, in the order they are offered: png, svg, pdf, csv. The one list:
+// the CLI's --formats, its help, the window's check boxes and the messages read it.
+const std::vector<std::string>& export_formats();
+
 struct ExportSettings {
-  std::vector<std::string> formats = {"png", "svg", "pdf", "csv"};
+  std::vector<std::string> formats = export_formats();  // every format unless asked otherwise
   double width_pt = 480, height_pt = 320, dpi = 300;  // 6.7 x 4.4 in at 300 dpi: a paper column
 };
-
-// The formats an export knows, in the order they are offered.
-const std::vector<std::string>& export_formats();
 
 // Throws InputError("formats", ...) for an unknown format and InputError("width" / "height" /
 // "dpi", ...) for a size out of range (check_figure_size).

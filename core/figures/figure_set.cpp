@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/config/mixer_schedule.hpp"
 #include "core/config/seed_group_members.hpp"
 #include "core/eval/comparison.hpp"
 #include "core/figures/gating_effect_by_variant.hpp"
@@ -311,9 +312,8 @@ void add_activation_maps(const std::vector<RunResults>& runs, std::vector<NamedF
   for (const auto& r : runs) {
     if (!r.config || r.config->model.mixer.type != "memory" || !r.has_results()) continue;
     const auto& m = r.config->model.mixer;
-    const int64_t D = static_cast<int64_t>(m.d_head) * m.d_head;
     const int64_t N = config::resolved_mixer_horizon(*r.config);
-    const auto schedule = memory::Schedule::make(m.schedule, D, m.E, N);
+    const auto schedule = config::schedule_from_config(m, N);
     // As far as the per-position evaluation reaches, else twice the horizon: past N all is open.
     int64_t horizon = 2 * N;
     if (r.report && r.report->per_position && r.report->per_position->seq_len > 0)

@@ -18,6 +18,11 @@ std::optional<BlockAxis> block_axis_from_name(std::string_view name) {
   return static_cast<BlockAxis>(it - names.begin());
 }
 
+Schedule rule_schedule(BlockAxis axis, const Schedule& schedule) {
+  if (axis != BlockAxis::key_rows) return Schedule::uniform(schedule.D(), 1, schedule.N());
+  return schedule;
+}
+
 int64_t layer_open_rows(int64_t k, int64_t E, int64_t H, int64_t d_k, int64_t h) {
   return std::clamp(k * H * d_k / E - h * d_k, int64_t{0}, d_k);
 }

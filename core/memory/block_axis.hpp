@@ -23,6 +23,10 @@ const std::vector<std::string>& block_axis_names();
 std::string_view block_axis_name(BlockAxis axis);
 std::optional<BlockAxis> block_axis_from_name(std::string_view name);
 
+// The schedule the memory rule itself runs under: `schedule` under key_rows; ungated (E = 1, the
+// same D and N) under value_rows and layer, which gate the rule's inputs instead (the zero-state lemma).
+Schedule rule_schedule(BlockAxis axis, const Schedule& schedule);
+
 // value_rows: whether element (i, j) of a (d_k, d_v) state is open when `end` elements of the
 // flattened M = S^T are (element (i, j) of S is element j d_k + i of M).
 inline bool value_rows_open(int64_t end, int64_t i, int64_t j, int64_t d_k) { return j * d_k + i < end; }

@@ -24,6 +24,8 @@ std::optional<RuleForm> rule_form_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view auto_form_rule() { return "chunked where it applies: every rule but titans, with E dividing d_head"; }
+
 RuleForm resolve_rule_form(RuleForm requested, Rule rule, const Schedule& schedule, int64_t d_v, bool has_S0) {
   std::string why;
   bool applies = chunked_form_applies(rule, schedule, d_v, &why);

@@ -13,7 +13,7 @@
 namespace proteus::memory {
 
 enum class RuleForm {
-  automatic,  // "auto": chunked where chunked_form_applies (all but titans, row-aligned E), recurrent elsewhere
+  automatic,  // "auto": resolve_rule_form below says which
   recurrent,  // step by step, state checkpoints every C steps (bit-identical to the taped reference)
   chunked,    // the chunked form; an input error where it does not apply
 };
@@ -22,8 +22,16 @@ enum class RuleForm {
 const std::vector<RuleForm>& all_rule_forms();
 std::string_view rule_form_name(RuleForm form);  // "auto", "recurrent", "chunked"
 std::optional<RuleForm> rule_form_from_name(std::string_view name);
+// resolve_rule_form's rule for `auto` in a phrase, for help texts: "chunked where it applies: every
+// rule but titans, with E dividing d_head".
+std::string_view auto_form_rule();
 
-// The form a call with these settings runs: never `automatic`. Throws InputError("form") when
+// The form a call with these settings runs: never `automatic`. The one statement of when `auto`
+// picks the chunked form (the config, the window, the README and docs/math.md refer here): where
+// the chunked form applies, that is every rule but titans (whose momentum is a second recurrence),
+// with row-aligned blocks (E dividing d_k, so d_head in the model: chunked_form_applies) and a
+// zero initial state; the recurrent form elsewhere. A backend may still send a rule back to its
+// recurrent form (Backend::form_to_run, the GPU self-check). Throws InputError("form") when
 // `chunked` is asked of a rule or schedule it does not cover, or when there is an initial state.
 RuleForm resolve_rule_form(RuleForm requested, Rule rule, const Schedule& schedule, int64_t d_v, bool has_S0 = false);
 

@@ -7,16 +7,6 @@
 #include "core/model/op_support.hpp"
 
 namespace proteus::model {
-namespace {
-
-// The rule's own schedule: value_rows and layer gate outside the rule, so it runs ungated (E = 1).
-memory::Schedule rule_schedule_for(memory::BlockAxis axis, const memory::Schedule& schedule) {
-  if (axis != memory::BlockAxis::key_rows) return memory::Schedule::uniform(schedule.D(), 1, schedule.N());
-  return schedule;
-}
-
-}  // namespace
-
 template <class T>
 MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const std::string& prefix, int C,
                             const config::MixerConfig& cfg, const memory::Schedule& schedule, double std,
@@ -28,7 +18,7 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
       form_(*memory::rule_form_from_name(cfg.form)),
       schedule_(schedule),
       axis_(*memory::block_axis_from_name(cfg.block_axis)),
-      rule_schedule_(rule_schedule_for(axis_, schedule)),
+      rule_schedule_(memory::rule_schedule(axis_, schedule)),
       gate_(cfg.output_gate == "swish" ? OutputGate::swish
             : cfg.output_gate == "sigmoid" ? OutputGate::sigmoid
                                            : OutputGate::none),

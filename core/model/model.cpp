@@ -4,6 +4,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/config/mixer_schedule.hpp"
 #include "core/model/attention_mixer.hpp"
 #include "core/model/memory_mixer.hpp"
 #include "core/model/swiglu_mlp.hpp"
@@ -24,7 +25,7 @@ Model<T>::Model(const config::ModelConfig& cfg, int horizon, backend::Backend<T>
     if (m.type == "attention") {
       mixers_.push_back(std::make_unique<AttentionMixer<T>>(be, table_, p + ".mixer", C_, m.heads, m.d_head, std, out_std));
     } else {
-      const auto schedule = memory::Schedule::make(m.schedule, int64_t(m.d_head) * m.d_head, m.E, horizon);
+      const auto schedule = config::schedule_from_config(m, horizon);
       mixers_.push_back(std::make_unique<MemoryMixer<T>>(be, table_, p + ".mixer", C_, m, schedule, std, out_std,
                                                          cfg.norm_eps));
     }

@@ -1,5 +1,7 @@
 #include "core/train/gated_adamw.hpp"
 
+#include "core/config/mixer_schedule.hpp"
+
 namespace proteus::train {
 
 template <class T>
@@ -10,9 +12,7 @@ GatedAdamW<T>::GatedAdamW(model::Model<T>& model, const config::RunConfig& cfg)
   v_.reserve(be, n_);
   const auto decay = model.decay_mask();
   be.upload(decay_mask_.reserve(be, n_), decay.data(), n_);
-  const auto& ps = cfg.model.param_schedule;
-  if (ps.enabled)
-    schedule_ = memory::Schedule::make(ps.schedule, model.mlp_hidden(), ps.E, config::resolved_param_horizon(cfg));
+  if (cfg.model.param_schedule.enabled) schedule_ = config::param_schedule_from_config(cfg);
 }
 
 template <class T>

@@ -4,6 +4,7 @@
 
 #include "core/config/config_json.hpp"
 #include "core/config/experiment.hpp"
+#include "core/config/mixer_schedule.hpp"
 #include "core/engine/experiment_job.hpp"
 #include "core/figures/run_figures.hpp"
 #include "core/figures/state_opening_figure.hpp"
@@ -292,9 +293,7 @@ std::string ExperimentEditor::pick_sweep_field(const std::string& field) {
 }
 
 memory::Schedule ExperimentEditor::schedule() const {
-  const auto& m = config.model.mixer;
-  const int64_t D = int64_t(m.d_head) * m.d_head;
-  return memory::Schedule::make(m.schedule, D, m.E, config::resolved_mixer_horizon(config));
+  return config::schedule_from_config(config);
 }
 
 figures::Figure ExperimentEditor::activation_figure() const {
@@ -326,7 +325,7 @@ void ExperimentEditor::set_bpe_vocab(int pieces) {
 
 void ExperimentEditor::set_E(int E) {
   auto& m = config.model.mixer;
-  const int D = m.d_head * m.d_head;
+  const int D = int(config::mixer_state_size(m));
   E = std::clamp(E, 1, std::max(1, D));
   if (m.schedule.type == "custom" && !m.schedule.unlock.empty() && E != m.E)
     m.schedule.unlock = memory::respread_unlocks(m.schedule.unlock, E, config::resolved_mixer_horizon(config));
@@ -341,8 +340,8 @@ void ExperimentEditor::set_schedule_type(const std::string& type) {
     try {
       u = schedule().unlock();
     } catch (const std::exception&) {
-      u = memory::Schedule::uniform(int64_t(config.model.mixer.d_head) * config.model.mixer.d_head,
-                                    config.model.mixer.E, config::resolved_mixer_horizon(config))
+      u = memory::Schedule::uniform(config::mixer_state_size(config.model.mixer), config.model.mixer.E,
+                                    config::resolved_mixer_horizon(config))
               .unlock();
     }
     spec.unlock = std::move(u);

@@ -14,14 +14,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/memory/gated_rule.hpp"
-#include "core/memory/teaching_stream.hpp"
+#include "core/teaching/teaching_stream.hpp"
 
 namespace proteus::gui {
 
-// The stream (core/memory/teaching_stream.hpp) under the names the panel uses.
-using memory::TeachingExample;
-using memory::teaching_input;
-using memory::ungated_input;
+// The stream (core/teaching/teaching_stream.hpp) under the names the panel uses.
+using teaching::TeachingExample;
+using teaching::teaching_input;
+using teaching::ungated_input;
 
 // An error below this counts as "recalled" in the caption (the bars show the number itself).
 inline constexpr double kRecalledBelow = 0.25;

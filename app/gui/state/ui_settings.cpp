@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/gui/state/tabs.hpp"
 #include "core/common/input_error.hpp"
 
 namespace proteus::gui {
@@ -18,11 +19,7 @@ std::string format_scale(float s) {
 
 float snap(float s) { return std::round(s / kUiScaleStep) * kUiScaleStep; }
 
-bool known_tab(std::string_view t) {
-  for (std::string_view k : {"activation", "training", "runs", "explore", "teach"})
-    if (t == k) return true;
-  return false;
-}
+bool known_tab(std::string_view t) { return tab_from_name(t).has_value(); }
 
 }  // namespace
 

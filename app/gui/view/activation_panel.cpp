@@ -10,6 +10,7 @@
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/plot_view.hpp"
 #include "app/gui/view/widgets.hpp"
+#include "core/config/mixer_schedule.hpp"
 
 namespace proteus::gui {
 
@@ -60,7 +61,7 @@ void draw_activation_panel(LabApp& app) {
     return;
   }
   bool changed = false;
-  const int D = m.d_head * m.d_head;
+  const int D = int(config::mixer_state_size(m));
   int E = m.E;
   ImGui::SetNextItemWidth(ui_px(260));
   if (ImGui::SliderInt("E (drag)", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;

@@ -10,6 +10,7 @@
 #include "core/config/config.hpp"
 #include "core/config/data_values.hpp"
 #include "core/config/memory_regime.hpp"
+#include "core/config/mixer_schedule.hpp"
 #include "core/data/niah.hpp"
 #include "core/memory/block_axis.hpp"
 #include "core/memory/gated_rule.hpp"
@@ -65,7 +66,7 @@ bool draw_memory_section(ExperimentEditor& ed) {
   bool changed = false;
   auto& c = ed.config;
   auto& m = c.model.mixer;
-  const int D = m.d_head * m.d_head;
+  const int D = int(config::mixer_state_size(m));
   int E = m.E;
   const std::string of_D = "of D=" + std::to_string(D);
   // The slider takes what the row leaves beside its label and "of D=...".
@@ -87,8 +88,9 @@ bool draw_memory_section(ExperimentEditor& ed) {
   for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
   changed |= combo("form", m.form, forms);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Which form of the rule runs (model.mixer.form): auto (chunked where it applies: every\n"
-                      "rule but titans, with E dividing d_head), recurrent, or chunked. Same function, other cost.");
+    ImGui::SetTooltip("%s", ("Which form of the rule runs (model.mixer.form): auto (" + std::string(memory::auto_form_rule()) +
+                             "),\nrecurrent, or chunked. Same function, other cost.")
+                                .c_str());
   changed |= combo("block axis", m.block_axis, memory::block_axis_names());
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Which way the E blocks run (model.mixer.block_axis): key_rows (d_head / E key rows per\n"

@@ -8,6 +8,7 @@
 
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/widgets.hpp"
+#include "core/config/mixer_schedule.hpp"
 
 namespace proteus::gui {
 namespace {
@@ -17,7 +18,7 @@ bool draw_schedule_controls(LabApp& app) {
   auto& ed = app.explore.session.edit;
   auto& m = ed.config.model.mixer;
   bool changed = false;
-  const int D = m.d_head * m.d_head;
+  const int D = int(config::mixer_state_size(m));
   int E = m.E;
   ImGui::SetNextItemWidth(ui_px(220));
   if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;

@@ -3,6 +3,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cctype>
 
 
 #include "app/gui/state/content_fit.hpp"
@@ -14,10 +15,9 @@ namespace proteus::gui {
 
 std::vector<std::string> ExportChoice::formats() const {
   std::vector<std::string> out;
-  if (png) out.push_back("png");
-  if (svg) out.push_back("svg");
-  if (pdf) out.push_back("pdf");
-  if (csv) out.push_back("csv");
+  const auto& all = figures::export_formats();
+  for (size_t i = 0; i < all.size() && i < ticked.size(); ++i)
+    if (ticked[i]) out.push_back(all[i]);
   return out;
 }
 
@@ -49,10 +49,13 @@ void draw_export_controls(LabApp& app, const std::vector<figures::NamedFigure>& 
   if (ImGui::Button("Export figures")) app.start_export(figs, app.exports.dir);
   ImGui::EndDisabled();
   auto& choice = app.exports.choice;
-  const std::pair<const char*, bool*> boxes[] = {{"PNG", &choice.png}, {"SVG", &choice.svg}, {"PDF", &choice.pdf}, {"CSV", &choice.csv}};
-  for (const auto& [label, on] : boxes) {
-    flow_same_line(ImGui::GetFrameHeight() + label_width(label));
-    ImGui::Checkbox(label, on);
+  const auto& formats = figures::export_formats();
+  for (size_t i = 0; i < formats.size() && i < choice.ticked.size(); ++i) {
+    std::string label = formats[i];  // "png" -> "PNG"
+    for (char& ch : label) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    flow_same_line(ImGui::GetFrameHeight() + label_width(label.c_str()));
+    bool on = choice.ticked[i] != 0;
+    if (ImGui::Checkbox(label.c_str(), &on)) choice.ticked[i] = on;
   }
   flow_same_line(ui_px(90) + label_width("dpi"));
   int dpi = static_cast<int>(app.exports.settings.dpi);

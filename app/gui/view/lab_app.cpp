@@ -10,25 +10,6 @@
 
 namespace proteus::gui {
 
-namespace {
-constexpr std::pair<Tab, const char*> kTabNames[] = {
-    {Tab::activation, "activation"}, {Tab::training, "training"}, {Tab::runs, "runs"},
-    {Tab::explore, "explore"},       {Tab::teach, "teach"},
-};
-}  // namespace
-
-const char* tab_name(Tab t) {
-  for (const auto& [tab, name] : kTabNames)
-    if (tab == t) return name;
-  return "activation";
-}
-
-std::optional<Tab> tab_from_name(const std::string& name) {
-  for (const auto& [tab, n] : kTabNames)
-    if (name == n) return tab;
-  return std::nullopt;
-}
-
 LabApp::LabApp(std::filesystem::path root, std::filesystem::path runs_dir) : source_root(std::move(root)) {
   runs.dir = std::move(runs_dir);
   editor.presets = find_presets(source_root / "experiments");
@@ -191,39 +172,34 @@ void LabApp::draw_menu_bar() {
 
 void LabApp::draw_tabs() {
   if (!ImGui::BeginTabBar("tabs")) return;
-  auto tab = [&](const char* name, Tab t, void (*draw)(LabApp&)) {
+  // Full titles when the bar holds them all, else the brief ones (ImGui would cut each to
+  // "Activa..."); "###name" keeps a tab's identity whichever label it shows.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  auto bar_width = [&](bool full) {
+    float w = ImGui::CalcTextSize("?Present").x + 4 * st.FramePadding.x + 2 * st.ItemInnerSpacing.x;
+    for (const auto& info : all_tabs())
+      w += ImGui::CalcTextSize(full ? info.title : info.brief).x + 2 * st.FramePadding.x + st.ItemInnerSpacing.x;
+    return w;
+  };
+  const bool full = bar_width(true) <= ImGui::GetContentRegionAvail().x;
+  auto tab = [&](Tab t, void (*draw)(LabApp&)) {
     ImGuiTabItemFlags flags = 0;
     if (requested_tab_ && *requested_tab_ == t) flags |= ImGuiTabItemFlags_SetSelected;
-    if (ImGui::BeginTabItem(name, nullptr, flags)) {
+    const auto& info = *std::find_if(all_tabs().begin(), all_tabs().end(), [&](const TabInfo& i) { return i.tab == t; });
+    const std::string label = std::string(full ? info.title : info.brief) + "###" + info.name;
+    if (ImGui::BeginTabItem(label.c_str(), nullptr, flags)) {
       // A requested tab is selected from the next frame on: until then it is the current one.
       if (!requested_tab_ || *requested_tab_ == t) current_tab_ = t;
       draw(*this);
       ImGui::EndTabItem();
     }
   };
-  // Full labels when the bar holds them all, else short ones (ImGui would cut each to "Activa...");
-  // "###" keeps a tab's identity whichever label it shows.
-  struct Label {
-    const char *full, *brief;
-  };
-  const Label labels[] = {{"Activation map###activation", "Map###activation"},
-                          {"Training###training", "Train###training"},
-                          {"Runs###runs", "Runs###runs"},
-                          {"Explore###explore", "Explore###explore"},
-                          {"Teach: the gated rule###teach", "Teach###teach"}};
-  auto bar_width = [&](bool full) {
-    const ImGuiStyle& st = ImGui::GetStyle();
-    float w = ImGui::CalcTextSize("?Present").x + 4 * st.FramePadding.x + 2 * st.ItemInnerSpacing.x;
-    for (const auto& l : labels) w += ImGui::CalcTextSize(full ? l.full : l.brief, nullptr, true).x + 2 * st.FramePadding.x + st.ItemInnerSpacing.x;
-    return w;
-  };
-  const bool full = bar_width(true) <= ImGui::GetContentRegionAvail().x;
-  auto label = [&](int i) { return full ? labels[i].full : labels[i].brief; };
-  tab(label(0), Tab::activation, draw_activation_panel);
-  tab(label(1), Tab::training, draw_training_panel);
-  tab(label(2), Tab::runs, draw_runs_panel);
-  tab(label(3), Tab::explore, draw_explore_panel);
-  tab(label(4), Tab::teach, draw_teaching_panel);
+  // In all_tabs()'s order (app/gui/state/tabs.cpp), each with its panel.
+  tab(Tab::activation, draw_activation_panel);
+  tab(Tab::training, draw_training_panel);
+  tab(Tab::runs, draw_runs_panel);
+  tab(Tab::explore, draw_explore_panel);
+  tab(Tab::teach, draw_teaching_panel);
   requested_tab_.reset();
   if (ImGui::TabItemButton("?", ImGuiTabItemFlags_Trailing)) display.help_open = !display.help_open;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("keyboard shortcuts (F1)");

@@ -13,17 +13,13 @@
 
 #include "app/gui/state/device_info.hpp"
 #include "app/gui/state/figure_export.hpp"
+#include "app/gui/state/tabs.hpp"
 #include "app/gui/state/training_session.hpp"
 #include "app/gui/view/lab_state.hpp"
 #include "app/gui/view/plot_view.hpp"
 #include "app/gui/view/shortcuts.hpp"
 
 namespace proteus::gui {
-
-enum class Tab { activation, training, runs, explore, teach };
-// "activation", "training", "runs", "explore", "teach": the names --tab and the settings file use.
-const char* tab_name(Tab t);
-std::optional<Tab> tab_from_name(const std::string& name);
 
 class LabApp {
  public:

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/figures/figure_export.hpp"
+
 namespace proteus::gui {
 
 struct ControlsPanelState {
@@ -31,9 +33,10 @@ struct ExplorePanelState {
   int dragging_unlock = -1;  // the edited schedule's unlock point held by the mouse
 };
 
-// The formats the export buttons write, shared by every view's export controls.
+// The formats the export buttons write, shared by every view's export controls: one box per
+// format of figures::export_formats(), in its order, all ticked at first.
 struct ExportChoice {
-  bool png = true, svg = true, pdf = true, csv = true;
+  std::vector<char> ticked = std::vector<char>(figures::export_formats().size(), 1);
   std::vector<std::string> formats() const;
 };
 

@@ -6,14 +6,14 @@
 
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/widgets.hpp"
-#include "core/memory/teaching_scenarios.hpp"
+#include "core/teaching/teaching_scenarios.hpp"
 
 namespace proteus::gui {
 namespace {
 
 // The scenario whose stream the stepper shows (any seed), or null.
-const memory::TeachingScenario* current_scenario(const TeachingExample& shown) {
-  for (const auto& s : memory::teaching_scenarios()) {
+const teaching::TeachingScenario* current_scenario(const TeachingExample& shown) {
+  for (const auto& s : teaching::teaching_scenarios()) {
     auto ex = shown;
     ex.seed = s.example.seed;
     if (ex == s.example) return &s;
@@ -32,7 +32,7 @@ void draw_teaching_scenario_picker(LabApp& app) {
   if (!beside) ImGui::TextDisabled("scenario");
   ImGui::SetNextItemWidth(std::min(want, ImGui::GetContentRegionAvail().x));
   if (ImGui::BeginCombo(beside ? "scenario" : "##scenario", preview)) {
-    for (const auto& s : memory::teaching_scenarios())
+    for (const auto& s : teaching::teaching_scenarios())
       if (ImGui::Selectable(s.name.c_str(), &s == current)) {
         try {
           app.teach.stepper.set_example(s.example);

@@ -1,4 +1,4 @@
-// The Teach tab's scenario picker (core/memory/teaching_scenarios.hpp): a list beside the default
+// The Teach tab's scenario picker (core/teaching/teaching_scenarios.hpp): a list beside the default
 // stream, and the chosen scenario's caption (what to look for, who wins, how often over its seeds).
 #pragma once
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/memory/teaching_stream.hpp"
+#include "core/teaching/teaching_stream.hpp"
 
-namespace proteus::memory {
+namespace proteus::teaching {
 
 enum class TeachingWinner { gated, ungated };
 
@@ -38,4 +38,4 @@ TeachingTally tally_scenario(const TeachingScenario& s);
 // The scenarios the tab offers beside its default stream, in order.
 const std::vector<TeachingScenario>& teaching_scenarios();
 
-}  // namespace proteus::memory
+}  // namespace proteus::teaching

@@ -1,10 +1,10 @@
-#include "core/memory/teaching_stream.hpp"
+#include "core/teaching/teaching_stream.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
-namespace proteus::memory {
+namespace proteus::teaching {
 
 nlohmann::json teaching_input(const TeachingExample& ex) {
   std::mt19937_64 rng(ex.seed);
@@ -49,4 +49,4 @@ nlohmann::json ungated_input(const nlohmann::json& gated) {
   return in;
 }
 
-}  // namespace proteus::memory
+}  // namespace proteus::teaching

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace proteus::memory {
+namespace proteus::teaching {
 
 struct TeachingExample {
   std::string rule = "delta";
@@ -37,4 +37,4 @@ nlohmann::json teaching_input(const TeachingExample& ex);
 // The same stream for the ungated memory: E = 1 (every normalize variant is then the same).
 nlohmann::json ungated_input(const nlohmann::json& gated);
 
-}  // namespace proteus::memory
+}  // namespace proteus::teaching

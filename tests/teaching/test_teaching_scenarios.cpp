@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "core/memory/teaching_scenarios.hpp"
+#include "core/teaching/teaching_scenarios.hpp"
 
 namespace {
 
-using namespace proteus::memory;
+using namespace proteus::teaching;
 
 TEST(TeachingScenarios, EachCaptionsWinnerAndFrequencyHoldOverItsSeeds) {
   const auto& scenarios = teaching_scenarios();

@@ -1,10 +1,10 @@
-#include "core/memory/teaching_scenarios.hpp"
+#include "core/teaching/teaching_scenarios.hpp"
 
 #include <cmath>
 
 #include "core/memory/memory_op.hpp"
 
-namespace proteus::memory {
+namespace proteus::teaching {
 namespace {
 
 // The mean of the last step's recall errors over associations filler+1..T.
@@ -21,8 +21,8 @@ double final_error(const nlohmann::json& output, int filler) {
 TeachingOutcome teaching_outcome(const TeachingExample& ex) {
   const auto in = teaching_input(ex);
   TeachingOutcome o;
-  o.gated_error = final_error(run_memory_op(parse_memory_op(in)), ex.filler);
-  o.ungated_error = final_error(run_memory_op(parse_memory_op(ungated_input(in))), ex.filler);
+  o.gated_error = final_error(memory::run_memory_op(memory::parse_memory_op(in)), ex.filler);
+  o.ungated_error = final_error(memory::run_memory_op(memory::parse_memory_op(ungated_input(in))), ex.filler);
   return o;
 }
 
@@ -43,7 +43,7 @@ TeachingTally tally_scenario(const TeachingScenario& s) {
 
 const std::vector<TeachingScenario>& teaching_scenarios() {
   static const std::vector<TeachingScenario> scenarios = [] {
-    // Each measured over seeds 1..20 with tally_scenario (tests/memory/test_teaching_scenarios.cpp
+    // Each measured over seeds 1..20 with tally_scenario (tests/teaching/test_teaching_scenarios.cpp
     // checks every count). Found by tallying, on the 8 x 8 memory, rule (delta, linear) x normalize
     // (3) x decay (0.7 to 1) x E (2 to 32) x filler (0 to 24) + 2 to 8 associations x N (T, or the
     // filler's end), and keeping streams one side wins in 15 or more of 20 seeds.
@@ -116,4 +116,4 @@ const std::vector<TeachingScenario>& teaching_scenarios() {
   return scenarios;
 }
 
-}  // namespace proteus::memory
+}  // namespace proteus::teaching
