@@ -70,6 +70,12 @@ TEST(ExperimentEditor, AVariantsPresetBecomesCompareMode) {
   EXPECT_EQ(runs[1].model.mixer.E, 16);
   EXPECT_EQ(runs[0].seed, runs[1].seed) << "same data and seed for both";
   EXPECT_EQ(ed.problem(), "");
+  // What the controls say is the file's experiment as a typed value: the pair, read back the same.
+  const auto exp = ed.to_experiment();
+  EXPECT_EQ(exp.variants, config::Experiment::load(kExperiments / "quickstart-cpu.json").variants);
+  const auto proteus = exp.compare_proteus();
+  ASSERT_TRUE(proteus);
+  EXPECT_EQ(config::to_json(*proteus), config::to_json(ed.config));
 }
 
 TEST(ExperimentEditor, ASweepPresetBecomesAnESweep) {

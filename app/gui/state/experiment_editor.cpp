@@ -141,7 +141,7 @@ config::Experiment ExperimentEditor::to_experiment() const {
 }
 
 void ExperimentEditor::save(const std::filesystem::path& file) {
-  common::write_file_atomically(file, to_experiment_json().dump(2) + "\n");
+  common::write_file_atomically(file, to_experiment().to_json().dump(2) + "\n");
   source = file.string();
 }
 

@@ -65,9 +65,7 @@ class ExperimentEditor {
   // The experiment the controls say: what load() and the command line read back to the same runs.
   // Unchecked (runs() checks it).
   config::Experiment to_experiment() const;
-  // to_experiment() as the file save() writes.
-  nlohmann::json to_experiment_json() const { return to_experiment().to_json(); }
-  // Writes to_experiment_json() atomically. Throws std::runtime_error when it cannot.
+  // Writes to_experiment().to_json() atomically. Throws std::runtime_error when it cannot.
   void save(const std::filesystem::path& file);
 
   // The runs the command line makes of to_experiment() (its runs(), or sweep_runs() in sweep
