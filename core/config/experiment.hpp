@@ -89,6 +89,8 @@ struct Experiment {
   // The value from_json reads back to the same runs.
   nlohmann::json to_json() const;
 
+  // runs() and sweep_runs() first make from_json's checks again (the same errors), for a value
+  // built or edited in code (the window's editor, --seeds).
   // One run per variant (one run when there are none), times the seeds; the grid is left alone.
   // Each run's name is "<name>[-<variant>][-s<seed>]"; with seeds it records its seed group.
   std::vector<RunConfig> runs() const;
