@@ -1,7 +1,7 @@
 // libFuzzer harness for the config reader: an input is one to eight files separated by a line
-// "---" (p0.json, p1.json, ...; p0.json is the experiment), read through load_experiment_json
-// (parent chains and cycles), expanded with expand_variants and, when there is a grid,
-// expand_sweep. Every run that comes out must write and read back to itself.
+// "---" (p0.json, p1.json, ...; p0.json is the experiment), read through Experiment::load
+// (parent chains and cycles), expanded with runs() and, when there is a grid, sweep_runs().
+// Every run that comes out must write and read back to itself, and so must the experiment.
 // A finding is any crash, leak or sanitizer report, any exception but the InputError a user
 // sees, or a run that does not round-trip. Parents are kept inside the harness's own folder.
 #include <unistd.h>
@@ -89,10 +89,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     else fs::remove(file);
   }
   try {
-    const json experiment = proteus::config::load_experiment_json(dir / "p0.json");
-    for (const auto& run : proteus::config::expand_variants(experiment)) check_round_trip(run);
-    if (experiment.contains("sweep"))
-      for (const auto& run : proteus::config::expand_sweep(experiment)) check_round_trip(run);
+    const auto experiment = proteus::config::Experiment::load(dir / "p0.json");
+    const json written = experiment.to_json();
+    if (proteus::config::Experiment::from_json(written).to_json() != written) std::abort();  // not read back the same
+    for (const auto& run : experiment.runs()) check_round_trip(run);
+    if (experiment.sweep)
+      for (const auto& run : experiment.sweep_runs()) check_round_trip(run);
   } catch (const proteus::InputError&) {
     // what a user sees: one line naming the field
   }

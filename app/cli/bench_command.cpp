@@ -307,9 +307,9 @@ void add_bench_command(CLI::App& app) {
     const std::string program = "proteus bench";
     std::vector<config::RunConfig> runs;
     try {
-      auto j = config::load_experiment_json(o->config);
-      if (!o->device.empty()) j["device"] = o->device;
-      runs = config::expand_variants(j);
+      auto e = config::Experiment::load(o->config);
+      if (!o->device.empty()) e.set("device", o->device);
+      runs = e.runs();
     } catch (const std::exception& e) {
       fail(program, e.what(), exit_bad_input);
     }

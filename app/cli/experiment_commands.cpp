@@ -54,9 +54,9 @@ evaluation results (per_position.csv, niah.csv, occupancy.json, ...).
 Ctrl-C cancels cleanly: the run keeps a checkpoint and `proteus train --resume RUN` continues it.
 Exit status: 0 done; 1 a run failed; 2 bad config or usage; 130 cancelled.)";
 
-// "1,2,3" -> [1, 2, 3]; the experiment reader checks the list (distinct, >= 0).
-nlohmann::json parse_seeds(const std::string& list) {
-  nlohmann::json seeds = nlohmann::json::array();
+// "1,2,3" -> [1, 2, 3]; the experiment checks the list's size when it makes its runs.
+std::vector<uint64_t> parse_seeds(const std::string& list) {
+  std::vector<uint64_t> seeds;
   size_t start = 0;
   while (start <= list.size()) {
     const size_t comma = std::min(list.find(',', start), list.size());
@@ -71,7 +71,7 @@ nlohmann::json parse_seeds(const std::string& list) {
     }
     if (used == 0 || used != item.size())
       throw InputError("--seeds", "expected integers >= 0 separated by commas (1,2,3), got " + common::quoted(item));
-    if (std::find(seeds.begin(), seeds.end(), nlohmann::json(seed)) != seeds.end())
+    if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
       throw InputError("--seeds", "seed " + std::to_string(seed) + " is given twice: a seed is trained once per run");
     seeds.push_back(seed);
     start = comma + 1;
@@ -81,30 +81,29 @@ nlohmann::json parse_seeds(const std::string& list) {
 
 // --set model.mixer.E=16 --set data.batch=4: the value is JSON when it parses as JSON, else a string.
 // --threads and --steps are checked here, under the names the user typed, against the config's bounds.
-nlohmann::json with_overrides(nlohmann::json j, const ExperimentOptions& o) {
+void apply_overrides(config::Experiment& e, const ExperimentOptions& o) {
   for (const auto& s : o.sets) {
     auto [path, value] = config::parse_override(s);
-    j = config::apply_override(std::move(j), path, value);
+    e.set(path, value);
   }
   if (o.runs_dir) {
     if (o.runs_dir->empty()) throw InputError("--runs-dir", "must name a folder, got \"\"");
-    j["runs_dir"] = *o.runs_dir;
+    e.set("runs_dir", *o.runs_dir);
   }
   if (o.device) {
     if (std::find(config::device_names().begin(), config::device_names().end(), *o.device) == config::device_names().end())
       throw InputError("--device", "expected cpu or cuda, got " + common::quoted(*o.device));
-    j["device"] = *o.device;
+    e.set("device", *o.device);
   }
   if (o.threads) {
     config::check_size_bound("threads", *o.threads, "--threads");
-    j["threads"] = *o.threads;
+    e.set("threads", *o.threads);
   }
   if (o.steps) {
     config::check_size_bound("train.steps", *o.steps, "--steps");
-    j["train"]["steps"] = *o.steps;
+    e.set("train.steps", *o.steps);
   }
-  if (o.seeds) j["seeds"] = parse_seeds(*o.seeds);
-  return j;
+  if (o.seeds) e.seeds = parse_seeds(*o.seeds);
 }
 
 void add_common_options(CLI::App* c, ExperimentOptions& o) {
@@ -181,11 +180,12 @@ void refuse_with_resume(const std::string& program, const ExperimentOptions& o) 
 enum class Expansion { variants, sweep };
 
 std::vector<config::RunConfig> load_runs(const std::string& program, const ExperimentOptions& o, Expansion expansion,
-                                         nlohmann::json* experiment = nullptr) {
+                                         config::Experiment* experiment = nullptr) {
   try {
-    auto j = with_overrides(config::load_experiment_json(o.config), o);
-    if (experiment) *experiment = j;
-    auto runs = expansion == Expansion::sweep ? config::expand_sweep(j) : config::expand_variants(j);
+    auto e = config::Experiment::load(o.config);
+    apply_overrides(e, o);
+    auto runs = expansion == Expansion::sweep ? e.sweep_runs() : e.runs();
+    if (experiment) *experiment = e;
     for (const auto& r : runs) engine::validate_run(r);
     if (o.variants.empty()) return runs;
     std::vector<config::RunConfig> picked;
@@ -221,7 +221,7 @@ void train_or_submit(const std::string& program, const ExperimentOptions& o, Exp
   refuse(o.side_by_side, "--side-by-side", "each run is its own array task");
   refuse(o.dry_run, "--dry-run", "--slurm --print writes the job without submitting it");
   refuse(o.no_eval, "--no-eval", "the merge job summarises the evaluations");
-  nlohmann::json experiment;
+  config::Experiment experiment;
   const auto runs = load_runs(program, o, expansion, &experiment);
   finish(submit_to_slurm(program, runs, experiment, o.slurm));
 }

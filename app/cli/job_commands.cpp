@@ -109,7 +109,7 @@ void check_slurm_request(const std::string& program, const SlurmCliOptions& o) {
 }
 
 int submit_to_slurm(const std::string& program, const std::vector<config::RunConfig>& runs,
-                    const nlohmann::json& experiment, const SlurmCliOptions& o) {
+                    const config::Experiment& experiment, const SlurmCliOptions& o) {
   cluster::JobPlan plan;
   try {
     plan = cluster::plan_job(runs, experiment, o.job_name, o.sbatch, own_binary(), fs::current_path(), command_line());

@@ -10,6 +10,7 @@
 
 #include "core/cluster/job_folder.hpp"
 #include "core/config/config.hpp"
+#include "core/config/experiment.hpp"
 
 namespace proteus::cli {
 
@@ -35,7 +36,7 @@ void check_slurm_request(const std::string& program, const SlurmCliOptions& o);
 // Writes RUNS_DIR/jobs/NAME/ for these runs and (without --print) submits the array and its
 // merge; prints the job ids. Returns the exit status.
 int submit_to_slurm(const std::string& program, const std::vector<config::RunConfig>& runs,
-                    const nlohmann::json& experiment, const SlurmCliOptions& o);
+                    const config::Experiment& experiment, const SlurmCliOptions& o);
 
 void add_jobs_command(CLI::App& app);
 void add_job_task_command(CLI::App& app);

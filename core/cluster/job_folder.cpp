@@ -95,15 +95,14 @@ void check_slurm_options(const SlurmOptions& o) {
     check_sbatch_arg(o.sbatch_args[i], "--sbatch-arg[" + std::to_string(i) + "]");
 }
 
-JobPlan plan_job(std::vector<config::RunConfig> runs, json experiment, const std::string& name,
+JobPlan plan_job(std::vector<config::RunConfig> runs, config::Experiment experiment, const std::string& name,
                  const SlurmOptions& slurm, const fs::path& proteus, const fs::path& workdir,
                  const std::string& command) {
   check_slurm_options(slurm);
   if (runs.empty()) throw InputError("runs", "the config expands to no runs");
   JobPlan plan;
   plan.name = name;
-  if (plan.name.empty() && experiment.is_object() && experiment.contains("name") && experiment["name"].is_string())
-    plan.name = experiment["name"].get<std::string>();
+  if (plan.name.empty()) plan.name = experiment.given_name().value_or("");
   if (plan.name.empty()) plan.name = runs.front().name;
   if (!matches(plan.name, "[A-Za-z0-9][A-Za-z0-9._-]{0,99}"))
     throw InputError(name.empty() ? "name" : "--job-name",
@@ -195,7 +194,7 @@ void write_job_folder(const JobPlan& plan) {
     // A job folder is whole or absent (runs::StagedFolder).
     runs::StagedFolder staged(dir.parent_path(), plan.name);
     common::write_file_atomically(staged.path() / kRunsFile, pretty(runs));
-    common::write_file_atomically(staged.path() / "experiment.json", pretty(plan.experiment));
+    common::write_file_atomically(staged.path() / "experiment.json", pretty(plan.experiment.to_json()));
     common::write_file_atomically(staged.path() / kSubmissionsFile, "[]\n");
     fs::create_directories(staged.path() / "logs");
     fs::create_directories(staged.path() / "tasks");

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/config.hpp"
+#include "core/config/experiment.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::cluster {
@@ -44,17 +45,18 @@ struct JobPlan {
   std::filesystem::path proteus;        // absolute path of the binary the tasks run
   std::filesystem::path workdir;        // absolute: the tasks' working folder (relative data paths)
   std::string command;                  // what the user ran, for the record
-  nlohmann::json experiment;            // the resolved experiment
+  config::Experiment experiment;        // the resolved experiment
   std::vector<config::RunConfig> runs;  // by task index; runs_dir absolute, threads from --cpus-per-task
   SlurmOptions slurm;
 
   std::filesystem::path job_dir() const { return runs_dir / "jobs" / name; }
 };
 
-// The plan for these runs. `name` empty takes the experiment's "name". Every run must share one
+// The plan for these runs (the experiment's, or some of them: `--variant`). `name` empty takes
+// the experiment's "name", else the first run's. Every run must share one
 // runs_dir (made absolute against workdir); with --cpus-per-task and "threads": 0 a run uses that
 // many threads, not every core of the node. Throws InputError naming the field or option.
-JobPlan plan_job(std::vector<config::RunConfig> runs, nlohmann::json experiment, const std::string& name,
+JobPlan plan_job(std::vector<config::RunConfig> runs, config::Experiment experiment, const std::string& name,
                  const SlurmOptions& slurm, const std::filesystem::path& proteus, const std::filesystem::path& workdir,
                  const std::string& command);
 

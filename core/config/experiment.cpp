@@ -93,20 +93,28 @@ std::string grid_suffix(const std::string& path, const json& value) {
   return "-" + split_path(path).back() + text;
 }
 
-struct Variant {
-  std::string name;                          // "" when the experiment has no variants
-  std::vector<std::pair<std::string, json>> set;  // dotted path -> value, in the file's order
-};
+void check_variant_count(size_t count) {
+  if (count > kMaxRuns)
+    throw InputError(kVariants, "holds " + std::to_string(count) + " variants, more than the limit of " +
+                                    std::to_string(kMaxRuns) + " runs");
+}
+
+// A variant's name becomes part of a directory name; the full name is checked again once it is built.
+void check_variant_name(const std::string& name, const std::string& at, std::set<std::string>& names) {
+  if (name.empty()) throw InputError(at + ".name", "expected a non-empty string, got " + describe_json(json(name)));
+  const bool control = std::any_of(name.begin(), name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20; });
+  if (control || name.find_first_of("/\\") != std::string::npos)
+    throw InputError(at + ".name", "must not hold '/', '\\' or control characters, got " + describe_json(json(name)));
+  if (!names.insert(name).second) throw InputError(at + ".name", "duplicate variant name " + common::quoted(name));
+}
 
 // The variants list, checked: each {"name": string, "set": {path: value}} with unique names.
 std::vector<Variant> read_variants(const json& experiment) {
   const auto it = experiment.find(kVariants);
-  if (it == experiment.end()) return {Variant{}};
+  if (it == experiment.end()) return {};
   if (!it->is_array() || it->empty())
     throw InputError(kVariants, "expected a non-empty array of {\"name\": ..., \"set\": {...}}, got " + describe_json(*it));
-  if (it->size() > kMaxRuns)
-    throw InputError(kVariants, "holds " + std::to_string(it->size()) + " variants, more than the limit of " +
-                                    std::to_string(kMaxRuns) + " runs");
+  check_variant_count(it->size());
   std::vector<Variant> variants;
   std::set<std::string> names;
   for (size_t i = 0; i < it->size(); ++i) {
@@ -119,16 +127,9 @@ std::vector<Variant> read_variants(const json& experiment) {
     Variant variant;
     const auto name = v.find("name");
     if (name == v.end()) throw InputError(at + ".name", "required: the variant's name, added to the run's name");
-    if (!name->is_string() || name->get<std::string>().empty())
-      throw InputError(at + ".name", "expected a non-empty string, got " + describe_json(*name));
+    if (!name->is_string()) throw InputError(at + ".name", "expected a non-empty string, got " + describe_json(*name));
     variant.name = name->get<std::string>();
-    // It becomes part of a directory name; the full name is checked again once it is built.
-    const bool control = std::any_of(variant.name.begin(), variant.name.end(),
-                                     [](char ch) { return static_cast<unsigned char>(ch) < 0x20; });
-    if (control || variant.name.find_first_of("/\\") != std::string::npos)
-      throw InputError(at + ".name", "must not hold '/', '\\' or control characters, got " + describe_json(*name));
-    if (!names.insert(variant.name).second)
-      throw InputError(at + ".name", "duplicate variant name " + common::quoted(variant.name));
+    check_variant_name(variant.name, at, names);
     if (const auto set = v.find("set"); set != v.end()) {
       if (!set->is_object()) throw InputError(at + ".set", "expected an object of {\"dotted.path\": value}, got " + describe_json(*set));
       for (const auto& [path, value] : set->items()) variant.set.emplace_back(path, value);
@@ -138,23 +139,30 @@ std::vector<Variant> read_variants(const json& experiment) {
   return variants;
 }
 
+void check_seed_count(size_t count) {
+  if (count > static_cast<size_t>(kMaxSeeds))
+    throw InputError(kSeeds, "holds " + std::to_string(count) + " seeds, more than the limit of " + std::to_string(kMaxSeeds));
+}
+
+void check_duplicate_seed(const std::vector<uint64_t>& seeds, size_t i) {
+  if (std::find(seeds.begin(), seeds.begin() + static_cast<std::ptrdiff_t>(i), seeds[i]) != seeds.begin() + static_cast<std::ptrdiff_t>(i))
+    throw InputError(indexed(kSeeds, i), "duplicate seed " + std::to_string(seeds[i]));
+}
+
 // The seeds list, checked: distinct integers >= 0 (empty when the experiment has none).
 std::vector<uint64_t> read_seeds(const json& experiment) {
   const auto it = experiment.find(kSeeds);
   if (it == experiment.end() || it->is_null()) return {};
   if (!it->is_array() || it->empty())
     throw InputError(kSeeds, "expected a non-empty array of seeds, e.g. [1, 2, 3], got " + describe_json(*it));
-  if (it->size() > static_cast<size_t>(kMaxSeeds))
-    throw InputError(kSeeds, "holds " + std::to_string(it->size()) + " seeds, more than the limit of " + std::to_string(kMaxSeeds));
+  check_seed_count(it->size());
   std::vector<uint64_t> seeds;
   for (size_t i = 0; i < it->size(); ++i) {
     const json& s = (*it)[i];
     if (!s.is_number_integer() || (s.is_number_integer() && !s.is_number_unsigned() && s.get<int64_t>() < 0))
       throw InputError(indexed(kSeeds, i), "expected an integer >= 0, got " + describe_json(s));
-    const uint64_t seed = s.get<uint64_t>();
-    if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
-      throw InputError(indexed(kSeeds, i), "duplicate seed " + std::to_string(seed));
-    seeds.push_back(seed);
+    seeds.push_back(s.get<uint64_t>());
+    check_duplicate_seed(seeds, i);
   }
   return seeds;
 }
@@ -201,7 +209,7 @@ RunConfig expand_one(const json& base, const Variant& variant, size_t variant_in
   if (!variant.name.empty()) name += "-" + variant.name;
   for (size_t g = 0; g < grid_point.size(); ++g) {
     const auto& [path, value] = grid_point[g];
-    config = apply_override(std::move(config), path, value);  // paths were checked by expand_sweep
+    config = apply_override(std::move(config), path, value);  // paths were checked with the grid
     // The grid is applied last, so its origin must be found first.
     origins.insert(origins.begin(), {path, indexed(std::string(kSweep) + "." + path, grid_indices[g])});
     name += grid_suffix(path, value);
@@ -300,75 +308,274 @@ std::pair<std::string, json> parse_override(const std::string& path_equals_value
   }
 }
 
-// Each variant once, or once per seed (the seeds of one variant together).
+// Each variant once (the base once when there are none), or once per seed (the seeds of one variant together).
 void expand_point(const json& base, const std::vector<Variant>& variants, const std::vector<uint64_t>& seeds,
                   const std::vector<std::pair<std::string, json>>& point, const std::vector<size_t>& index,
                   std::vector<RunConfig>& runs) {
-  for (size_t v = 0; v < variants.size(); ++v) {
+  static const std::vector<Variant> kNoVariants{Variant{}};
+  const std::vector<Variant>& each = variants.empty() ? kNoVariants : variants;
+  for (size_t v = 0; v < each.size(); ++v) {
     if (seeds.empty()) {
-      runs.push_back(expand_one(base, variants[v], v, point, index));
+      runs.push_back(expand_one(base, each[v], v, point, index));
       continue;
     }
     for (size_t s = 0; s < seeds.size(); ++s)
-      runs.push_back(expand_one(base, variants[v], v, point, index, std::make_pair(seeds[s], s)));
+      runs.push_back(expand_one(base, each[v], v, point, index, std::make_pair(seeds[s], s)));
   }
 }
 
-std::vector<RunConfig> expand_variants(const json& experiment) {
-  const json base = base_config(experiment);
-  const std::vector<Variant> variants = read_variants(experiment);
-  const std::vector<uint64_t> seeds = read_seeds(experiment);
-  if (variants.size() * std::max<size_t>(1, seeds.size()) > kMaxRuns)
-    throw InputError(kSeeds, "the variants times the seeds make more than " + std::to_string(kMaxRuns) + " runs");
-  std::vector<RunConfig> runs;
-  expand_point(base, variants, seeds, {}, {}, runs);
-  return runs;
+namespace {
+
+// The grid's axes, checked: each a non-empty list under a path of the schema.
+void check_axis(const std::string& path, const std::vector<json>& values, const json& shown) {
+  const std::string at = std::string(kSweep) + "." + path;
+  if (values.empty()) throw InputError(at, "expected a non-empty array of values, got " + describe_json(shown));
+  try {
+    apply_override(json::object(), path, values[0]);
+  } catch (const InputError& e) {
+    throw InputError(std::string(kSweep) + "." + e.field(), e.reason());
+  }
 }
 
-std::vector<RunConfig> expand_sweep(const json& experiment) {
-  const json base = base_config(experiment);
-  const auto sweep = experiment.find(kSweep);
-  if (sweep == experiment.end()) throw InputError(kSweep, "this config has no sweep grid");
-  if (!sweep->is_object() || sweep->empty())
-    throw InputError(kSweep, "expected an object of {\"dotted.path\": [values...]}, got " + describe_json(*sweep));
-  std::vector<std::pair<std::string, const json*>> axes;  // sorted by path: json objects keep keys sorted
-  for (const auto& [path, values] : sweep->items()) {
-    const std::string at = std::string(kSweep) + "." + path;
-    if (!values.is_array() || values.empty())
-      throw InputError(at, "expected a non-empty array of values, got " + describe_json(values));
-    try {
-      apply_override(json::object(), path, values[0]);
-    } catch (const InputError& e) {
-      throw InputError(std::string(kSweep) + "." + e.field(), e.reason());
-    }
-    axes.emplace_back(path, &values);
+// The grid, read: an object of {"dotted.path": [values...]} (its axes checked).
+SweepGrid read_sweep(const json& sweep) {
+  if (!sweep.is_object() || sweep.empty())
+    throw InputError(kSweep, "expected an object of {\"dotted.path\": [values...]}, got " + describe_json(sweep));
+  SweepGrid grid;
+  for (const auto& [path, values] : sweep.items()) {
+    if (!values.is_array())
+      throw InputError(std::string(kSweep) + "." + path, "expected a non-empty array of values, got " + describe_json(values));
+    auto& axis = grid[path];
+    axis.assign(values.begin(), values.end());
+    check_axis(path, axis, values);
   }
-  const std::vector<Variant> variants = read_variants(experiment);
-  const std::vector<uint64_t> seeds = read_seeds(experiment);
-  if (!seeds.empty() && sweep->contains("seed"))
+  return grid;
+}
+
+// With the variants and seeds: one grid field set twice, and the size of it all.
+void check_grid(const SweepGrid& grid, size_t variants, size_t seeds) {
+  if (seeds > 0 && grid.contains("seed"))
     throw InputError(std::string(kSweep) + ".seed", "the experiment also gives \"seeds\": use one or the other");
-  size_t total = variants.size() * std::max<size_t>(1, seeds.size());
-  for (const auto& axis : axes) {
-    total = axis.second->size() > kMaxRuns ? kMaxRuns + 1 : total * axis.second->size();
+  size_t total = std::max<size_t>(1, variants) * std::max<size_t>(1, seeds);
+  for (const auto& [path, values] : grid) {
+    total = values.size() > kMaxRuns ? kMaxRuns + 1 : total * values.size();
     if (total > kMaxRuns)
       throw InputError(kSweep, "expands into more than " + std::to_string(kMaxRuns) +
                                    " runs (the grid's sizes multiplied, times the variants)");
   }
+}
 
-  std::vector<RunConfig> runs;
+void check_variant_runs(size_t variants, size_t seeds) {
+  if (std::max<size_t>(1, variants) * std::max<size_t>(1, seeds) > kMaxRuns)
+    throw InputError(kSeeds, "the variants times the seeds make more than " + std::to_string(kMaxRuns) + " runs");
+}
+
+json variant_json(const Variant& v) {
+  json j = {{"name", v.name}};
+  if (!v.set.empty()) {
+    j["set"] = json::object();
+    for (const auto& [path, value] : v.set) j["set"][path] = value;
+  }
+  return j;
+}
+
+// Two lists of runs are the same runs: names and resolved configs, in order.
+bool same_runs(const std::vector<RunConfig>& a, const std::vector<RunConfig>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].name != b[i].name || config::to_json(a[i]) != config::to_json(b[i])) return false;
+  return true;
+}
+
+std::string shown_value(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// The checks from_json makes, over a value that may have been built in code (the window's editor).
+void check(const Experiment& e) {
+  base_config(e.base);
+  check_variant_count(e.variants.size());
+  std::set<std::string> names;
+  for (size_t i = 0; i < e.variants.size(); ++i) check_variant_name(e.variants[i].name, indexed(kVariants, i), names);
+  check_seed_count(e.seeds.size());
+  for (size_t i = 0; i < e.seeds.size(); ++i) check_duplicate_seed(e.seeds, i);
+  if (!e.sweep) return check_variant_runs(e.variants.size(), e.seeds.size());
+  if (e.sweep->empty())
+    throw InputError(kSweep, "expected an object of {\"dotted.path\": [values...]}, got " + describe_json(json::object()));
+  for (const auto& [path, values] : *e.sweep) check_axis(path, values, json(values));
+  check_grid(*e.sweep, e.variants.size(), e.seeds.size());
+}
+
+}  // namespace
+
+std::string Variant::describe() const {
+  std::string line = name + ":";
+  bool first = true;
+  for (const auto& [path, value] : set) line += (first ? " " : ", ") + path + " = " + shown_value(value), first = false;
+  return line;
+}
+
+std::string values_text(const std::vector<json>& values) {
+  std::string s;
+  for (const auto& v : values) s += (s.empty() ? "" : ", ") + shown_value(v);
+  return s;
+}
+
+std::vector<std::string> describe_grid(const std::vector<Variant>& variants, const SweepGrid& sweep) {
+  std::vector<std::string> lines;
+  for (const auto& v : variants) lines.push_back(v.describe());
+  for (const auto& [path, values] : sweep) lines.push_back("sweep " + path + ": " + values_text(values));
+  return lines;
+}
+
+std::vector<std::string> grid_fields(const std::vector<Variant>& variants, const SweepGrid& sweep) {
+  std::vector<std::string> fields;
+  for (const auto& v : variants)
+    for (const auto& [path, value] : v.set) fields.push_back(path);
+  for (const auto& [path, values] : sweep) fields.push_back(path);
+  std::sort(fields.begin(), fields.end());
+  fields.erase(std::unique(fields.begin(), fields.end()), fields.end());
+  return fields;
+}
+
+Experiment Experiment::load(const std::filesystem::path& path) { return from_json(load_experiment_json(path)); }
+
+// The checks in the order the command line has always made them: the grid's shape first, then the
+// variants, the seeds, and what they make together.
+Experiment Experiment::from_json(const json& experiment) {
+  Experiment e;
+  e.base = base_config(experiment);
+  if (const auto sweep = experiment.find(kSweep); sweep != experiment.end()) e.sweep = read_sweep(*sweep);
+  e.variants = read_variants(experiment);
+  e.seeds = read_seeds(experiment);
+  if (e.sweep) check_grid(*e.sweep, e.variants.size(), e.seeds.size());
+  else check_variant_runs(e.variants.size(), e.seeds.size());
+  return e;
+}
+
+json Experiment::to_json() const {
+  json j = base;
+  if (!variants.empty()) {
+    j[kVariants] = json::array();
+    for (const auto& v : variants) j[kVariants].push_back(variant_json(v));
+  }
+  if (sweep) {
+    j[kSweep] = json::object();
+    for (const auto& [path, values] : *sweep) j[kSweep][path] = values;
+  }
+  if (!seeds.empty()) j[kSeeds] = seeds;
+  return j;
+}
+
+std::vector<RunConfig> Experiment::runs() const {
+  check(*this);
+  std::vector<RunConfig> out;
+  expand_point(base, variants, seeds, {}, {}, out);
+  return out;
+}
+
+std::vector<RunConfig> Experiment::sweep_runs() const {
+  if (!sweep) {
+    base_config(base);
+    throw InputError(kSweep, "this config has no sweep grid");
+  }
+  check(*this);
+  std::vector<RunConfig> out;
+  std::vector<SweepGrid::const_iterator> axes;
+  for (auto it = sweep->begin(); it != sweep->end(); ++it) axes.push_back(it);
   std::vector<size_t> index(axes.size(), 0);  // an odometer over the grid, the last axis fastest
   while (true) {
     std::vector<std::pair<std::string, json>> point;
-    for (size_t a = 0; a < axes.size(); ++a) point.emplace_back(axes[a].first, (*axes[a].second)[index[a]]);
-    expand_point(base, variants, seeds, point, index, runs);
+    for (size_t a = 0; a < axes.size(); ++a) point.emplace_back(axes[a]->first, axes[a]->second[index[a]]);
+    expand_point(base, variants, seeds, point, index, out);
     size_t a = axes.size();
     while (a > 0) {
       --a;
-      if (++index[a] < axes[a].second->size()) break;
+      if (++index[a] < axes[a]->second.size()) break;
       index[a] = 0;
-      if (a == 0) return runs;
+      if (a == 0) return out;
     }
   }
 }
+
+size_t Experiment::run_count() const {
+  size_t n = std::max<size_t>(1, variants.size()) * std::max<size_t>(1, seeds.size());
+  if (sweep)
+    for (const auto& [path, values] : *sweep) n *= values.size();
+  return n;
+}
+
+void Experiment::set(const std::string& dotted_path, const json& value) {
+  base = apply_override(std::move(base), dotted_path, value);
+}
+
+std::string Experiment::name() const { return given_name().value_or(RunConfig().name); }
+
+std::optional<std::string> Experiment::given_name() const {
+  const auto it = base.find("name");
+  if (it == base.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+RunConfig Experiment::base_run() const {
+  Experiment alone = *this;
+  alone.variants.clear();
+  alone.sweep.reset();
+  RunConfig run = alone.runs().front();
+  run.name = name();
+  run.group.clear();
+  return run;
+}
+
+Experiment Experiment::of_run(const RunConfig& run, int seed_count) {
+  Experiment e;
+  e.base = config::to_json(run, JsonForm::as_given);
+  e.base.erase("group");
+  if (seed_count > 1)
+    for (int i = 0; i < seed_count; ++i) e.seeds.push_back(run.seed + static_cast<uint64_t>(i));
+  return e;
+}
+
+Experiment Experiment::compare_pair(const RunConfig& proteus, int seed_count) {
+  Experiment e = of_run(proteus, seed_count);
+  Variant baseline{"baseline", {{"model.mixer.E", 1}}};
+  if (proteus.model.mixer.schedule.type == "custom") baseline.set.emplace_back("model.mixer.schedule", nullptr);
+  e.variants = {std::move(baseline),
+                Variant{"proteus-e" + std::to_string(proteus.model.mixer.E), {{"model.mixer.E", proteus.model.mixer.E}}}};
+  return e;
+}
+
+std::optional<RunConfig> Experiment::compare_proteus() const {
+  if (variants.empty()) return std::nullopt;
+  const auto all = runs();
+  RunConfig proteus = *std::max_element(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return a.model.mixer.E < b.model.mixer.E;
+  });
+  if (proteus.model.mixer.E <= 1) return std::nullopt;
+  proteus.name = name();
+  proteus.group.clear();
+  const int seed_count = static_cast<int>(std::min<size_t>(std::max<size_t>(1, seeds.size()), kMaxSeeds));
+  if (!same_runs(compare_pair(proteus, seed_count).runs(), all)) return std::nullopt;
+  return proteus;
+}
+
+std::optional<int> Experiment::sweep_baseline_E() const {
+  if (!sweep) return std::nullopt;
+  const auto it = sweep->find("model.mixer.E");
+  if (it == sweep->end()) return std::nullopt;
+  const auto& es = it->second;
+  if (es.size() == 2 && es[0].is_number_integer() && es[0].get<int64_t>() == 1 && es[1].is_number_integer() &&
+      es[1].get<int64_t>() > 1 && es[1].get<int64_t>() <= (1 << 30))
+    return es[1].get<int>();
+  return std::nullopt;
+}
+
+bool Experiment::consecutive_seeds() const {
+  for (size_t i = 1; i < seeds.size(); ++i)
+    if (seeds[i] != seeds[0] + i) return false;
+  return true;
+}
+
+std::vector<std::string> Experiment::describe() const { return describe_grid(variants, sweep.value_or(SweepGrid{})); }
+
+std::vector<std::string> Experiment::fields_set() const { return grid_fields(variants, sweep.value_or(SweepGrid{})); }
 
 }  // namespace proteus::config

@@ -16,7 +16,10 @@
 // Errors are InputErrors naming where to look: "experiments/x.json: cannot open",
 // "experiments/x.json:12:3: parse error: ...", "variants[1].set.model.mixer.F: unknown key".
 #pragma once
+#include <cstdint>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,16 +44,93 @@ inline constexpr common::JsonLimits kConfigFileLimits{size_t{4} << 20, 64, "a co
 // a key given twice is refused ("model.mixer.E: appears twice in one object of x.json ...").
 nlohmann::json read_json_file(const std::filesystem::path& path);
 
-// The experiment file with its parent chain merged in and "parent" removed.
+// The experiment file with its parent chain merged in and "parent" removed (Experiment::load's
+// first step; the value is the file's, not yet checked as an experiment).
 nlohmann::json load_experiment_json(const std::filesystem::path& path);
 
-// One run per variant (one run when there are none), times the seeds; "sweep" is left alone. The experiment must
-// already be loaded (no "parent" left).
-std::vector<RunConfig> expand_variants(const nlohmann::json& experiment);
+// One variant: its name (part of each run's name) and its dotted-path overrides, in the file's order.
+struct Variant {
+  std::string name;
+  std::vector<std::pair<std::string, nlohmann::json>> set;
 
-// The grid x the variants, grid-major. Throws InputError("sweep", ...) when there is no grid.
-// Where a variant and the grid set the same field the grid wins, so a run's name tells the truth.
-std::vector<RunConfig> expand_sweep(const nlohmann::json& experiment);
+  // "d16: model.mixer.d_head = 16, data.seq_len = 512": the variant as the window shows it.
+  std::string describe() const;
+  bool operator==(const Variant&) const = default;
+};
+
+// A sweep grid: dotted path -> its values. Paths in sorted order, the first varying slowest.
+using SweepGrid = std::map<std::string, std::vector<nlohmann::json>>;
+
+// "16, 32, 64" or "pairs-first, spread": a list of values as the window shows it.
+std::string values_text(const std::vector<nlohmann::json>& values);
+// One line per variant (Variant::describe) and per axis ("sweep data.mqar.layout: pairs-first, spread").
+std::vector<std::string> describe_grid(const std::vector<Variant>& variants, const SweepGrid& sweep);
+// The config fields the variants and the grid set in some run (sorted, unique).
+std::vector<std::string> grid_fields(const std::vector<Variant>& variants, const SweepGrid& sweep);
+
+// An experiment as one typed value: what `proteus train` and `proteus sweep`, the window's editor
+// and a Slurm job plan hold. The base stays JSON (overrides are dotted paths over it); the runs
+// are made from it, every override checked against the schema.
+struct Experiment {
+  nlohmann::json base = nlohmann::json::object();  // the run config less "variants", "sweep", "seeds"
+  std::vector<Variant> variants;                   // none: one run per grid point and seed
+  std::optional<SweepGrid> sweep;                  // none: no grid (`proteus sweep` refuses it)
+  std::vector<uint64_t> seeds;                     // none: each run once, at the base's seed
+
+  // The file with its parents merged (load_experiment_json), then from_json.
+  static Experiment load(const std::filesystem::path& path);
+  // A merged experiment's value, checked: the base is an object with no "parent" left, the
+  // variants {"name": string, "set": {path: value}} with unique names fit for a folder name, the
+  // seeds distinct integers >= 0 (at most kMaxSeeds), the grid non-empty lists under paths of the
+  // schema, and all of it at most 10,000 runs. Throws InputError naming the field ("variants[1].name",
+  // "seeds[0]", "sweep.model.mixer.EE"). Values inside the base, the variants and the grid are
+  // checked when the runs are made, where they were written.
+  static Experiment from_json(const nlohmann::json& experiment);
+  // The value from_json reads back to the same runs.
+  nlohmann::json to_json() const;
+
+  // runs() and sweep_runs() first make from_json's checks again (the same errors), for a value
+  // built or edited in code (the window's editor, --seeds).
+  // One run per variant (one run when there are none), times the seeds; the grid is left alone.
+  // Each run's name is "<name>[-<variant>][-s<seed>]"; with seeds it records its seed group.
+  std::vector<RunConfig> runs() const;
+  // The grid x the variants x the seeds, grid-major. Throws InputError("sweep", ...) when there is
+  // no grid. Where a variant and the grid set the same field the grid wins, so a run's name tells
+  // the truth; names gain "-E1-seed2" (last path component, then the value).
+  std::vector<RunConfig> sweep_runs() const;
+  // What the experiment's command trains: sweep_runs() with a grid, else runs().
+  std::vector<RunConfig> all_runs() const { return sweep ? sweep_runs() : runs(); }
+  // How many runs all_runs() makes (the grid's sizes x the variants x the seeds), unchecked.
+  size_t run_count() const;
+
+  // Sets one base field by its dotted path (apply_override: the same checks and errors).
+  void set(const std::string& dotted_path, const nlohmann::json& value);
+
+  // The name runs are named after: the base's "name" when it is a string, else RunConfig's default.
+  std::string name() const;
+  // The base's "name" as given; none when the file gives none (or not a string).
+  std::optional<std::string> given_name() const;
+  // The base alone as a run (no variants, no grid) at the first seed, named name(), in no group.
+  RunConfig base_run() const;
+
+  // The experiment of one run: its config (less its group) as the base, trained at seed_count
+  // consecutive seeds from its own (no "seeds" for one).
+  static Experiment of_run(const RunConfig& run, int seed_count = 1);
+  // The compare pair of a Proteus run: of_run(proteus, seed_count) with the variants "baseline"
+  // (E = 1; a custom schedule reset to the default, since its unlocks fit one E) and "proteus-e<E>".
+  static Experiment compare_pair(const RunConfig& proteus, int seed_count = 1);
+  // The Proteus run when the experiment's variants are a compare pair: its largest-E run (E > 1,
+  // named name(), in no group, at the first seed) whose compare_pair makes exactly these runs().
+  // None otherwise (and without variants). Throws what runs() throws.
+  std::optional<RunConfig> compare_proteus() const;
+  // The e of a grid whose E axis is [1, e] with e > 1 (a baseline at every point of another field).
+  std::optional<int> sweep_baseline_E() const;
+  // The seeds are consecutive from the first (1, 2, 3): what the window's seed count writes.
+  bool consecutive_seeds() const;
+  // describe_grid and grid_fields of the variants and the grid.
+  std::vector<std::string> describe() const;
+  std::vector<std::string> fields_set() const;
+};
 
 // Sets one config field by its dotted path ("model.mixer.E"). The path must name a field of the
 // schema (or an object of fields, whose value is then merged in); otherwise InputError naming the

@@ -28,15 +28,15 @@ using proteus::test_support::field_of;
 using proteus::test_support::TempDir;
 
 // 2 variants x 2 seeds of a tiny model: tiny-baseline-s1, tiny-baseline-s2, tiny-proteus-s1, tiny-proteus-s2.
-nlohmann::json tiny_experiment(const std::string& runs_dir) {
-  return nlohmann::json::parse(R"({
+config::Experiment tiny_experiment(const std::string& runs_dir) {
+  return config::Experiment::from_json(nlohmann::json::parse(R"({
     "name": "tiny", "runs_dir": ")" + runs_dir + R"(",
     "model": {"d_model": 16, "layers": 1, "mixer": {"heads": 1, "d_head": 4, "E": 2}},
     "data": {"seq_len": 16, "batch": 2},
     "train": {"steps": 4},
     "variants": [{"name": "baseline", "set": {"model.mixer.E": 1}}, {"name": "proteus"}],
     "seeds": [1, 2]
-  })");
+  })"));
 }
 
 cluster::SlurmOptions full_options() {
@@ -53,7 +53,7 @@ cluster::SlurmOptions full_options() {
 
 cluster::JobPlan tiny_plan(const TempDir& tmp, const cluster::SlurmOptions& o = {}, const std::string& name = "") {
   const auto experiment = tiny_experiment("runs");
-  return cluster::plan_job(config::expand_variants(experiment), experiment, name, o, "/opt/proteus/bin/proteus",
+  return cluster::plan_job(experiment.runs(), experiment, name, o, "/opt/proteus/bin/proteus",
                            tmp.path(), "proteus train tiny.json --slurm");
 }
 
@@ -131,11 +131,11 @@ TEST(JobPlan, BadInputNamesTheOption) {
   EXPECT_EQ(field_of([&] { tiny_plan(tmp, {}, "../up"); }), "--job-name");
   EXPECT_EQ(field_of([&] {
               const auto e = tiny_experiment("my runs");
-              cluster::plan_job(config::expand_variants(e), e, "", {}, "/bin/proteus", tmp.path(), "");
+              cluster::plan_job(e.runs(), e, "", {}, "/bin/proteus", tmp.path(), "");
             }),
             "runs_dir");
   EXPECT_EQ(field_of([&] {
-              auto runs = config::expand_variants(tiny_experiment("runs"));
+              auto runs = tiny_experiment("runs").runs();
               runs[1].runs_dir = "elsewhere";
               cluster::plan_job(runs, tiny_experiment("runs"), "", {}, "/bin/proteus", tmp.path(), "");
             }),

@@ -19,6 +19,10 @@ namespace {
 using nlohmann::json;
 using proteus::InputError;
 using namespace proteus::config;
+
+// What `proteus train` and `proteus sweep` make of an experiment's value.
+std::vector<RunConfig> variant_runs(const json& experiment) { return Experiment::from_json(experiment).runs(); }
+std::vector<RunConfig> grid_runs(const json& experiment) { return Experiment::from_json(experiment).sweep_runs(); }
 namespace fs = std::filesystem;
 
 template <class F>
@@ -146,9 +150,9 @@ TEST_F(ConfigFiles, DuplicateKeysAreRefusedInAConfigAndItsParents) {
 TEST_F(ConfigFiles, ANonStringNameIsRefused) {
   // It was replaced by "run".
   const json j = load_experiment_json(write("n.json", R"({"name": 5})"));
-  const InputError e = refusal([&] { expand_variants(j); });
+  const InputError e = refusal([&] { variant_runs(j); });
   EXPECT_EQ(e.what(), std::string("name: expected a string, got 5"));
-  EXPECT_EQ(refusal([&] { expand_sweep(json::parse(R"({"name": [1], "sweep": {"seed": [1, 2]}})")); }).field(), "name");
+  EXPECT_EQ(refusal([&] { grid_runs(json::parse(R"({"name": [1], "sweep": {"seed": [1, 2]}})")); }).field(), "name");
 }
 
 TEST_F(ConfigFiles, DeepNestingIsRefusedWithoutACrash) {
@@ -172,7 +176,7 @@ TEST_F(ConfigFiles, AMillionRunsAreRefused) {
   json grid = json::array();
   for (int i = 0; i < 1000; ++i) grid.push_back(i);
   const json j = {{"sweep", {{"seed", grid}, {"model.mixer.E", grid}}}};
-  const InputError e = refusal([&] { expand_sweep(j); });
+  const InputError e = refusal([&] { grid_runs(j); });
   EXPECT_EQ(e.field(), "sweep");
   EXPECT_NE(e.reason().find("more than 10000 runs"), std::string::npos) << e.what();
 }

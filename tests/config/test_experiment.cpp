@@ -19,6 +19,10 @@ namespace fs = std::filesystem;
 
 json text(const char* json_text) { return json::parse(json_text); }
 
+// What `proteus train` and `proteus sweep` make of an experiment's value.
+std::vector<RunConfig> variant_runs(const json& experiment) { return Experiment::from_json(experiment).runs(); }
+std::vector<RunConfig> grid_runs(const json& experiment) { return Experiment::from_json(experiment).sweep_runs(); }
+
 // A fresh directory per test, removed afterwards.
 class experiment : public ::testing::Test {
  protected:
@@ -82,7 +86,7 @@ TEST_F(experiment, ParentFieldsAreOverriddenRecursively) {
                                               "model": {"mixer": {"heads": 4}}, "train": {"lr": 0.02}})");
   const json merged = load_experiment_json(leaf);
   EXPECT_FALSE(merged.contains("parent"));
-  const std::vector<RunConfig> runs = expand_variants(merged);
+  const std::vector<RunConfig> runs = variant_runs(merged);
   ASSERT_EQ(runs.size(), 1u);
   const RunConfig& c = runs[0];
   EXPECT_EQ(c.name, "leaf");
@@ -101,7 +105,7 @@ TEST_F(experiment, ParentFieldsAreOverriddenRecursively) {
 TEST_F(experiment, NullResetsAParentField) {
   write("base.json", R"({"model": {"mixer": {"E": 4}}})");
   const fs::path child = write("child.json", R"({"parent": "base.json", "model": {"mixer": {"E": null}}})");
-  EXPECT_EQ(expand_variants(load_experiment_json(child))[0].model.mixer.E, 1);
+  EXPECT_EQ(variant_runs(load_experiment_json(child))[0].model.mixer.E, 1);
 }
 
 TEST_F(experiment, ParentCyclesAreRefused) {
@@ -125,7 +129,7 @@ TEST_F(experiment, ParentCyclesAreRefused) {
 }
 
 TEST(experiment_expand, NoVariantsIsOneRun) {
-  const auto runs = expand_variants(text(R"({"name": "solo", "model": {"mixer": {"E": 2}}})"));
+  const auto runs = variant_runs(text(R"({"name": "solo", "model": {"mixer": {"E": 2}}})"));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].name, "solo");
   EXPECT_EQ(runs[0].model.mixer.E, 2);
@@ -136,7 +140,7 @@ TEST(experiment_expand, Variants) {
     "variants": [{"name": "baseline", "set": {"model.mixer.E": 1}},
                  {"name": "geo", "set": {"model.mixer.schedule.type": "geometric", "train.lr": 0.001}},
                  {"name": "plain"}]})");
-  const auto runs = expand_variants(exp);
+  const auto runs = variant_runs(exp);
   EXPECT_EQ(names(runs), (std::vector<std::string>{"cmp-baseline", "cmp-geo", "cmp-plain"}));
   EXPECT_EQ(runs[0].model.mixer.E, 1);
   EXPECT_EQ(runs[1].model.mixer.E, 4);
@@ -149,7 +153,7 @@ TEST(experiment_expand, SweepIsAGridTimesTheVariants) {
   const json exp = text(R"({"name": "s",
     "sweep": {"model.mixer.E": [1, 2, 4], "seed": [1, 2]},
     "variants": [{"name": "uni"}, {"name": "geo", "set": {"model.mixer.schedule.type": "geometric"}}]})");
-  const auto runs = expand_sweep(exp);
+  const auto runs = grid_runs(exp);
   ASSERT_EQ(runs.size(), 12u);
   EXPECT_EQ(runs[0].name, "s-uni-E1-seed1");
   EXPECT_EQ(runs[1].name, "s-geo-E1-seed1");
@@ -158,17 +162,17 @@ TEST(experiment_expand, SweepIsAGridTimesTheVariants) {
   EXPECT_EQ(runs[11].model.mixer.E, 4);
   EXPECT_EQ(runs[11].seed, 2u);
   EXPECT_EQ(runs[11].model.mixer.schedule.type, "geometric");
-  // expand_variants leaves the grid alone.
-  EXPECT_EQ(expand_variants(exp).size(), 2u);
+  // runs() leaves the grid alone.
+  EXPECT_EQ(variant_runs(exp).size(), 2u);
 
-  const auto plain = expand_sweep(text(R"({"sweep": {"train.lr": [0.001, 0.0003]}})"));
+  const auto plain = grid_runs(text(R"({"sweep": {"train.lr": [0.001, 0.0003]}})"));
   EXPECT_EQ(names(plain), (std::vector<std::string>{"run-lr0.001", "run-lr0.0003"}));
 }
 
 TEST(experiment_expand, SeedsMakeOneGroupPerVariant) {
   const json exp = text(R"({"name": "cmp", "seed": 9, "seeds": [1, 2, 3],
     "variants": [{"name": "baseline", "set": {"model.mixer.E": 1}}, {"name": "proteus", "set": {"model.mixer.E": 16}}]})");
-  const auto runs = expand_variants(exp);
+  const auto runs = variant_runs(exp);
   EXPECT_EQ(names(runs), (std::vector<std::string>{"cmp-baseline-s1", "cmp-baseline-s2", "cmp-baseline-s3",
                                                    "cmp-proteus-s1", "cmp-proteus-s2", "cmp-proteus-s3"}));
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -179,30 +183,30 @@ TEST(experiment_expand, SeedsMakeOneGroupPerVariant) {
   // The group is part of the config a run records, and reads back.
   EXPECT_EQ(parse_run_config(to_json(runs[4], JsonForm::as_given)).group, "cmp-proteus");
   // Without variants the group is the experiment's name; with a grid each point is its own group.
-  const auto solo = expand_variants(text(R"({"name": "solo", "seeds": [5, 7]})"));
+  const auto solo = variant_runs(text(R"({"name": "solo", "seeds": [5, 7]})"));
   EXPECT_EQ(names(solo), (std::vector<std::string>{"solo-s5", "solo-s7"}));
   EXPECT_EQ(solo[1].group, "solo");
-  const auto grid = expand_sweep(text(R"({"name": "g", "seeds": [1, 2], "sweep": {"model.mixer.E": [2, 4]}})"));
+  const auto grid = grid_runs(text(R"({"name": "g", "seeds": [1, 2], "sweep": {"model.mixer.E": [2, 4]}})"));
   EXPECT_EQ(names(grid), (std::vector<std::string>{"g-E2-s1", "g-E2-s2", "g-E4-s1", "g-E4-s2"}));
   EXPECT_EQ(grid[2].group, "g-E4");
   // Runs without seeds belong to no group.
-  EXPECT_EQ(expand_variants(text(R"({"name": "x"})"))[0].group, "");
+  EXPECT_EQ(variant_runs(text(R"({"name": "x"})"))[0].group, "");
 }
 
 TEST(experiment_expand, BadSeedsAreRefusedWhereTheyWereWritten) {
-  EXPECT_EQ(refusal([] { expand_variants(text(R"({"seeds": []})")); }).field(), "seeds");
-  EXPECT_EQ(refusal([] { expand_variants(text(R"({"seeds": 3})")); }).field(), "seeds");
-  EXPECT_EQ(refusal([] { expand_variants(text(R"({"seeds": [1, -2]})")); }).field(), "seeds[1]");
-  EXPECT_EQ(refusal([] { expand_variants(text(R"({"seeds": [1, "2"]})")); }).field(), "seeds[1]");
-  EXPECT_EQ(refusal([] { expand_variants(text(R"({"seeds": [1.5]})")); }).field(), "seeds[0]");
-  const auto dup = refusal([] { expand_variants(text(R"({"seeds": [4, 4]})")); });
+  EXPECT_EQ(refusal([] { variant_runs(text(R"({"seeds": []})")); }).field(), "seeds");
+  EXPECT_EQ(refusal([] { variant_runs(text(R"({"seeds": 3})")); }).field(), "seeds");
+  EXPECT_EQ(refusal([] { variant_runs(text(R"({"seeds": [1, -2]})")); }).field(), "seeds[1]");
+  EXPECT_EQ(refusal([] { variant_runs(text(R"({"seeds": [1, "2"]})")); }).field(), "seeds[1]");
+  EXPECT_EQ(refusal([] { variant_runs(text(R"({"seeds": [1.5]})")); }).field(), "seeds[0]");
+  const auto dup = refusal([] { variant_runs(text(R"({"seeds": [4, 4]})")); });
   EXPECT_EQ(dup.field(), "seeds[1]");
   EXPECT_EQ(dup.reason(), "duplicate seed 4");
-  EXPECT_EQ(refusal([] { expand_sweep(text(R"({"seeds": [1], "sweep": {"seed": [1, 2]}})")); }).field(), "sweep.seed");
+  EXPECT_EQ(refusal([] { grid_runs(text(R"({"seeds": [1], "sweep": {"seed": [1, 2]}})")); }).field(), "sweep.seed");
 }
 
 TEST(experiment_expand, TheGridWinsOverAVariant) {
-  const auto runs = expand_sweep(text(R"({"sweep": {"model.mixer.E": [2]},
+  const auto runs = grid_runs(text(R"({"sweep": {"model.mixer.E": [2]},
                                           "variants": [{"name": "v", "set": {"model.mixer.E": 8}}]})"));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].name, "run-v-E2");
@@ -210,7 +214,7 @@ TEST(experiment_expand, TheGridWinsOverAVariant) {
 }
 
 TEST(experiment_expand, NoSweepGrid) {
-  EXPECT_STREQ(refusal([] { expand_sweep(text(R"({"name": "x"})")); }).what(), "sweep: this config has no sweep grid");
+  EXPECT_STREQ(refusal([] { grid_runs(text(R"({"name": "x"})")); }).what(), "sweep: this config has no sweep grid");
 }
 
 TEST(experiment_expand, ApplyOverride) {
@@ -252,7 +256,7 @@ TEST(experiment_expand, ErrorsPointWhereTheValueWasWritten) {
       {R"({"parent": "p.json"})", "parent"},
   };
   for (const auto& [snippet, field] : cases) {
-    const InputError e = refusal([&] { expand_variants(json::parse(snippet)); });
+    const InputError e = refusal([&] { variant_runs(json::parse(snippet)); });
     EXPECT_EQ(e.field(), field) << snippet << " -> " << e.what();
   }
   const std::pair<const char*, const char*> sweep_cases[] = {
@@ -264,12 +268,12 @@ TEST(experiment_expand, ErrorsPointWhereTheValueWasWritten) {
       {R"({"sweep": {"seed": [1]}, "variants": [{"name": "v", "set": {"train.lr": -1}}]})", "variants[0].set.train.lr"},
   };
   for (const auto& [snippet, field] : sweep_cases) {
-    const InputError e = refusal([&] { expand_sweep(json::parse(snippet)); });
+    const InputError e = refusal([&] { grid_runs(json::parse(snippet)); });
     EXPECT_EQ(e.field(), field) << snippet << " -> " << e.what();
   }
   // A combination that fails where no single override is at fault names the run.
   const InputError e = refusal([] {
-    expand_variants(text(R"({"model": {"mixer": {"E": 8}}, "variants": [{"name": "small", "set": {"model.mixer.d_head": 2}}]})"));
+    variant_runs(text(R"({"model": {"mixer": {"E": 8}}, "variants": [{"name": "small", "set": {"model.mixer.d_head": 2}}]})"));
   });
   EXPECT_EQ(e.field(), "model.mixer.E");
   EXPECT_NE(e.reason().find("run \"run-small\""), std::string::npos) << e.what();
@@ -280,11 +284,154 @@ TEST_F(experiment, LoadedFileExpands) {
   const fs::path f = write("grid.json", R"({"parent": "base.json",
     "variants": [{"name": "base", "set": {"model.mixer.E": 1}}, {"name": "proteus", "set": {"model.mixer.E": 4}}],
     "sweep": {"seed": [1, 2, 3]}})");
-  const auto runs = expand_sweep(load_experiment_json(f));
+  const auto runs = grid_runs(load_experiment_json(f));
   ASSERT_EQ(runs.size(), 6u);
   EXPECT_EQ(runs[5].name, "paper-proteus-seed3");
   EXPECT_EQ(runs[5].data.seq_len, 64);
   EXPECT_EQ(resolved_mixer_horizon(runs[5]), 64);
+}
+
+// The typed experiment: read once, it gives its runs, its JSON and what the window asks of it.
+TEST_F(experiment, LoadThenToJsonThenLoadGivesTheSameRuns) {
+  write("base.json", R"({"name": "paper", "data": {"seq_len": 64}, "model": {"mixer": {"E": 4}}})");
+  const fs::path f = write("grid.json", R"({"parent": "base.json", "seeds": [3, 4],
+    "variants": [{"name": "base", "set": {"model.mixer.E": 1}}, {"name": "proteus"}],
+    "sweep": {"data.mqar.pairs": [2, 4], "train.lr": [0.001]}})");
+  const Experiment e = Experiment::load(f);
+  EXPECT_FALSE(e.base.contains("parent"));
+  EXPECT_FALSE(e.base.contains("variants"));
+  ASSERT_EQ(e.variants.size(), 2u);
+  EXPECT_EQ(e.variants[0], (Variant{"base", {{"model.mixer.E", 1}}}));
+  EXPECT_TRUE(e.variants[1].set.empty());
+  EXPECT_EQ(e.seeds, (std::vector<uint64_t>{3, 4}));
+  ASSERT_TRUE(e.sweep);
+  EXPECT_EQ(e.sweep->at("data.mqar.pairs"), (std::vector<json>{2, 4}));
+
+  const json j = e.to_json();
+  EXPECT_EQ(j["variants"][1], json({{"name", "proteus"}}));  // no "set" where the file gave none
+  const fs::path again = write("again.json", j.dump(2));
+  const Experiment e2 = Experiment::load(again);
+  EXPECT_EQ(e2.to_json(), j);
+  for (const auto& [a, b] : {std::pair{e.runs(), e2.runs()}, std::pair{e.sweep_runs(), e2.sweep_runs()}}) {
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(to_json(a[i]), to_json(b[i])) << i;
+  }
+  EXPECT_EQ(names(e.runs()), (std::vector<std::string>{"paper-base-s3", "paper-base-s4", "paper-proteus-s3", "paper-proteus-s4"}));
+  EXPECT_EQ(e.sweep_runs().size(), 8u);
+  EXPECT_EQ(e.run_count(), 8u);
+  EXPECT_EQ(e.all_runs().size(), 8u);
+  EXPECT_EQ(e.sweep_runs()[0].name, "paper-base-pairs2-lr0.001-s3");
+}
+
+TEST(experiment_type, ConstructedInCodeItIsCheckedWhenItMakesRuns) {
+  Experiment e;
+  e.base = {{"name", "x"}};
+  e.variants = {Variant{"a", {}}, Variant{"a", {}}};
+  EXPECT_EQ(refusal([&] { e.runs(); }).what(), std::string("variants[1].name: duplicate variant name \"a\""));
+  e.variants = {Variant{"a/b", {}}};
+  EXPECT_EQ(refusal([&] { e.runs(); }).field(), "variants[0].name");
+  e.variants.clear();
+  e.seeds = {1, 1};
+  EXPECT_EQ(refusal([&] { e.runs(); }).field(), "seeds[1]");
+  e.seeds = {1};
+  e.sweep = SweepGrid{{"seed", {1, 2}}};
+  EXPECT_EQ(refusal([&] { e.sweep_runs(); }).field(), "sweep.seed");
+  e.seeds.clear();
+  e.sweep = SweepGrid{{"model.mixer.EE", {1}}};
+  EXPECT_EQ(refusal([&] { e.sweep_runs(); }).field(), "sweep.model.mixer.EE");
+  e.sweep = SweepGrid{{"model.mixer.E", {}}};
+  EXPECT_EQ(refusal([&] { e.sweep_runs(); }).field(), "sweep.model.mixer.E");
+  e.sweep.reset();
+  EXPECT_STREQ(refusal([&] { e.sweep_runs(); }).what(), "sweep: this config has no sweep grid");
+  EXPECT_EQ(e.runs().size(), 1u);
+  e.base = json::array();
+  EXPECT_EQ(refusal([&] { e.runs(); }).field(), "config");
+}
+
+TEST(experiment_type, SetOverridesTheBaseLikeACommandLine) {
+  Experiment e = Experiment::from_json(text(R"({"name": "x", "variants": [{"name": "v", "set": {"train.lr": 0.1}}]})"));
+  e.set("model.mixer.E", 4);
+  e.set("train.steps", 7);
+  EXPECT_EQ(e.runs()[0].model.mixer.E, 4);
+  EXPECT_EQ(e.runs()[0].train.steps, 7);
+  EXPECT_EQ(e.runs()[0].train.lr, 0.1);
+  EXPECT_EQ(refusal([&] { e.set("model.mixr.E", 1); }).field(), "model.mixr");
+}
+
+TEST(experiment_type, NamesAndTheBaseRun) {
+  const Experiment named = Experiment::from_json(text(R"({"name": "cmp", "seeds": [5, 6], "seed": 1,
+    "variants": [{"name": "a", "set": {"model.mixer.E": 2}}]})"));
+  EXPECT_EQ(named.name(), "cmp");
+  EXPECT_EQ(named.given_name(), "cmp");
+  const RunConfig base = named.base_run();
+  EXPECT_EQ(base.name, "cmp");
+  EXPECT_EQ(base.group, "");
+  EXPECT_EQ(base.seed, 5u);             // the first seed
+  EXPECT_EQ(base.model.mixer.E, RunConfig().model.mixer.E);  // no variant applied
+  const Experiment nameless = Experiment::from_json(json::object());
+  EXPECT_EQ(nameless.name(), RunConfig().name);
+  EXPECT_FALSE(nameless.given_name());
+}
+
+TEST(experiment_type, OfRunAndTheComparePair) {
+  RunConfig run;
+  run.name = "p";
+  run.seed = 7;
+  run.group = "old";
+  run.model.mixer.E = 4;
+  const Experiment one = Experiment::of_run(run, 3);
+  EXPECT_FALSE(one.base.contains("group"));
+  EXPECT_EQ(one.seeds, (std::vector<uint64_t>{7, 8, 9}));
+  EXPECT_TRUE(Experiment::of_run(run).seeds.empty());
+  EXPECT_EQ(names(one.runs()), (std::vector<std::string>{"p-s7", "p-s8", "p-s9"}));
+
+  const Experiment pair = Experiment::compare_pair(run);
+  EXPECT_EQ(names(pair.runs()), (std::vector<std::string>{"p-baseline", "p-proteus-e4"}));
+  EXPECT_EQ(pair.runs()[0].model.mixer.E, 1);
+  const auto proteus = pair.compare_proteus();
+  ASSERT_TRUE(proteus);
+  EXPECT_EQ(proteus->name, "p");
+  EXPECT_EQ(proteus->model.mixer.E, 4);
+  // Read back from its file, the pair is still one.
+  ASSERT_TRUE(Experiment::from_json(Experiment::compare_pair(run, 2).to_json()).compare_proteus());
+  // A custom schedule fits one E: the baseline's goes back to the default.
+  run.model.mixer.schedule.type = "custom";
+  EXPECT_EQ(Experiment::compare_pair(run).variants[0].set.back(), (std::pair<std::string, json>{"model.mixer.schedule", nullptr}));
+
+  // Other variants are no compare pair; nor is an experiment without variants.
+  EXPECT_FALSE(Experiment::from_json(text(R"({"variants": [{"name": "baseline", "set": {"model.mixer.E": 1}},
+    {"name": "big", "set": {"model.mixer.E": 4}}]})")).compare_proteus());
+  EXPECT_FALSE(Experiment::from_json(text(R"({"variants": [{"name": "a", "set": {"model.mixer.E": 1}}]})")).compare_proteus());
+  EXPECT_FALSE(Experiment::from_json(json::object()).compare_proteus());
+}
+
+TEST(experiment_type, SweepBaselineAndSeeds) {
+  EXPECT_EQ(Experiment::from_json(text(R"({"sweep": {"model.mixer.E": [1, 8], "train.steps": [1, 2]}})")).sweep_baseline_E(), 8);
+  EXPECT_FALSE(Experiment::from_json(text(R"({"sweep": {"model.mixer.E": [1, 2, 4]}})")).sweep_baseline_E());
+  EXPECT_FALSE(Experiment::from_json(text(R"({"sweep": {"model.mixer.E": [2, 8]}})")).sweep_baseline_E());
+  EXPECT_FALSE(Experiment::from_json(text(R"({"sweep": {"train.steps": [1]}})")).sweep_baseline_E());
+  EXPECT_FALSE(Experiment::from_json(json::object()).sweep_baseline_E());
+  EXPECT_TRUE(Experiment::from_json(text(R"({"seeds": [4, 5, 6]})")).consecutive_seeds());
+  EXPECT_TRUE(Experiment::from_json(json::object()).consecutive_seeds());
+  EXPECT_FALSE(Experiment::from_json(text(R"({"seeds": [4, 6]})")).consecutive_seeds());
+}
+
+// What the window shows of a file's grid beyond its controls (was the window's KeptGrid).
+TEST(experiment_type, DescribesItsGridAndTheFieldsItSets) {
+  const fs::path presets = fs::path(PROTEUS_SOURCE_DIR) / "experiments";
+  const Experiment load = Experiment::load(presets / "maps/memory-load-cpu.json");
+  EXPECT_EQ(load.describe(), (std::vector<std::string>{"sweep data.mqar.layout: pairs-first, spread",
+                                                       "sweep data.mqar.pairs: 2, 4, 8, 16, 32", "sweep model.mixer.E: 1, 16"}));
+  EXPECT_EQ(load.fields_set(), (std::vector<std::string>{"data.mqar.layout", "data.mqar.pairs", "model.mixer.E"}));
+  const Experiment norm = Experiment::load(presets / "paper/normalize-variants-cpu.json");
+  ASSERT_EQ(norm.variants.size(), 4u);
+  EXPECT_EQ(norm.describe().back(), "capped-renormalize: model.mixer.E = 16, model.mixer.normalize = capped_renormalize");
+  EXPECT_EQ(norm.fields_set(), (std::vector<std::string>{"model.mixer.E", "model.mixer.normalize"}));
+  EXPECT_FALSE(norm.compare_proteus());  // four variants: the file's own
+  EXPECT_EQ(Variant{"v"}.describe(), "v:");
+  EXPECT_EQ(values_text({16, "spread", 0.5}), "16, spread, 0.5");
+  EXPECT_EQ(grid_fields({Variant{"a", {{"train.lr", 1}}}}, SweepGrid{{"train.lr", {1}}, {"seed", {1}}}),
+            (std::vector<std::string>{"seed", "train.lr"}));
 }
 
 }  // namespace

@@ -108,9 +108,8 @@ int check_presets_name_their_ratios(const std::string& folder) {
     if (entry.path().extension() != ".json") continue;
     SCOPED_TRACE(entry.path().filename().string());
     const auto raw = read_json_file(entry.path());
-    const auto j = load_experiment_json(entry.path());
     const std::string text = comment_text(raw);
-    const auto runs = j.contains("sweep") ? expand_sweep(j) : expand_variants(j);
+    const auto runs = Experiment::load(entry.path()).all_runs();
     std::set<std::string> rows, tokens;  // what the gated runs of this preset really have
     for (const auto& c : runs) {
       if (c.model.mixer.type != "memory" || c.model.mixer.E == 1) continue;

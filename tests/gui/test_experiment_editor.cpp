@@ -70,6 +70,12 @@ TEST(ExperimentEditor, AVariantsPresetBecomesCompareMode) {
   EXPECT_EQ(runs[1].model.mixer.E, 16);
   EXPECT_EQ(runs[0].seed, runs[1].seed) << "same data and seed for both";
   EXPECT_EQ(ed.problem(), "");
+  // What the controls say is the file's experiment as a typed value: the pair, read back the same.
+  const auto exp = ed.to_experiment();
+  EXPECT_EQ(exp.variants, config::Experiment::load(kExperiments / "quickstart-cpu.json").variants);
+  const auto proteus = exp.compare_proteus();
+  ASSERT_TRUE(proteus);
+  EXPECT_EQ(config::to_json(*proteus), config::to_json(ed.config));
 }
 
 TEST(ExperimentEditor, ASweepPresetBecomesAnESweep) {
@@ -107,7 +113,7 @@ TEST(ExperimentEditor, ASweepOverAnotherFieldTrainsABaselineAtEveryPointAndRound
   EXPECT_EQ(baselines, 4);
   const auto file = dir / "field-sweep.json";
   ed.save(file);
-  EXPECT_EQ(config::expand_sweep(config::load_experiment_json(file)).size(), runs.size());
+  EXPECT_EQ(config::Experiment::load(file).sweep_runs().size(), runs.size());
   gui::ExperimentEditor back;
   back.load(file);
   EXPECT_EQ(back.mode, gui::RunMode::sweep_e);
@@ -132,8 +138,8 @@ TEST(ExperimentEditor, ASweepOverTwoFieldsKeepsTheAxisTheControlsCannotEdit) {
   EXPECT_EQ(ed.mode, gui::RunMode::sweep_e);
   EXPECT_EQ(ed.sweep_field, "data.mqar.pairs");
   EXPECT_EQ(ed.config.model.mixer.E, 16);
-  ASSERT_TRUE(ed.kept.sweep.contains("data.mqar.layout"));
-  EXPECT_EQ(ed.kept.describe(), (std::vector<std::string>{"sweep data.mqar.layout: pairs-first, spread"}));
+  ASSERT_TRUE(ed.kept_sweep.contains("data.mqar.layout"));
+  EXPECT_EQ(ed.kept_describe(), (std::vector<std::string>{"sweep data.mqar.layout: pairs-first, spread"}));
   EXPECT_EQ(ed.cli_command(), "sweep");
   EXPECT_EQ(ed.kept_left_out(), "");
   const auto runs = ed.runs();
@@ -143,7 +149,7 @@ TEST(ExperimentEditor, ASweepOverTwoFieldsKeepsTheAxisTheControlsCannotEdit) {
   const auto note = ed.pick_sweep_field("data.mqar.layout");
   EXPECT_NE(note.find("data.mqar.pairs"), std::string::npos) << note;
   EXPECT_EQ(ed.sweep_field, "data.mqar.layout");
-  EXPECT_TRUE(ed.kept.sweep.contains("data.mqar.pairs"));
+  EXPECT_TRUE(ed.kept_sweep.contains("data.mqar.pairs"));
   const auto traded = ed.runs();
   ASSERT_EQ(traded.size(), runs.size());
   for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(traded[i].name, runs[i].name);
@@ -159,7 +165,8 @@ TEST(ExperimentEditor, OtherVariantsAreTrainedAsTheFileGivesThem) {
   gui::ExperimentEditor ed;
   ed.load(kExperiments / "paper" / "normalize-variants-cpu.json");
   EXPECT_EQ(ed.mode, gui::RunMode::variants);
-  EXPECT_EQ(ed.kept.variant_count(), 4u);
+  EXPECT_EQ(ed.kept_variants.size(), 4u);
+  EXPECT_EQ(ed.kept_fields(), (std::vector<std::string>{"model.mixer.E", "model.mixer.normalize"}));
   EXPECT_EQ(ed.cli_command(), "train");
   EXPECT_EQ(ed.runs().size(), 4u * 3u) << "variants x seeds";
   EXPECT_EQ(ed.run_count(), 12u);
@@ -179,8 +186,8 @@ TEST(ExperimentEditor, SavedFilesRunTheSameRunsFromTheCommandLine) {
     ed.sweep_E = {1, 4};
     const auto file = dir / ("saved-" + std::to_string(int(mode)) + ".json");
     ed.save(file);
-    const auto exp = config::load_experiment_json(file);
-    const auto cli_runs = mode == gui::RunMode::sweep_e ? config::expand_sweep(exp) : config::expand_variants(exp);
+    const auto exp = config::Experiment::load(file);
+    const auto cli_runs = mode == gui::RunMode::sweep_e ? exp.sweep_runs() : exp.runs();
     const auto window_runs = ed.runs();
     ASSERT_EQ(cli_runs.size(), window_runs.size());
     for (size_t i = 0; i < cli_runs.size(); ++i) {

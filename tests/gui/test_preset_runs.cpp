@@ -15,8 +15,7 @@ const std::filesystem::path kExperiments = std::filesystem::path(PROTEUS_SOURCE_
 
 // The runs the command line makes of a file: what `proteus sweep` / `proteus train` would train.
 std::vector<config::RunConfig> cli_runs(const std::filesystem::path& file) {
-  const auto experiment = config::load_experiment_json(file);
-  return experiment.contains("sweep") ? config::expand_sweep(experiment) : config::expand_variants(experiment);
+  return config::Experiment::load(file).all_runs();
 }
 
 void expect_same_runs(const std::vector<config::RunConfig>& window, const std::vector<config::RunConfig>& cli,
@@ -40,7 +39,7 @@ TEST(PresetRuns, EveryPresetTrainsInTheWindowTheRunsTheCommandLineTrains) {
     expect_same_runs(window, cli_runs(p.path), p.label);
     EXPECT_EQ(ed.run_count(), window.size()) << p.label;
     // The saved-file notification names this command: the one that reads the file's grid.
-    EXPECT_EQ(ed.cli_command(), config::load_experiment_json(p.path).contains("sweep") ? "sweep" : "train") << p.label;
+    EXPECT_EQ(ed.cli_command(), config::Experiment::load(p.path).sweep ? "sweep" : "train") << p.label;
   }
 }
 
@@ -52,7 +51,7 @@ TEST(PresetRuns, EveryPresetSavedFromTheWindowRunsTheSameFromTheCommandLine) {
     ASSERT_NO_THROW(ed.load(p.path)) << p.label;
     const auto file = dir / "saved.json";
     ed.save(file);
-    EXPECT_EQ(config::load_experiment_json(file).contains("sweep"), ed.cli_command() == "sweep") << p.label;
+    EXPECT_EQ(config::Experiment::load(file).sweep.has_value(), ed.cli_command() == "sweep") << p.label;
     expect_same_runs(cli_runs(file), cli_runs(p.path), p.label + " (saved)");
     gui::ExperimentEditor back;
     ASSERT_NO_THROW(back.load(file)) << p.label;

@@ -16,12 +16,12 @@ using namespace proteus;
 
 // A job of 2 seeds of a tiny model written under tmp/runs (nothing trained).
 cluster::JobPlan write_tiny_job(const test_support::TempDir& tmp) {
-  const auto experiment = nlohmann::json::parse(R"({
+  const auto experiment = config::Experiment::from_json(nlohmann::json::parse(R"({
     "name": "tiny", "runs_dir": "runs",
     "model": {"d_model": 16, "layers": 1, "mixer": {"heads": 1, "d_head": 4, "E": 2}},
     "data": {"seq_len": 16, "batch": 2}, "train": {"steps": 4}, "seeds": [1, 2]
-  })");
-  auto plan = cluster::plan_job(config::expand_variants(experiment), experiment, "", {}, "/bin/proteus", tmp.path(),
+  })"));
+  auto plan = cluster::plan_job(experiment.runs(), experiment, "", {}, "/bin/proteus", tmp.path(),
                                 "proteus train tiny.json --slurm");
   cluster::write_job_folder(plan);
   return plan;

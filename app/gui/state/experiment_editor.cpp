@@ -37,38 +37,7 @@ namespace {
 
 constexpr const char* kE = "model.mixer.E";
 
-// The experiment's own name: runs() adds the variant, grid and seed suffixes again.
-std::string experiment_name(const nlohmann::json& experiment) {
-  const auto it = experiment.find("name");
-  return it != experiment.end() && it->is_string() ? it->get<std::string>() : config::RunConfig().name;
-}
-
-// The run the controls edit: the file less its variants and sweep, at its first seed.
-config::RunConfig base_run(const nlohmann::json& experiment) {
-  auto base = experiment;
-  base.erase("sweep");
-  base.erase("variants");
-  auto run = config::expand_variants(base).front();
-  run.name = experiment_name(experiment);
-  run.group.clear();
-  return run;
-}
-
-// Two lists of runs are the same runs: names and resolved configs, in order.
-bool same_runs(const std::vector<config::RunConfig>& a, const std::vector<config::RunConfig>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].name != b[i].name || config::to_json(a[i]) != config::to_json(b[i])) return false;
-  return true;
-}
-
-// "E = [1, e]" with e > 1: what the controls write for a sweep over another field (a baseline at every point).
-bool is_baseline_pair(const nlohmann::json& es) {
-  return es.is_array() && es.size() == 2 && es[0].is_number_integer() && es[0].get<int64_t>() == 1 &&
-         es[1].is_number_integer() && es[1].get<int64_t>() > 1 && es[1].get<int64_t>() <= (1 << 30);
-}
-
-std::vector<int> e_list(const nlohmann::json& es) {
+std::vector<int> e_list(const std::vector<nlohmann::json>& es) {
   std::vector<int> out;
   for (const auto& e : es) {
     if (!e.is_number_integer()) throw InputError("sweep.model.mixer.E", "must be a list of integers");
@@ -86,69 +55,58 @@ const std::vector<std::string>& common_sweep_fields() {
 }
 
 void ExperimentEditor::load(const std::filesystem::path& file) {
-  const auto exp = config::load_experiment_json(file);
+  const auto exp = config::Experiment::load(file);
   std::vector<std::string> new_notes;
   RunMode new_mode = RunMode::single;
   std::vector<int> new_sweep = sweep_E;
   std::string new_field = kE;
   std::vector<nlohmann::json> new_values;
   bool new_baseline = true;
-  KeptGrid new_kept;
+  std::vector<config::Variant> new_kept_variants;
+  config::SweepGrid new_kept_sweep;
   config::RunConfig new_config;
   int new_seeds = 1;
-  if (const auto it = exp.find("seeds"); it != exp.end() && it->is_array() && !it->empty()) {
+  if (!exp.seeds.empty()) {
     // The window trains consecutive seeds from the first: other lists are told in a note.
-    new_seeds = static_cast<int>(std::min<size_t>(it->size(), kMaxSeeds));
-    bool consecutive = (*it)[0].is_number_unsigned();
-    for (size_t i = 1; consecutive && i < it->size(); ++i)
-      consecutive = (*it)[i].is_number_unsigned() && (*it)[i].get<uint64_t>() == (*it)[0].get<uint64_t>() + i;
-    if (!consecutive || it->size() > kMaxSeeds)
+    new_seeds = static_cast<int>(std::min<size_t>(exp.seeds.size(), kMaxSeeds));
+    if (!exp.consecutive_seeds() || exp.seeds.size() > kMaxSeeds)
       new_notes.push_back("the window trains consecutive seeds from the first: " + std::to_string(new_seeds) + " seeds");
   }
-  if (exp.contains("sweep") && exp["sweep"].is_object()) {
-    const auto& grid = exp["sweep"];
-    new_config = base_run(exp);
+  if (exp.sweep) {
+    const auto& grid = *exp.sweep;
+    new_config = exp.base_run();
     new_mode = RunMode::sweep_e;
-    if (exp.contains("variants")) new_kept.variants = exp["variants"];  // crossed with the grid, as the CLI does
+    new_kept_variants = exp.variants;  // crossed with the grid, as the CLI does
     std::vector<std::string> fields;
-    for (const auto& [path, values] : grid.items())
+    for (const auto& [path, values] : grid)
       if (path != kE) fields.push_back(path);
     if (fields.empty()) {
-      new_sweep = grid.contains(kE) ? e_list(grid[kE]) : std::vector<int>{};
+      new_sweep = grid.contains(kE) ? e_list(grid.at(kE)) : std::vector<int>{};
     } else {
       // The controls edit one field, a common one first; the other axes are kept as given.
       const auto& common = common_sweep_fields();
       const auto edited = std::find_first_of(common.begin(), common.end(), fields.begin(), fields.end());
       new_field = edited != common.end() ? *edited : fields.front();
-      for (const auto& [path, values] : grid.items()) {
-        if (path == new_field && values.is_array()) new_values.assign(values.begin(), values.end());
-        else if (path != kE) new_kept.sweep[path] = values;
+      for (const auto& [path, values] : grid) {
+        if (path == new_field) new_values = values;
+        else if (path != kE) new_kept_sweep[path] = values;
       }
       new_baseline = grid.contains(kE);
-      if (grid.contains(kE) && is_baseline_pair(grid[kE])) new_config.model.mixer.E = grid[kE][1].get<int>();
-      else if (grid.contains(kE)) new_kept.sweep[kE] = grid[kE];  // an E list the field controls cannot write
+      if (const auto e = exp.sweep_baseline_E()) new_config.model.mixer.E = *e;
+      else if (grid.contains(kE)) new_kept_sweep[kE] = grid.at(kE);  // an E list the field controls cannot write
     }
-  } else if (exp.contains("variants")) {
-    const auto runs = config::expand_variants(exp);
+  } else if (!exp.variants.empty()) {
     // Compare mode when its pair makes exactly the file's runs; else the file's variants as given.
-    ExperimentEditor pair;
-    pair.mode = RunMode::compare;
-    pair.seeds = new_seeds;
-    pair.config = *std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
-      return a.model.mixer.E < b.model.mixer.E;
-    });
-    pair.config.name = experiment_name(exp);
-    pair.config.group.clear();
-    if (pair.config.model.mixer.E > 1 && same_runs(config::expand_variants(pair.to_experiment_json()), runs)) {
+    if (auto proteus = exp.compare_proteus()) {
       new_mode = RunMode::compare;
-      new_config = std::move(pair.config);
+      new_config = std::move(*proteus);
     } else {
       new_mode = RunMode::variants;
-      new_config = base_run(exp);
-      new_kept.variants = exp["variants"];
+      new_config = exp.base_run();
+      new_kept_variants = exp.variants;
     }
   } else {
-    new_config = base_run(exp);
+    new_config = exp.base_run();
   }
   config = std::move(new_config);
   mode = new_mode;
@@ -157,46 +115,35 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
   sweep_field = std::move(new_field);
   sweep_values = std::move(new_values);
   sweep_baseline = new_baseline;
-  kept = std::move(new_kept);
+  kept_variants = std::move(new_kept_variants);
+  kept_sweep = std::move(new_kept_sweep);
   source = file.string();
   notes = std::move(new_notes);
 }
 
-nlohmann::json ExperimentEditor::to_experiment_json() const {
-  auto j = config::to_json(config, config::JsonForm::as_given);
-  j.erase("group");
-  if (seeds > 1) {
-    j["seeds"] = nlohmann::json::array();
-    for (int i = 0; i < seeds; ++i) j["seeds"].push_back(config.seed + static_cast<uint64_t>(i));
-  }
-  const bool custom = config.model.mixer.schedule.type == "custom";
-  if (mode == RunMode::compare) {
-    // A custom unlock list fits one E only: the baseline's (E = 1) schedule goes back to the default.
-    nlohmann::json base_set = {{"model.mixer.E", 1}};
-    if (custom) base_set["model.mixer.schedule"] = nullptr;
-    j["variants"] = nlohmann::json::array(
-        {{{"name", "baseline"}, {"set", base_set}},
-         {{"name", "proteus-e" + std::to_string(config.model.mixer.E)}, {"set", {{"model.mixer.E", config.model.mixer.E}}}}});
-  } else if (mode == RunMode::variants) {
-    if (kept.has_variants()) j["variants"] = kept.variants;
+config::Experiment ExperimentEditor::to_experiment() const {
+  if (mode == RunMode::compare) return config::Experiment::compare_pair(config, seeds);
+  auto e = config::Experiment::of_run(config, seeds);
+  if (mode == RunMode::variants) {
+    e.variants = kept_variants;
   } else if (mode == RunMode::sweep_e) {
-    if (kept.has_variants()) j["variants"] = kept.variants;
-    auto grid = kept.sweep;
+    e.variants = kept_variants;
+    auto grid = kept_sweep;
     if (sweep_field == kE) {
-      grid[kE] = sweep_E;
+      grid[kE].assign(sweep_E.begin(), sweep_E.end());
     } else {
       grid[sweep_field] = sweep_values;
       // A baseline at every point, unless the kept grid lists E itself.
       if (sweep_baseline && config.model.mixer.E > 1 && !grid.contains(kE)) grid[kE] = {1, config.model.mixer.E};
     }
-    j["sweep"] = std::move(grid);
-    if (custom) j["model"]["mixer"]["schedule"] = {{"type", "uniform"}};  // as runs() does
+    e.sweep = std::move(grid);
+    if (config.model.mixer.schedule.type == "custom") e.base["model"]["mixer"]["schedule"] = {{"type", "uniform"}};  // as runs() does
   }
-  return j;
+  return e;
 }
 
 void ExperimentEditor::save(const std::filesystem::path& file) {
-  common::write_file_atomically(file, to_experiment_json().dump(2) + "\n");
+  common::write_file_atomically(file, to_experiment().to_json().dump(2) + "\n");
   source = file.string();
 }
 
@@ -219,13 +166,13 @@ std::vector<config::RunConfig> ExperimentEditor::runs() const {
   }
   if (seeds < 1 || seeds > kMaxSeeds)
     throw InputError("seeds", "must be in [1, " + std::to_string(kMaxSeeds) + "], got " + std::to_string(seeds));
-  if (mode == RunMode::variants && !kept.has_variants())
+  if (mode == RunMode::variants && kept_variants.empty())
     throw InputError("variants", "no variants loaded from a file: pick one run, compare or sweep");
   // The edited run is itself a run of single and compare mode: its problems are named by field.
   if (mode == RunMode::single || mode == RunMode::compare) engine::validate_run(config);
   // The runs are what the command line makes of the saved file.
-  const auto experiment = to_experiment_json();
-  auto out = mode == RunMode::sweep_e ? config::expand_sweep(experiment) : config::expand_variants(experiment);
+  const auto experiment = to_experiment();
+  auto out = mode == RunMode::sweep_e ? experiment.sweep_runs() : experiment.runs();
   for (const auto& run : out) {
     try {
       engine::validate_run(run);
@@ -246,24 +193,17 @@ std::string ExperimentEditor::problem() const {
   }
 }
 
-size_t ExperimentEditor::run_count() const {
-  const auto j = to_experiment_json();
-  size_t n = static_cast<size_t>(std::max(1, seeds));
-  if (const auto v = j.find("variants"); v != j.end() && v->is_array()) n *= v->size();
-  if (const auto grid = j.find("sweep"); grid != j.end() && grid->is_object())
-    for (const auto& [path, values] : grid->items()) n *= values.is_array() ? values.size() : 1;
-  return n;
-}
+size_t ExperimentEditor::run_count() const { return to_experiment().run_count(); }
 
 std::string ExperimentEditor::cli_command() const { return mode == RunMode::sweep_e ? "sweep" : "train"; }
 
 std::string ExperimentEditor::kept_left_out() const {
   std::string left;
-  if (kept.has_variants() && mode != RunMode::variants && mode != RunMode::sweep_e)
-    left = "the file's " + std::to_string(kept.variant_count()) + " variants";
-  if (!kept.sweep.empty() && mode != RunMode::sweep_e) {
+  if (!kept_variants.empty() && mode != RunMode::variants && mode != RunMode::sweep_e)
+    left = "the file's " + std::to_string(kept_variants.size()) + " variants";
+  if (!kept_sweep.empty() && mode != RunMode::sweep_e) {
     std::string axes;
-    for (const auto& [path, values] : kept.sweep.items()) axes += (axes.empty() ? "" : ", ") + path;
+    for (const auto& [path, values] : kept_sweep) axes += (axes.empty() ? "" : ", ") + path;
     left += (left.empty() ? "the file's sweep over " : " and its sweep over ") + axes;
   }
   if (left.empty()) return "";
@@ -275,14 +215,14 @@ std::string ExperimentEditor::pick_sweep_field(const std::string& field) {
   if (field == sweep_field) return "";
   const std::string before = sweep_field;
   std::string note;
-  if (const auto axis = kept.sweep.find(field); axis != kept.sweep.end()) {
+  if (const auto axis = kept_sweep.find(field); axis != kept_sweep.end()) {
     // Trade places: the edited field joins the kept grid, so the runs stay the same.
-    const nlohmann::json values = *axis;
-    kept.sweep.erase(field);
-    if (before == kE) kept.sweep[kE] = sweep_E;
-    else kept.sweep[before] = sweep_values;
+    const std::vector<nlohmann::json> values = axis->second;
+    kept_sweep.erase(field);
+    if (before == kE) kept_sweep[kE].assign(sweep_E.begin(), sweep_E.end());
+    else kept_sweep[before] = sweep_values;
     if (field == kE) sweep_E = e_list(values);
-    else sweep_values.assign(values.begin(), values.end());
+    else sweep_values = values;
     note = field + " is edited here now; " + before + " joins the file's grid (read-only): the same runs";
   } else {
     if (before != kE && !sweep_values.empty()) note = "the sweep over " + before + " is left out: " + field + " is swept now";

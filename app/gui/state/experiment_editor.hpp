@@ -1,7 +1,8 @@
 // What the window's controls edit: one run config, and how it becomes runs (one run, the compare
 // pair baseline E = 1 vs Proteus, a sweep, or a file's own variants), loaded from and saved to the
-// same experiment JSON files `proteus train` and `proteus sweep` read. What the controls cannot
-// edit of a file's grid is kept as given (kept_grid.hpp). No drawing: tested headlessly.
+// same experiment files `proteus train` and `proteus sweep` read (config::Experiment). What the
+// controls cannot edit of a file's grid is kept as given (kept_variants, kept_sweep). No drawing:
+// tested headlessly.
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -10,7 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/gui/state/kept_grid.hpp"
 #include "core/config/config.hpp"
 #include "core/config/experiment.hpp"
 #include "core/figures/figure.hpp"
@@ -18,7 +18,7 @@
 
 namespace proteus::gui {
 
-// variants: the loaded file's own variants (kept.variants), trained as the file gives them.
+// variants: the loaded file's own variants (kept_variants), trained as the file gives them.
 enum class RunMode { single, compare, sweep_e, variants };
 
 // The most seeds the window trains per run: the experiment's own limit.
@@ -45,7 +45,13 @@ class ExperimentEditor {
   std::string sweep_field = "model.mixer.E";  // model.mixer.E: the E sweep over sweep_E
   std::vector<nlohmann::json> sweep_values;
   bool sweep_baseline = true;          // over another field: each value also trained with E = 1
-  KeptGrid kept;                       // the loaded file's grid beyond the controls, trained as given
+  // The part of a loaded file's run grid the controls cannot edit, kept as the file gives it, shown
+  // read-only and written back on save, so the window trains what `proteus train` / `proteus sweep`
+  // train from the file: variants other than the compare pair (rows-per-block's d16..d128,
+  // normalize-variants' four), and sweep axes beside the one swept field (memory-load's
+  // data.mqar.layout beside data.mqar.pairs).
+  std::vector<config::Variant> kept_variants;
+  config::SweepGrid kept_sweep;
   int seeds = 1;                       // each run trained once per seed: config.seed, +1, ... (a seed group)
   std::string source;                  // the file last loaded or saved; "" for the defaults
   std::vector<std::string> notes;      // what loading changed (a seed list the window cannot train, ...)
@@ -57,23 +63,28 @@ class ExperimentEditor {
   // the file's, as the command line makes them. Throws InputError naming the file or field; the
   // editor is unchanged then.
   void load(const std::filesystem::path& file);
-  // The experiment as JSON that load() and the command line read back to the same runs.
-  nlohmann::json to_experiment_json() const;
-  // Writes to_experiment_json() atomically. Throws std::runtime_error when it cannot.
+  // The experiment the controls say: what load() and the command line read back to the same runs.
+  // Unchecked (runs() checks it).
+  config::Experiment to_experiment() const;
+  // Writes to_experiment().to_json() atomically. Throws std::runtime_error when it cannot.
   void save(const std::filesystem::path& file);
 
-  // The runs the command line makes of to_experiment_json() (config::expand_variants, or
-  // expand_sweep in sweep mode), validated (engine::validate_run): throws InputError naming the
+  // The runs the command line makes of to_experiment() (its runs(), or sweep_runs() in sweep
+  // mode), validated (engine::validate_run): throws InputError naming the
   // field. compare: "<name>-baseline" (E = 1) and "<name>-proteus-e<E>"; sweep: "<name>-E<e>" per E
   // (over another field: "<name>-E<e>-<field><value>" per value, E = 1 and config's E), crossed
   // with the kept grid's axes and variants; the file's variants: "<name>-<variant>" each.
   std::vector<config::RunConfig> runs() const;
   // "" when runs() would succeed, else the InputError's text (the window shows it and disables Start).
   std::string problem() const;
-  // How many runs to_experiment_json() makes (the grid's sizes x the variants x the seeds), unchecked.
+  // How many runs to_experiment() makes (the grid's sizes x the variants x the seeds), unchecked.
   size_t run_count() const;
   // The command that trains the saved file: "sweep" in sweep mode, else "train".
   std::string cli_command() const;
+  bool kept_empty() const { return kept_variants.empty() && kept_sweep.empty(); }
+  // The kept grid as the window shows it: config::describe_grid and config::grid_fields.
+  std::vector<std::string> kept_describe() const { return config::describe_grid(kept_variants, kept_sweep); }
+  std::vector<std::string> kept_fields() const { return config::grid_fields(kept_variants, kept_sweep); }
   // What of the kept grid the current mode does not train ("" when all of it is trained).
   std::string kept_left_out() const;
   // Sweeps over `field` instead of sweep_field. A field of the kept grid trades places with the

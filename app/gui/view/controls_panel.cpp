@@ -80,7 +80,7 @@ void draw_controls_panel(LabApp& app) {
   changed |= ImGui::RadioButton("compare with E = 1", &mode, 1);
   flow_same_line(radio_width("sweep"));
   changed |= ImGui::RadioButton("sweep", &mode, 2);
-  if (ed.kept.has_variants()) {
+  if (!ed.kept_variants.empty()) {
     // Offered only with a file's own variants: there is nothing else for it to train.
     flow_same_line(radio_width("the file's variants"));
     changed |= ImGui::RadioButton("the file's variants", &mode, static_cast<int>(RunMode::variants));

@@ -8,16 +8,16 @@ namespace proteus::gui {
 
 bool draw_kept_grid(LabApp& app) {
   auto& ed = app.editor.experiment;
-  if (ed.kept.empty()) return false;
+  if (ed.kept_empty()) return false;
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   ImGui::TextWrapped("From the file, trained as given (read-only):");  // wrapped: the column may be narrow
   ImGui::PopStyleColor();
-  for (const auto& line : ed.kept.describe()) {
+  for (const auto& line : ed.kept_describe()) {
     ImGui::Bullet();
     ImGui::TextWrapped("%s", line.c_str());  // a variant's fields are a long line: wrapped, not cut
   }
   std::string fields;
-  for (const auto& f : ed.kept.fields_set()) fields += (fields.empty() ? "" : ", ") + f;
+  for (const auto& f : ed.kept_fields()) fields += (fields.empty() ? "" : ", ") + f;
   ImGui::TextWrapped("These set %s run by run, over the controls below.", fields.c_str());
   ImGui::Text("%zu runs (proteus %s)", ed.run_count(), ed.cli_command().c_str());
   if (const auto left = ed.kept_left_out(); !left.empty()) {
@@ -27,8 +27,9 @@ bool draw_kept_grid(LabApp& app) {
   }
   if (!ImGui::Button("Leave out (edit with the controls)")) return false;
   std::string what;
-  for (const auto& line : ed.kept.describe()) what += (what.empty() ? "" : "; ") + line;
-  ed.kept = {};
+  for (const auto& line : ed.kept_describe()) what += (what.empty() ? "" : "; ") + line;
+  ed.kept_variants.clear();
+  ed.kept_sweep.clear();
   if (ed.mode == RunMode::variants) ed.mode = RunMode::single;  // no variants left to train
   app.notify("left out of the runs: " + what);
   return true;

@@ -1,5 +1,5 @@
-// The loaded file's grid that the controls cannot edit (ExperimentEditor::kept), read-only: its
-// variants and sweep axes with their values, the fields they set over the controls, the run count,
+// The loaded file's grid that the controls cannot edit (ExperimentEditor's kept_variants and
+// kept_sweep), read-only: its variants and sweep axes with their values, the fields they set over the controls, the run count,
 // what the current mode leaves out, and a button to leave it out and edit with the controls alone.
 #pragma once
 

@@ -93,7 +93,7 @@ bool draw_sweep_controls(LabApp& app) {
     ImGui::SetTooltip("Comma-separated: 16, 32, 64. Each value is trained with E = 1 and with the E below,\n"
                       "so the Training view draws the effect of gating against this field as runs finish\n"
                       "(numbers only: a list of names, rules say, is trained and drawn run by run).");
-  if (ed.kept.sweep.contains("model.mixer.E")) {
+  if (ed.kept_sweep.contains("model.mixer.E")) {
     ImGui::TextDisabled("each value: E from the file's grid below, %d seed%s", ed.seeds, ed.seeds == 1 ? "" : "s");
     return changed;
   }
