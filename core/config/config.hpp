@@ -211,6 +211,10 @@ const std::vector<std::string>& device_names();       // device: cpu, cuda
 const std::vector<std::string>& mixer_type_names();   // model.mixer.type: memory, attention
 const std::vector<std::string>& output_gate_names();  // model.mixer.output_gate: none, swish, sigmoid
 
+// One line for the window: "MLP chain: 3 SwiGLU blocks, updated every 1, 4, 16 steps", or "MLP: one
+// SwiGLU block, updated every step" for the default.
+std::string describe_mlp_chain(const MlpConfig& mlp);
+
 // Derived values with their defaults resolved (d_hidden, horizons, eval lengths).
 int resolved_d_hidden(const ModelConfig& m);
 int resolved_mixer_horizon(const RunConfig& c);

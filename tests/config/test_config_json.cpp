@@ -165,6 +165,8 @@ TEST(config, MlpChainRoundTripsAndNamesItsRefusals) {
   ASSERT_EQ(back.model.mlp.chain.size(), 3u);
   EXPECT_EQ(back.model.mlp.chain[1].every, 4);
   EXPECT_EQ(to_json(RunConfig())["model"]["mlp"]["chain"], json::parse(R"([{"every": 1}])"));
+  EXPECT_EQ(describe_mlp_chain(RunConfig().model.mlp), "MLP: one SwiGLU block, updated every step");
+  EXPECT_EQ(describe_mlp_chain(c.model.mlp), "MLP chain: 3 SwiGLU blocks, updated every 1, 4, 1 steps");
   EXPECT_STREQ(refusal(json::parse(R"({"model": {"mlp": {"chain": [{"every": 2}]}}})")).what(),
                "model.mlp.chain[0].every: must be 1: the first block is updated every step (C_1 = 1), got 2");
   EXPECT_STREQ(refusal(json::parse(R"({"model": {"mlp": {"chain": [{"every": 1}, {"every": 0}]}}})")).what(),
