@@ -59,7 +59,9 @@ bool draw_model_section(config::RunConfig& c) {
                         "gated RMSNorm of Gated DeltaNet and Comba) or sigmoid: RMSNorm(o) * act(W_g x) per head");
   }
   // The MLP chain (model.mlp.chain, Hope-Attention) is shown, not edited: a preset or --set sets it.
-  ImGui::TextDisabled("%s", config::describe_mlp_chain(c.model.mlp).c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", config::describe_mlp_chain(c.model.mlp).c_str());
+  ImGui::PopStyleColor();
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("model.mlp.chain: SwiGLU blocks one after another in each layer, block i updated every\n"
                       "chain[i].every training steps with the mean of its summed gradients (set it in the\n"
