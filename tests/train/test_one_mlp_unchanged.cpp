@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/backend/cpu_backend.hpp"
+#include "core/config/config_json.hpp"
 #include "core/model/model.hpp"
 #include "core/train/gated_adamw.hpp"
 
@@ -94,9 +95,15 @@ TEST(OneMlpUnchanged, SameWeightsAndLossesAsBeforeTheChain) {
 }
 
 TEST(OneMlpUnchanged, AnAbsentChainIsOneBlockUpdatedEveryStep) {
-  auto explicit_default = one_mlp_config();
-  explicit_default.model.mlp.chain = {config::MlpBlockConfig{1}};
-  const Trace a = train_a_few_steps(one_mlp_config()), b = train_a_few_steps(explicit_default);
+  // Read from JSON: a file without model.mlp, and one that names the default chain.
+  const auto base = config::to_json(one_mlp_config());
+  auto absent = base;
+  absent["model"]["vocab"] = 256;  // what validation asks of byte-level text
+  auto named = absent;
+  absent["model"].erase("mlp");
+  named["model"]["mlp"] = nlohmann::json::parse(R"({"chain": [{"every": 1}]})");
+  const Trace a = train_a_few_steps(config::parse_run_config(absent));
+  const Trace b = train_a_few_steps(config::parse_run_config(named));
   EXPECT_EQ(a.hash, b.hash);
   EXPECT_EQ(a.losses, b.losses);
 }
