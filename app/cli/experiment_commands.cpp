@@ -147,9 +147,17 @@ int watch(const std::string& program, Start&& start) {
 
 int run_job(const std::string& program, const std::vector<config::RunConfig>& runs, const ExperimentOptions& o) {
   if (o.dry_run) {
-    for (const auto& r : runs)
+    for (const auto& r : runs) {
       std::cout << r.name << ": " << r.model.mixer.type << " " << r.model.mixer.rule << " E=" << r.model.mixer.E
-                << " seed=" << r.seed << " steps=" << r.train.steps << "\n";
+                << " seed=" << r.seed << " steps=" << r.train.steps;
+      // What tells Hope-Attention's arms apart: the MLP chain's periods and the parameter schedule.
+      if (r.model.mlp.chain.size() > 1) {
+        std::cout << " mlp.chain.every=";
+        for (size_t i = 0; i < r.model.mlp.chain.size(); ++i) std::cout << (i ? "," : "") << r.model.mlp.chain[i].every;
+      }
+      if (r.model.param_schedule.enabled) std::cout << " param_schedule.E=" << r.model.param_schedule.E;
+      std::cout << "\n";
+    }
     return exit_ok;
   }
   return watch(program, [&] { return engine::start_training(runs, {.evaluate = !o.no_eval, .side_by_side = o.side_by_side}); });

@@ -11,6 +11,13 @@ int resolved_d_hidden(const ModelConfig& m) {
   return static_cast<int>(units * 32);
 }
 
+std::string describe_mlp_chain(const MlpConfig& mlp) {
+  if (mlp.chain.size() == 1 && mlp.chain[0].every == 1) return "MLP: one SwiGLU block, updated every step";
+  std::string every;
+  for (size_t i = 0; i < mlp.chain.size(); ++i) every += (i ? ", " : "") + std::to_string(mlp.chain[i].every);
+  return "MLP chain: " + std::to_string(mlp.chain.size()) + " SwiGLU blocks, updated every " + every + " steps";
+}
+
 int resolved_mixer_horizon(const RunConfig& c) { return c.model.mixer.N > 0 ? c.model.mixer.N : c.data.seq_len; }
 
 const std::vector<std::string>& device_names() {

@@ -50,6 +50,22 @@ struct ParamScheduleConfig {
   memory::ScheduleSpec schedule;
 };
 
+// One SwiGLU block of the MLP chain (SPEC section 8, Hope-Attention): its parameters are updated
+// every `every` training steps, with the mean of the gradients summed over those steps.
+struct MlpBlockConfig {
+  int every = 1;
+};
+
+// The MLP of each layer: a chain of SwiGLU blocks y = MLP_m(... MLP_1(h)), each with its own update
+// period (C_1 = 1). The default, one block updated every step, is the one-MLP model.
+struct MlpConfig {
+  std::vector<MlpBlockConfig> chain = {MlpBlockConfig{}};
+};
+
+// The longest MLP chain a layer takes, and the longest update period of one of its blocks.
+inline constexpr int kMaxMlpChain = 8;
+inline constexpr int kMaxMlpEvery = 1 << 20;
+
 struct ModelConfig {
   int vocab = 256;    // bytes
   int d_model = 128;
@@ -58,6 +74,7 @@ struct ModelConfig {
   double norm_eps = 1e-5;
   double init_std = 0.02;
   MixerConfig mixer;
+  MlpConfig mlp;
   ParamScheduleConfig param_schedule;
 };
 
@@ -193,6 +210,10 @@ struct RunConfig {
 const std::vector<std::string>& device_names();       // device: cpu, cuda
 const std::vector<std::string>& mixer_type_names();   // model.mixer.type: memory, attention
 const std::vector<std::string>& output_gate_names();  // model.mixer.output_gate: none, swish, sigmoid
+
+// One line for the window: "MLP chain: 3 SwiGLU blocks, updated every 1, 4, 16 steps", or "MLP: one
+// SwiGLU block, updated every step" for the default.
+std::string describe_mlp_chain(const MlpConfig& mlp);
 
 // Derived values with their defaults resolved (d_hidden, horizons, eval lengths).
 int resolved_d_hidden(const ModelConfig& m);

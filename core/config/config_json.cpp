@@ -66,6 +66,9 @@ void visit_model(V& v, ModelConfig& m) {
     v.field("block_axis", x.block_axis);
     v.field("output_gate", x.output_gate);
   });
+  v.object("mlp", [&] {
+    v.list("chain", m.mlp.chain, [&](MlpBlockConfig& block) { v.field("every", block.every); });
+  });
   v.object("param_schedule", [&] {
     ParamScheduleConfig& p = m.param_schedule;
     v.field("enabled", p.enabled);
@@ -392,7 +395,8 @@ void check_derived_sizes(const RunConfig& c) {
   const MixerConfig& x = m.mixer;
   const int64_t V = m.vocab, C = m.d_model, L = m.layers, F = resolved_d_hidden(m), H = x.heads, dh = x.d_head;
   const int64_t HD = saturating_product({H, dh});
-  const int64_t per_layer = saturating_product({4, C, HD}) + saturating_product({3, C, F}) +
+  const int64_t per_layer = saturating_product({4, C, HD}) +
+                            saturating_product({3, C, F, std::max<int64_t>(1, static_cast<int64_t>(m.mlp.chain.size()))}) +
                             saturating_product({3, HD, std::max<int64_t>(x.conv, 1)}) + saturating_product({C, H, x.window + 4});
   const int64_t params = saturating_product({V, C}) + saturating_product({L, per_layer});
   if (params > kMaxParameters || params < 0)
@@ -529,6 +533,23 @@ void check_block_axis(const MixerConfig& x) {
     throw InputError("model.mixer.block_axis", x.block_axis + " with rule swla (E > 1) is not implemented yet");
 }
 
+// model.mlp.chain (SPEC section 8, Hope-Attention): 1 to kMaxMlpChain blocks, each updated every
+// `every` steps in [1, kMaxMlpEvery], the first every step (C_1 = 1).
+void check_mlp_chain(const MlpConfig& mlp) {
+  const auto& chain = mlp.chain;
+  if (chain.empty())
+    throw InputError("model.mlp.chain", "must hold at least one block, e.g. [{\"every\": 1}] (the one-MLP model)");
+  if (chain.size() > static_cast<size_t>(kMaxMlpChain))
+    throw InputError("model.mlp.chain", "holds " + std::to_string(chain.size()) + " blocks, more than the limit of " +
+                                            std::to_string(kMaxMlpChain));
+  for (size_t i = 0; i < chain.size(); ++i)
+    in_int_range(indexed("model.mlp.chain", i) + ".every", chain[i].every, 1, kMaxMlpEvery,
+                 std::to_string(kMaxMlpEvery));
+  if (chain[0].every != 1)
+    throw InputError("model.mlp.chain[0].every", "must be 1: the first block is updated every step (C_1 = 1), got " +
+                                                     std::to_string(chain[0].every));
+}
+
 // data.tokenizer and its fields (SPEC section 8). A synthetic task keeps its own ids (MQAR's and
 // the needle's vocabularies), so bpe is refused where the mix draws one; NIAH is text, tokenised.
 void check_tokenizer(const RunConfig& c) {
@@ -623,6 +644,7 @@ void validate(const RunConfig& c) {
   const int64_t D = mixer_state_size(x);
   in_int_range("model.mixer.E", x.E, 1, D, "D = d_head^2 = " + std::to_string(D));
   if (x.type == "memory") check_block_axis(x);
+  check_mlp_chain(m.mlp);
   const ParamScheduleConfig& p = m.param_schedule;
   const int64_t F = resolved_d_hidden(m);
   in_int_range("model.param_schedule.E", p.E, 1, F, "d_hidden = " + std::to_string(F));

@@ -13,9 +13,18 @@ namespace proteus::model {
 
 template <class T>
 Model<T>::Model(const config::ModelConfig& cfg, int horizon, backend::Backend<T>& be, uint64_t seed)
-    : cfg_(cfg), be_(be), C_(cfg.d_model), V_(cfg.vocab), L_(cfg.layers), horizon_(horizon) {
+    : cfg_(cfg),
+      be_(be),
+      C_(cfg.d_model),
+      V_(cfg.vocab),
+      L_(cfg.layers),
+      M_(static_cast<int>(cfg.mlp.chain.size())),
+      horizon_(horizon) {
+  if (M_ < 1) throw std::invalid_argument("model.mlp.chain must hold at least one block");
   const double std = cfg.init_std;
-  const double out_std = std / std::sqrt(2.0 * L_);  // GPT-2's scaling of residual outputs
+  // GPT-2's scaling of residual outputs by the number of residual branches: a mixer and M chain
+  // blocks per layer (2 L for the one-MLP model).
+  const double out_std = std / std::sqrt(static_cast<double>(1 + M_) * L_);
   const int F = config::resolved_d_hidden(cfg);
   wte_ = table_.add("embed.weight", {V_, C_}, Init::normal, std, Decay::applied);
   const auto& m = cfg.mixer;
@@ -29,8 +38,18 @@ Model<T>::Model(const config::ModelConfig& cfg, int horizon, backend::Backend<T>
       mixers_.push_back(std::make_unique<MemoryMixer<T>>(be, table_, p + ".mixer", C_, m, schedule, std, out_std,
                                                          cfg.norm_eps));
     }
-    ln2_.push_back(table_.add(p + ".mlp_norm.weight", {C_}, Init::ones, 0, Decay::none));
-    mlps_.push_back(std::make_unique<SwigluMlp<T>>(be, table_, p + ".mlp", C_, F, std, out_std));
+    // The MLP chain (SPEC section 8, Hope-Attention): y = MLP_m(... MLP_1(h)), each block a pre-norm
+    // residual step x += SwiGLU_i(RMSNorm_i(x)) like the one MLP it generalises, rather than a bare
+    // composition inside one residual branch: with the init's small output maps a bare composition
+    // would hand MLP_2.. a near-zero input (and MLP_1 a vanishing gradient), while residual steps
+    // keep every block's input at the stream's scale. Block 0 keeps the one MLP's names and place
+    // (so the default chain is today's model bit for bit); block i >= 1 registers its norm gain and
+    // maps together after it, one contiguous range per layer for the optimiser.
+    for (int i = 0; i < M_; ++i) {
+      const std::string b = i == 0 ? p + ".mlp" : p + ".mlp_chain." + std::to_string(i);
+      ln2_.push_back(table_.add(i == 0 ? p + ".mlp_norm.weight" : b + ".norm.weight", {C_}, Init::ones, 0, Decay::none));
+      mlps_.push_back(std::make_unique<SwigluMlp<T>>(be, table_, b, C_, F, std, out_std));
+    }
   }
   lnf_ = table_.add("norm.weight", {C_}, Init::ones, 0, Decay::none);
   params_ = be_.alloc(table_.total());
@@ -92,9 +111,10 @@ double Model<T>::forward(const int32_t* tokens, const int32_t* targets, const fl
   T* xs = xs_.reserve(be_, nc * (L_ + 1));
   T* xmid = xmid_.reserve(be_, nc * L_);
   T* h1 = h1_.reserve(be_, nc * L_);
-  T* h2 = h2_.reserve(be_, nc * L_);
+  T* h2 = h2_.reserve(be_, nc * L_ * M_);
   T* rstd1 = rstd1_.reserve(be_, static_cast<size_t>(N) * L_);
-  T* rstd2 = rstd2_.reserve(be_, static_cast<size_t>(N) * L_);
+  T* rstd2 = rstd2_.reserve(be_, static_cast<size_t>(N) * L_ * M_);
+  T* xchain = M_ > 1 ? xchain_.reserve(be_, nc * L_ * (M_ - 1)) : nullptr;
   T* tmp = tmp_.reserve(be_, nc);
   const T eps = static_cast<T>(cfg_.norm_eps);
 
@@ -104,9 +124,15 @@ double Model<T>::forward(const int32_t* tokens, const int32_t* targets, const fl
     be_.rmsnorm_forward(h1 + l * nc, rstd1 + l * N, x, params_ + ln1_[l], N, C_, eps);
     mixers_[l]->forward(tmp, h1 + l * nc, B, Tn);
     be_.add(xmid + l * nc, x, tmp, nc);
-    be_.rmsnorm_forward(h2 + l * nc, rstd2 + l * N, xmid + l * nc, params_ + ln2_[l], N, C_, eps);
-    mlps_[l]->forward(tmp, h2 + l * nc, B, Tn);
-    be_.add(xs + (l + 1) * nc, xmid + l * nc, tmp, nc);
+    const T* in = xmid + l * nc;  // the chain's residual stream, block by block
+    for (int i = 0; i < M_; ++i) {
+      const size_t at = static_cast<size_t>(l) * M_ + i;
+      be_.rmsnorm_forward(h2 + at * nc, rstd2 + at * N, in, params_ + ln2_[at], N, C_, eps);
+      mlps_[at]->forward(tmp, h2 + at * nc, B, Tn);
+      T* out = i == M_ - 1 ? xs + (l + 1) * nc : xchain + (static_cast<size_t>(l) * (M_ - 1) + i) * nc;
+      be_.add(out, in, tmp, nc);
+      in = out;
+    }
   }
   be_.rmsnorm_forward(hf_.reserve(be_, nc), rstdf_.reserve(be_, N), xs + L_ * nc, params_ + lnf_, N, C_, eps);
   be_.matmul_forward(logits_.reserve(be_, static_cast<size_t>(N) * V_), hf_, params_ + wte_, N, C_, V_);
@@ -145,10 +171,14 @@ void Model<T>::backward() {
   be_.matmul_backward(dhf_.reserve(be_, nc), grads_ + wte_, dlogits_, hf_, params_ + wte_, N, C_, V_);
   be_.rmsnorm_backward(dx, grads_ + lnf_, dhf_, xs_.get() + L_ * nc, params_ + lnf_, rstdf_, N, C_);
   for (int l = L_ - 1; l >= 0; --l) {
-    mlps_[l]->backward(dh, dx);
-    be_.rmsnorm_backward(tmp, grads_ + ln2_[l], dh, xmid_.get() + l * nc, params_ + ln2_[l], rstd2_.get() + l * N, N,
-                         C_);
-    be_.add(dxmid, dx, tmp, nc);
+    for (int i = M_ - 1; i >= 0; --i) {  // dx: the gradient of the stream after block i
+      const size_t at = static_cast<size_t>(l) * M_ + i;
+      const T* in = i == 0 ? xmid_.get() + l * nc : xchain_.get() + (static_cast<size_t>(l) * (M_ - 1) + i - 1) * nc;
+      mlps_[at]->backward(dh, dx);
+      be_.rmsnorm_backward(tmp, grads_ + ln2_[at], dh, in, params_ + ln2_[at], rstd2_.get() + at * N, N, C_);
+      if (i == 0) be_.add(dxmid, dx, tmp, nc);
+      else be_.axpy(dx, T(1), tmp, nc);
+    }
     mixers_[l]->backward(dh, dxmid);
     be_.rmsnorm_backward(tmp, grads_ + ln1_[l], dh, xs_.get() + l * nc, params_ + ln1_[l], rstd1_.get() + l * N, N,
                          C_);
@@ -210,6 +240,21 @@ std::vector<T> Model<T>::mlp_update_mask(int64_t active_units) const {
       }
   }
   return mask;
+}
+
+template <class T>
+std::vector<ParamRange> Model<T>::mlp_block_ranges(int i) const {
+  if (i < 0 || i >= M_) throw std::out_of_range("MLP chain block " + std::to_string(i) + " of " + std::to_string(M_));
+  std::vector<ParamRange> ranges;
+  for (int l = 0; l < L_; ++l) {
+    const size_t at = static_cast<size_t>(l) * M_ + i;
+    const auto& mlp = *mlps_[at];
+    // Registered together: norm gain, W1, W3, W2 (block 0: the norm sits before it, the same way).
+    const size_t begin = ln2_[at], end = mlp.w2_offset() + static_cast<size_t>(C_) * mlp.hidden();
+    if (mlp.w1_offset() != begin + C_) throw std::logic_error("an MLP chain block's parameters are not contiguous");
+    ranges.push_back({begin, end - begin});
+  }
+  return ranges;
 }
 
 template <class T>

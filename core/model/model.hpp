@@ -1,6 +1,8 @@
 // The language model of SPEC section 5: byte embedding, then per layer
 //   x += Mixer(RMSNorm(x));  x += SwiGLU(RMSNorm(x))
-// a final RMSNorm and an LM head tied to the embedding. The mixer is the gated memory (any rule,
+// a final RMSNorm and an LM head tied to the embedding. With an MLP chain (model.mlp.chain, SPEC
+// section 8's Hope-Attention) the one SwiGLU step becomes m of them, x += SwiGLU_i(RMSNorm_i(x))
+// for i = 1..m, each block with its own norm gain. The mixer is the gated memory (any rule,
 // E blocks on a schedule over positions) or causal softmax attention. Runs on any Backend<T>:
 // float for work, double for gradient checks. Parameters and gradients are one flat vector each.
 #pragma once
@@ -56,12 +58,19 @@ class Model {
   // every head's state S_t, on the host as (layers, B, H, T, n_blocks). Empty for attention.
   std::vector<float> block_occupancy(int n_blocks) const;
 
-  // Hidden units of every MLP (the parameter schedule's blocks): a mask over the flat
-  // parameters, 1 except on the rows of W1, W3 and columns of W2 at or past active_units.
+  // Hidden units of every MLP, every block of every chain (the parameter schedule's blocks): a
+  // mask over the flat parameters, 1 except on the rows of W1, W3 and columns of W2 at or past
+  // active_units.
   std::vector<T> mlp_update_mask(int64_t active_units) const;
   // 1 on parameters that take weight decay.
   std::vector<T> decay_mask() const;
   int mlp_hidden() const;
+  // Blocks in each layer's MLP chain (model.mlp.chain; 1 = the one MLP).
+  int mlp_chain_length() const { return M_; }
+  // The parameters of chain block i (its norm gain, W1, W3 and W2) in every layer: one contiguous
+  // range of the flat vector per layer, in layer order. What the optimiser updates every
+  // model.mlp.chain[i].every steps.
+  std::vector<ParamRange> mlp_block_ranges(int i) const;
 
  private:
   void init_params(uint64_t seed);
@@ -69,12 +78,13 @@ class Model {
   config::ModelConfig cfg_;
   backend::Backend<T>& be_;
   ParamTable table_;
-  int C_, V_, L_;
+  int C_, V_, L_, M_;
   int horizon_;
   size_t wte_, lnf_;
-  std::vector<size_t> ln1_, ln2_;
+  std::vector<size_t> ln1_;
+  std::vector<size_t> ln2_;  // (L, M): the norm gain in front of each chain block
   std::vector<std::unique_ptr<Layer<T>>> mixers_;
-  std::vector<std::unique_ptr<SwigluMlp<T>>> mlps_;
+  std::vector<std::unique_ptr<SwigluMlp<T>>> mlps_;  // (L, M): layer l's chain block i at l * M + i
   T* params_ = nullptr;
   T* grads_ = nullptr;
 
@@ -83,6 +93,7 @@ class Model {
   bool has_targets_ = false;
   IdBuffer<T> tokens_, targets_;  // (B, T) on the backend
   Buffer<T> weights_, xs_, xmid_, h1_, h2_, rstd1_, rstd2_, hf_, rstdf_, logits_, probs_, losses_;
+  Buffer<T> xchain_;  // (L, M - 1, B, T, C): the residual stream after each chain block but the last
   Buffer<T> dx_, dxmid_, dh_, dhf_, dlogits_, tmp_;
   double weight_sum_ = 0;
 };

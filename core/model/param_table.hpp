@@ -31,6 +31,12 @@ struct ParamEntry {
   bool decay = true;           // weight decay applies (matrices), not to gains and biases
 };
 
+// A contiguous range of the flat parameter vector.
+struct ParamRange {
+  size_t offset = 0;
+  size_t size = 0;
+};
+
 class ParamTable {
  public:
   // Returns the entry's offset; offsets are packed in the order of registration.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -55,17 +56,23 @@ void save_checkpoint(const std::string& path, const model::Model<float>& model, 
     const int64_t n = static_cast<int64_t>(m.size());
     tensors.push_back(runs::Tensor::from_f32("optimizer.exp_avg", {n}, m));
     tensors.push_back(runs::Tensor::from_f32("optimizer.exp_avg_sq", {n}, v));
+    if (opt->grad_sums_size() > 0) {  // the slow MLP chain blocks' gradients summed mid-period
+      std::vector<float> sums(opt->grad_sums_size());
+      be.download(sums.data(), opt->grad_sums(), sums.size());
+      tensors.push_back(runs::Tensor::from_f32(kChainGradSums, {static_cast<int64_t>(sums.size())}, sums));
+    }
   }
   std::ostringstream rng;
   rng << state.rng;
   std::ostringstream wall;
   wall.precision(17);
   wall << state.wall_s;
-  write_safetensors(path, tensors,
-                    {{"format", "proteus-checkpoint-1"},
-                     {"step", std::to_string(state.step)},
-                     {"wall_s", wall.str()},
-                     {"data_rng", rng.str()}});
+  std::map<std::string, std::string> meta = {{"format", "proteus-checkpoint-1"},
+                                              {"step", std::to_string(state.step)},
+                                              {"wall_s", wall.str()},
+                                              {"data_rng", rng.str()}};
+  if (opt && opt->grad_sums_size() > 0) meta[kChainPhase] = opt->chain_phase(state.step);
+  write_safetensors(path, tensors, meta);
 }
 
 CheckpointState load_checkpoint(const std::string& path, model::Model<float>& model, GatedAdamW<float>* opt) {
@@ -93,6 +100,18 @@ CheckpointState load_checkpoint(const std::string& path, model::Model<float>& mo
   CheckpointState state;
   auto meta = [&](const std::string& key) { return metadata(file, path, key); };
   state.step = read_step(meta("step"), path);
+  if (opt && opt->grad_sums_size() > 0) {
+    // A run with slow MLP chain blocks resumes mid-period only with the gradients summed so far.
+    const auto* t = file.find(kChainGradSums);
+    if (!t) throw fail(std::string("tensor '") + kChainGradSums + "' is missing (the MLP chain's summed gradients: cannot resume training)");
+    const auto values = t->to_f32();
+    if (values.size() != opt->grad_sums_size()) throw fail(std::string("tensor '") + kChainGradSums + "' has the wrong size");
+    const std::string phase = meta(kChainPhase);
+    if (phase != opt->chain_phase(state.step))
+      throw fail(std::string("metadata '") + kChainPhase + "' is " + phase + ", but step " + std::to_string(state.step) +
+                 " of model.mlp.chain is at " + opt->chain_phase(state.step));
+    be.upload(opt->grad_sums(), values.data(), values.size());
+  }
   std::istringstream wall(meta("wall_s"));
   wall >> state.wall_s;
   if (!wall || !std::isfinite(state.wall_s)) throw fail("metadata 'wall_s' is not a number of seconds");

@@ -1,6 +1,7 @@
 // A training checkpoint as one safetensors file (so PyTorch reads the weights directly): every
 // parameter under its table name, the optimiser's moments, and in the metadata the step, the
-// data sampler's RNG state and the wall time so far, so a resumed run continues bit for bit.
+// data sampler's RNG state and the wall time so far (and an MLP chain's summed gradients), so a
+// resumed run continues bit for bit.
 // Written atomically: a crash mid-write leaves the previous checkpoint intact.
 #pragma once
 #include <random>
@@ -12,6 +13,11 @@
 namespace proteus::train {
 
 inline constexpr const char* kCheckpointFile = "checkpoint.safetensors";
+// With slow MLP chain blocks (model.mlp.chain): their gradients summed since their period began,
+// and where each block is in its period ("0,2,10", step % every), so a resume mid-period goes on
+// bit for bit.
+inline constexpr const char* kChainGradSums = "optimizer.mlp_chain_grad_sums";
+inline constexpr const char* kChainPhase = "mlp_chain_phase";
 
 struct CheckpointState {
   int step = 0;

@@ -152,6 +152,30 @@ TEST(config, ExactMessages) {
   EXPECT_STREQ(refusal(text(R"({"train": {"min_lr": 0.5}})")).what(), "train.min_lr: must be in [0, lr = 0.003], got 0.5");
 }
 
+// model.mlp.chain (SPEC section 8, Hope-Attention): read, written back, and refused with the field and
+// the value; absent, it is one block updated every step.
+TEST(config, MlpChainRoundTripsAndNamesItsRefusals) {
+  EXPECT_EQ(RunConfig().model.mlp.chain.size(), 1u);
+  EXPECT_EQ(parse_run_config(json::object()).model.mlp.chain[0].every, 1);
+  const auto c = parse_run_config(json::parse(R"({"model": {"mlp": {"chain": [{"every": 1}, {"every": 4}, {}]}}})"));
+  ASSERT_EQ(c.model.mlp.chain.size(), 3u);
+  EXPECT_EQ(c.model.mlp.chain[1].every, 4);
+  EXPECT_EQ(c.model.mlp.chain[2].every, 1);  // an element's missing field keeps its default
+  const auto back = parse_run_config(to_json(c));
+  ASSERT_EQ(back.model.mlp.chain.size(), 3u);
+  EXPECT_EQ(back.model.mlp.chain[1].every, 4);
+  EXPECT_EQ(to_json(RunConfig())["model"]["mlp"]["chain"], json::parse(R"([{"every": 1}])"));
+  EXPECT_EQ(describe_mlp_chain(RunConfig().model.mlp), "MLP: one SwiGLU block, updated every step");
+  EXPECT_EQ(describe_mlp_chain(c.model.mlp), "MLP chain: 3 SwiGLU blocks, updated every 1, 4, 1 steps");
+  EXPECT_STREQ(refusal(json::parse(R"({"model": {"mlp": {"chain": [{"every": 2}]}}})")).what(),
+               "model.mlp.chain[0].every: must be 1: the first block is updated every step (C_1 = 1), got 2");
+  EXPECT_STREQ(refusal(json::parse(R"({"model": {"mlp": {"chain": [{"every": 1}, {"every": 0}]}}})")).what(),
+               "model.mlp.chain[1].every: must be in [1, 1048576], got 0");
+  EXPECT_NE(std::string(refusal(json::parse(R"({"model": {"mlp": {"chain": [{}, {}, {}, {}, {}, {}, {}, {}, {}]}}})")).what())
+                .find("holds 9 blocks, more than the limit of 8"),
+            std::string::npos);
+}
+
 TEST(config, UnknownKeysAnywhere) {
   struct Case {
     const char* json_text;
@@ -224,6 +248,16 @@ TEST(config, EveryRefusalNamesItsPath) {
       {R"({"model": {"param_schedule": {"schedule": {"type": "geometrik"}}}})", "model.param_schedule.schedule.type"},
       {R"({"model": {"param_schedule": {"E": 2, "schedule": {"type": "custom", "unlock": [1]}}}})",
        "model.param_schedule.schedule.unlock"},
+      {R"({"model": {"mlp": {"chain": []}}})", "model.mlp.chain"},
+      {R"({"model": {"mlp": {"chain": {"every": 1}}}})", "model.mlp.chain"},
+      {R"({"model": {"mlp": {"chain": [{"every": 1}, {"every": 0}]}}})", "model.mlp.chain[1].every"},
+      {R"({"model": {"mlp": {"chain": [{"every": 1}, {"every": -4}]}}})", "model.mlp.chain[1].every"},
+      {R"({"model": {"mlp": {"chain": [{"every": 1}, {"every": 2.5}]}}})", "model.mlp.chain[1].every"},
+      {R"({"model": {"mlp": {"chain": [{"every": 4}, {"every": 16}]}}})", "model.mlp.chain[0].every"},
+      {R"({"model": {"mlp": {"chain": [{}, {}, {}, {}, {}, {}, {}, {}, {}]}}})", "model.mlp.chain"},
+      {R"({"model": {"mlp": {"chain": [{"every": 1}, {"every": 1048577}]}}})", "model.mlp.chain[1].every"},
+      {R"({"model": {"mlp": {"chain": [{"every": 1}, {"evry": 4}]}}})", "model.mlp.chain[1].evry"},
+      {R"({"model": {"mlp": {"chains": []}}})", "model.mlp.chains"},
       {R"({"data": {"seq_len": 7}})", "data.seq_len"},
       {R"({"data": {"batch": 0}})", "data.batch"},
       {R"({"data": {"text": {"path": ""}}})", "data.text.path"},

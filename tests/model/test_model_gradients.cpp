@@ -1,7 +1,7 @@
 // The whole model's gradient against central finite differences in float64, on tiny configs of
 // every mixer (each memory rule with E > 1 and the attention reference) and of the readings of
-// SPEC section 8 (output gate, value_rows), with the parameter schedule's mask and per-position
-// loss weights; plus same-seed-same-bits in float.
+// SPEC section 8 (output gate, value_rows, the MLP chain of Hope-Attention), with the parameter
+// schedule's mask and per-position loss weights; plus same-seed-same-bits in float.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -121,6 +121,22 @@ INSTANTIATE_TEST_SUITE_P(Readings, ReadingGradient,
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" + std::get<2>(info.param);
                          });
+
+// The MLP chain of Hope-Attention (model.mlp.chain): three SwiGLU blocks, each a residual step with
+// its own norm gain, behind the attention mixer (the Hope-Attention arm) and behind a memory mixer.
+// The update periods do not touch the forward, so the gradient is the chain's whole backward.
+class ChainGradient : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(ChainGradient, MatchesCentralFiniteDifferences) {
+  const auto [type, rule] = GetParam();
+  auto cfg = tiny_config(type, rule);
+  cfg.mlp.chain = {{1}, {4}, {16}};
+  expect_gradients_match_finite_differences(cfg);
+}
+
+INSTANTIATE_TEST_SUITE_P(Chains, ChainGradient,
+                         ::testing::Values(std::pair{"attention", ""}, std::pair{"memory", "comba"}),
+                         [](const auto& info) { return info.param.first + "_" + info.param.second; });
 
 TEST(Model, SameSeedSameBits) {
   auto be = backend::make_cpu_backend<float>(0);

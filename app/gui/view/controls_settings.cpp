@@ -59,6 +59,14 @@ bool draw_model_section(config::RunConfig& c) {
       ImGui::SetTooltip("A gate on the memory's read (model.mixer.output_gate): none (the default), swish (the\n"
                         "gated RMSNorm of Gated DeltaNet and Comba) or sigmoid: RMSNorm(o) * act(W_g x) per head");
   }
+  // The MLP chain (model.mlp.chain, Hope-Attention) is shown, not edited: a preset or --set sets it.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", config::describe_mlp_chain(c.model.mlp).c_str());
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("model.mlp.chain: SwiGLU blocks one after another in each layer, block i updated every\n"
+                      "chain[i].every training steps with the mean of its summed gradients (set it in the\n"
+                      "experiment file or with --set model.mlp.chain=[{\"every\":1},{\"every\":4}])");
   return changed;
 }
 
