@@ -2,7 +2,7 @@
 // one thread per (row, channel); dw sums over rows deterministically (column_sums.cuh).
 #include <cuda_runtime.h>
 
-#include "core/backend/activations.hpp"
+#include "core/backend/ops/activations.hpp"
 
 #include "kernels/block_reduce.cuh"
 #include "kernels/column_sums.cuh"
@@ -13,7 +13,7 @@
 namespace proteus::cuda {
 namespace {
 
-using backend::sigmoid;  // core/backend/activations.hpp: the CPU's definitions
+using backend::sigmoid;  // core/backend/ops/activations.hpp: the CPU's definitions
 using backend::silu_grad;
 
 // pre (B, T, Ch) = sum_j w[c, j] in[b, t - (K-1) + j, c]; taps before t = 0 read zeros.

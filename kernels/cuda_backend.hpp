@@ -1,4 +1,4 @@
-// The CUDA backend: every op of core/backend/backend.hpp on one GPU, in float, with the CPU
+// The CUDA backend: every op of core/backend/ops/backend.hpp on one GPU, in float, with the CPU
 // backend's semantics (cpu_backend.cpp is the reference for each op: the same accumulate-or-
 // overwrite convention, the same saved buffers, the same null-pointer meanings).
 //  - Matrix products go to cuBLAS in plain FP32 (no TF32), so parity with the float64 oracle holds.
@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-#include "core/backend/backend.hpp"
+#include "core/backend/ops/backend.hpp"
 
 struct cublasContext;  // cuBLAS's handle type, kept out of this header
 

@@ -3,7 +3,7 @@
 // input (add(out = x, ...)) and each element reads only its own inputs.
 #include <cuda_runtime.h>
 
-#include "core/backend/activations.hpp"
+#include "core/backend/ops/activations.hpp"
 
 #include "kernels/block_reduce.cuh"
 #include "kernels/column_sums.cuh"
@@ -14,7 +14,7 @@
 namespace proteus::cuda {
 namespace {
 
-using backend::sigmoid;  // core/backend/activations.hpp: the CPU's definitions
+using backend::sigmoid;  // core/backend/ops/activations.hpp: the CPU's definitions
 using backend::silu_grad;
 using backend::softplus;
 using backend::softplus_grad;

@@ -6,13 +6,13 @@
 // are still locked hold zeros and stay zero). The forward keeps only the chunk-start states; the
 // backward recomputes everything inside a chunk from them (no per-token tape).
 // Run on an H100 on 2026-11-26 (experiments/results/gpu-chunked-kernels.md); the self-check
-// (core/backend/self_check.cpp) still runs them through the parity table in every process and,
+// (core/backend/check/self_check.cpp) still runs them through the parity table in every process and,
 // when one disagrees with the CPU or faults the device, sends that rule to the recurrent kernels.
 #pragma once
 #include <memory>
 #include <string>
 
-#include "core/backend/backend.hpp"
+#include "core/backend/ops/backend.hpp"
 #include "core/memory/chunk_size.hpp"
 
 struct cublasContext;

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/backend/backend.hpp"
+#include "core/backend/ops/backend.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/active_prefix_bounds.hpp"
 #include "kernels/rule_limits.hpp"

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/backend/backend.hpp"
+#include "core/backend/ops/backend.hpp"
 
 namespace proteus::cuda {
 

@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "app/cli/command_support.hpp"
-#include "core/backend/kernel_benchmark.hpp"
-#include "core/backend/op_benchmark.hpp"
+#include "core/backend/bench/kernel_benchmark.hpp"
+#include "core/backend/bench/op_benchmark.hpp"
 #include "core/config/experiment.hpp"
 #include "core/engine/schedule_explore.hpp"
 #include "core/memory/chunk_size.hpp"

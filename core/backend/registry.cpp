@@ -3,8 +3,8 @@
 #include <map>
 #include <mutex>
 
-#include "core/backend/cpu_backend.hpp"
-#include "core/backend/self_check.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
+#include "core/backend/check/self_check.hpp"
 
 namespace proteus::backend {
 namespace {

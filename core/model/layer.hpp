@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "core/backend/backend.hpp"
+#include "core/backend/ops/backend.hpp"
 #include "core/model/param_table.hpp"
 
 namespace proteus::model {

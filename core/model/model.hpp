@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/backend.hpp"
+#include "core/backend/ops/backend.hpp"
 #include "core/config/config.hpp"
 #include "core/model/buffer.hpp"
 #include "core/model/layer.hpp"

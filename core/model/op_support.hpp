@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "core/backend/backend.hpp"
+#include "core/backend/ops/backend.hpp"
 #include "core/common/input_error.hpp"
 
 namespace proteus::model {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "core/backend/bench_timing.hpp"
+#include "core/backend/bench/bench_timing.hpp"
 #include "core/backend/registry.hpp"
 #include "core/data/batch_source.hpp"
 #include "core/model/model.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 
 namespace proteus::backend::testing {
 

@@ -1,7 +1,7 @@
 // Backend parity in the manner of ggml's test-backend-ops: ONE table of op cases
-// (core/backend/op_cases.hpp, the same table the self-check runs) on every backend the build
+// (core/backend/cases/op_cases.hpp, the same table the self-check runs) on every backend the build
 // registers (the CPU always, CUDA when built and a GPU is present), each against the CPU backend
-// in float64, compared by core/backend/case_check.hpp: guard elements around every buffer, no
+// in float64, compared by core/backend/cases/case_check.hpp: guard elements around every buffer, no
 // NaN, infinities where the oracle has them, the masked region (locked state elements, skipped
 // rows, frozen parameters) exactly, then normalised MSE under the case's bound. A new backend is
 // checked by adding nothing here. Each output's errors are printed, the masked region's apart.
@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/case_check.hpp"
-#include "core/backend/cpu_backend.hpp"
-#include "core/backend/op_cases.hpp"
+#include "core/backend/cases/case_check.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
+#include "core/backend/cases/op_cases.hpp"
 #include "core/backend/registry.hpp"
 
 namespace {

@@ -11,11 +11,11 @@
 #include <memory>
 #include <string>
 
-#include "core/backend/case_check.hpp"
-#include "core/backend/cpu_backend.hpp"
-#include "core/backend/op_cases.hpp"
+#include "core/backend/cases/case_check.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
+#include "core/backend/cases/op_cases.hpp"
 #include "core/backend/registry.hpp"
-#include "core/backend/self_check.hpp"
+#include "core/backend/check/self_check.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "tests/backend/faulty_backend.hpp"
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "core/backend/case_check.hpp"
-#include "core/backend/op_cases.hpp"
+#include "core/backend/cases/case_check.hpp"
+#include "core/backend/cases/op_cases.hpp"
 #include "tests/backend/faulty_backend.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "tests/backend/op_check.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <limits>
 #include <tuple>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/chunked_rule.hpp"
 #include "tests/backend/op_check.hpp"

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "tests/backend/op_check.hpp"
 
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/kernel_benchmark.hpp"
-#include "core/backend/op.hpp"
-#include "core/backend/op_cases.hpp"
+#include "core/backend/bench/kernel_benchmark.hpp"
+#include "core/backend/ops/op.hpp"
+#include "core/backend/cases/op_cases.hpp"
 #include "core/memory/chunked_rule.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/backend/op.hpp"
+#include "core/backend/ops/op.hpp"
 #include "tests/support/run_command.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/config/config_json.hpp"
 #include "core/engine/seed_groups.hpp"
 #include "core/eval/per_position.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/eval/block_use.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/eval/occupancy.hpp"
 
 namespace {

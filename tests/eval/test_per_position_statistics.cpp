@@ -8,7 +8,7 @@
 #include <fstream>
 #include <random>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/eval/evaluate.hpp"
 #include "core/eval/per_position.hpp"
 #include "core/runs/eval_files.hpp"

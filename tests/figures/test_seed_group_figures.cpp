@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/figures/figure_set.hpp"
 #include "tests/support/seed_group_runs.hpp"
 #include "core/eval/per_position.hpp"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/device.hpp"

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/memory/block_axis.hpp"
 #include "core/memory/value_rows_rule.hpp"
 #include "core/model/model.hpp"

@@ -9,7 +9,7 @@
 #include <random>
 #include <tuple>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/model/model.hpp"
 
 namespace {

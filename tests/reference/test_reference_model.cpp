@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/config/config_json.hpp"
 #include "core/model/model.hpp"
 #include "core/runs/run_dir.hpp"

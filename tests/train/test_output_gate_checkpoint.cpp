@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/runs/safetensors.hpp"
 #include "core/train/checkpoint.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/common/input_error.hpp"
 #include "core/model/model.hpp"
 #include "core/runs/run_dir.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/backend.hpp"
+#include "core/backend/ops/backend.hpp"
 
 namespace proteus::backend {
 

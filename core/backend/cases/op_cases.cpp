@@ -1,4 +1,4 @@
-#include "core/backend/op_cases.hpp"
+#include "core/backend/cases/op_cases.hpp"
 
 #include <algorithm>
 #include <random>

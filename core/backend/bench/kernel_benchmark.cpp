@@ -1,4 +1,4 @@
-#include "core/backend/kernel_benchmark.hpp"
+#include "core/backend/bench/kernel_benchmark.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/backend/bench_timing.hpp"
+#include "core/backend/bench/bench_timing.hpp"
 #include "core/backend/registry.hpp"
 #include "core/common/input_error.hpp"
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <vector>
 
-#include "core/backend/backend.hpp"
+#include "core/backend/ops/backend.hpp"
 
 namespace proteus::backend {
 

@@ -5,7 +5,7 @@
 // Eigen's own threading is off in this file: it picks its k-blocking by thread count, which
 // would make the sums' order (and the bits) depend on the threads.
 #define EIGEN_DONT_PARALLELIZE
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 
 #include <malloc.h>
 
@@ -22,7 +22,7 @@
 #include <new>
 #include <vector>
 
-#include "core/backend/activations.hpp"
+#include "core/backend/ops/activations.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/checkpointed_rule.hpp"
 #include "core/memory/chunked_rule.hpp"

@@ -1,4 +1,4 @@
-#include "core/backend/case_check.hpp"
+#include "core/backend/cases/case_check.hpp"
 
 #include <algorithm>
 #include <cmath>

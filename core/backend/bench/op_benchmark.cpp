@@ -1,11 +1,11 @@
-#include "core/backend/op_benchmark.hpp"
+#include "core/backend/bench/op_benchmark.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "core/backend/bench_timing.hpp"
+#include "core/backend/bench/bench_timing.hpp"
 #include "core/backend/registry.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/checkpointed_rule.hpp"

@@ -1,4 +1,4 @@
-#include "core/backend/case_buffers.hpp"
+#include "core/backend/cases/case_buffers.hpp"
 
 #include <cstring>
 #include <sstream>

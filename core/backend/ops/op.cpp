@@ -1,4 +1,4 @@
-#include "core/backend/op.hpp"
+#include "core/backend/ops/op.hpp"
 
 namespace proteus::backend {
 

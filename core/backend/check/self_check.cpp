@@ -1,11 +1,11 @@
-#include "core/backend/self_check.hpp"
+#include "core/backend/check/self_check.hpp"
 
 #include <chrono>
 #include <map>
 
-#include "core/backend/case_check.hpp"
-#include "core/backend/cpu_backend.hpp"
-#include "core/backend/op_cases.hpp"
+#include "core/backend/cases/case_check.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
+#include "core/backend/cases/op_cases.hpp"
 
 namespace proteus::backend {
 namespace {

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "core/backend/backend.hpp"
-#include "core/backend/thread_pool.hpp"
+#include "core/backend/ops/backend.hpp"
+#include "core/backend/cpu/thread_pool.hpp"
 
 namespace proteus::backend {
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/op.hpp"
+#include "core/backend/ops/op.hpp"
 #include "core/memory/chunked_rule.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "core/memory/rule_form.hpp"

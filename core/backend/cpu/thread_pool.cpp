@@ -1,4 +1,4 @@
-#include "core/backend/thread_pool.hpp"
+#include "core/backend/cpu/thread_pool.hpp"
 
 #include <algorithm>
 

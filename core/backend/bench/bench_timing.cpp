@@ -1,4 +1,4 @@
-#include "core/backend/bench_timing.hpp"
+#include "core/backend/bench/bench_timing.hpp"
 
 #include <algorithm>
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/backend.hpp"
-#include "core/backend/op_cases.hpp"
+#include "core/backend/ops/backend.hpp"
+#include "core/backend/cases/op_cases.hpp"
 
 namespace proteus::backend {
 

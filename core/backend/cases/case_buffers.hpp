@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/backend.hpp"
+#include "core/backend/ops/backend.hpp"
 
 namespace proteus::backend {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/op.hpp"
+#include "core/backend/ops/op.hpp"
 #include "core/memory/gated_rule.hpp"
 
 namespace proteus::backend {

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/backend.hpp"
-#include "core/backend/case_buffers.hpp"
+#include "core/backend/ops/backend.hpp"
+#include "core/backend/cases/case_buffers.hpp"
 
 namespace proteus::backend {
 
