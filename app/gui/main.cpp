@@ -104,6 +104,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--runs-sort", script.runs_sort,
                  "runs browser: sort by this column (run, state, step, bpb, effect, model or a dotted config path; "
                  "a trailing - sorts descending)");
+  cli.add_flag("--runs-ungrouped", script.runs_ungrouped, "runs browser: every run as its own row (no seed-group rows)");
   cli.add_option("--frames", script.frames, "with --quit: draw this many more frames once the steps are done");
   cli.add_flag("--train", script.train, "start training the experiment at once");
   cli.add_option("--explore", script.explore, "open this run in Explore (\"trained\": the run --train made)");

@@ -73,9 +73,12 @@ bool ScriptedRun::apply_start_options(LabApp& app) {
   }
   if (const auto t = tab_from_name(o_.tab)) app.show(*t);
   if (!o_.runs_filter.empty()) app.runs.panel.filter = o_.runs_filter;
+  if (o_.runs_ungrouped) app.runs.panel.grouped = false;
   if (!o_.runs_sort.empty()) {
     const bool descending = o_.runs_sort.size() > 1 && o_.runs_sort.back() == '-';
     app.runs.sort = {descending ? o_.runs_sort.substr(0, o_.runs_sort.size() - 1) : o_.runs_sort, !descending};
+    const auto& c = app.runs.sort.column;
+    if (c.find('.') != std::string::npos || c == "seed") app.runs.panel.columns.push_back(c);  // a config field: shown
   }
   if (o_.teach_step >= 0) app.teach.stepper.go_to(o_.teach_step);
   if (o_.overlay) {

@@ -20,6 +20,7 @@ struct ScriptOptions {
   bool overlay = false;               // runs browser: overlay every run in the runs folder
   std::string runs_filter;            // runs browser: the filter box's text
   std::string runs_sort;              // runs browser: sort column ("bpb", "model.mixer.E"; "bpb-": descending)
+  bool runs_ungrouped = false;        // runs browser: no seed-group rows
   int frames = 0;                     // with quit: frames drawn once done, before quitting (frame times)
   bool train = false;                 // start training (the loaded mode: compare, sweep or one run)
   std::string explore;                // open this run in Explore ("trained": the run just trained)
@@ -37,7 +38,7 @@ struct ScriptOptions {
   bool quit = false;                  // exit when done
   double timeout_s = 0;               // give up (exit status 1) after this long; 0 = never
   bool any() const {
-    return !preset.empty() || !sets.empty() || train || overlay || !runs_filter.empty() || !runs_sort.empty() || !explore.empty() || !export_dir.empty() ||
+    return !preset.empty() || !sets.empty() || train || overlay || !runs_filter.empty() || !runs_sort.empty() || runs_ungrouped || !explore.empty() || !export_dir.empty() ||
            !screenshot.empty() || !present.empty() || help || quit;
   }
 };

@@ -137,20 +137,20 @@ void draw_table_tools(LabApp& app) {
   }
 }
 
-// The table's columns: their ids (SortSpec::column) in order.
-std::vector<std::string> setup_columns(const RunsPanelState& p) {
+// The table's columns: their ids (SortSpec::column) in order. The table starts sorted as
+// app.runs.sort says (--runs-sort, else by run); a click on a header sorts by that column.
+std::vector<std::string> setup_columns(const RunsPanelState& p, const SortSpec& sort) {
   ImGui::TableSetupScrollFreeze(1, 1);
-  ImGui::TableSetupColumn("overlay", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_NoSort | ImGuiTableColumnFlags_NoHide);
-  ImGui::TableSetupColumn("run", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_NoHide);
-  ImGui::TableSetupColumn("state", ImGuiTableColumnFlags_WidthFixed);
-  ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_PreferSortDescending);
-  ImGui::TableSetupColumn("held-out bpb", ImGuiTableColumnFlags_WidthFixed);
-  ImGui::TableSetupColumn("effect vs E=1", ImGuiTableColumnFlags_WidthFixed);
-  ImGui::TableSetupColumn("model", ImGuiTableColumnFlags_WidthFixed);
   std::vector<std::string> ids{"", "run", "state", "step", "bpb", "effect", "model"};
-  for (const auto& c : p.columns) {
-    ImGui::TableSetupColumn(c.c_str(), ImGuiTableColumnFlags_WidthFixed);
-    ids.push_back(c);
+  for (const auto& c : p.columns) ids.push_back(c);
+  const std::vector<std::string> headers{"overlay", "run", "state", "step", "held-out bpb", "effect vs E=1", "model"};
+  // Every column fits what it holds (the table is not resizable, so the widths follow the rows in view).
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ImGuiTableColumnFlags f = 0;
+    if (i == 0) f |= ImGuiTableColumnFlags_NoSort;
+    if (i <= 1) f |= ImGuiTableColumnFlags_NoHide;
+    if (ids[i] == sort.column) f |= ImGuiTableColumnFlags_DefaultSort | (sort.ascending ? 0 : ImGuiTableColumnFlags_PreferSortDescending);
+    ImGui::TableSetupColumn(i < headers.size() ? headers[i].c_str() : ids[i].c_str(), f);
   }
   ImGui::TableHeadersRow();
   // The header's tooltips say what the two numbers are.
@@ -189,7 +189,7 @@ std::string interval_text(const eval::Interval& i, const char* fmt) {
 
 // A collapsed (or open) seed group: one tick overlays its runs (the figures draw a group as its mean
 // with its band), the arrow opens it. True when the tick changed.
-bool draw_group_row(LabApp& app, const SeedGroupRow& g, size_t columns) {
+bool draw_group_row(LabApp& app, const SeedGroupRow& g, const std::vector<std::string>& ids) {
   auto& entries = app.runs.browser.entries();
   auto& open = app.runs.panel.open_groups;
   bool changed = false;
@@ -226,7 +226,15 @@ bool draw_group_row(LabApp& app, const SeedGroupRow& g, size_t columns) {
   if (ImGui::IsItemHovered() && g.effect.n > 0) ImGui::SetTooltip("mean [95%% t interval] over %d paired seeds", g.effect.n);
   ImGui::TableNextColumn();
   if (!g.members.empty()) ImGui::TextUnformatted(entries[g.members.front()].summary.c_str());
-  for (size_t c = 7; c < columns; ++c) ImGui::TableNextColumn();
+  // A chosen field: its value when every run of the group holds the same, else "(varies)".
+  for (size_t c = 7; c < ids.size(); ++c) {
+    ImGui::TableNextColumn();
+    if (g.members.empty()) continue;
+    const auto first = field_text(entries[g.members.front()], ids[c]);
+    const bool same = std::all_of(g.members.begin(), g.members.end(), [&](size_t m) { return field_text(entries[m], ids[c]) == first; });
+    if (same) ImGui::TextUnformatted(first.c_str());
+    else ImGui::TextDisabled("(varies)");
+  }
   ImGui::PopID();
   return changed;
 }
@@ -272,9 +280,9 @@ bool draw_runs_table(LabApp& app, float height) {
   const auto& view = app.runs.view;
   const int columns = 7 + static_cast<int>(p.columns.size());
   const auto flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_Sortable |
-                     ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+                     ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("runs", columns, flags, ImVec2(0, height))) return false;
-  const auto ids = setup_columns(p);
+  const auto ids = setup_columns(p, app.runs.sort);
   take_sort_specs(app, ids);
   bool selection_changed = false;
   ImGuiListClipper clipper;
@@ -283,7 +291,7 @@ bool draw_runs_table(LabApp& app, float height) {
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       const auto& line = view.lines()[i];
       ImGui::TableNextRow(0, ImGui::GetFrameHeight());
-      if (line.group >= 0) selection_changed |= draw_group_row(app, view.groups()[line.group], ids.size());
+      if (line.group >= 0) selection_changed |= draw_group_row(app, view.groups()[line.group], ids);
       else selection_changed |= draw_run_row(app, rb.entries()[line.row], line.member, ids);
     }
   }
