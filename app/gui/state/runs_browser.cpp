@@ -115,6 +115,7 @@ RunsScan scan_runs(const fs::path& runs_dir, const std::vector<std::string>& ext
   std::vector<RunRow*> rows;
   for (auto& e : out.entries) rows.push_back(&e);
   pair_baselines(rows);
+  mark_seed_group_members(rows);
   for (const auto& dir : cluster::list_jobs(runs_dir, &out.unreadable)) {
     JobEntry j;
     j.name = dir.filename().string();
@@ -193,6 +194,7 @@ void RunsBrowser::add(const fs::path& run_dir) {
   std::vector<RunRow*> rows;
   for (auto& x : entries_) rows.push_back(&x);
   pair_baselines(rows);
+  mark_seed_group_members(rows);
   ++generation_;
 }
 

@@ -21,7 +21,13 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool same_text(std::string_view a, std::string_view b) { return lower(a) == lower(b); }
+// Equal but for case (ASCII), without making copies: the filter runs it over every field of every run.
+bool same_text(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
 
 // The text as a number, when it is one whole ("16", "1e-3", "0.5"); else nullopt.
 std::optional<double> as_number(const std::string& s) {
@@ -39,7 +45,7 @@ std::string_view last_component(std::string_view path) {
 
 bool term_holds(const FilterTerm& t, const RunRow& row) {
   if (t.key.empty()) return lower(row.name).find(lower(t.value)) != std::string::npos;
-  const auto want = as_number(t.value);
+  const auto& want = t.number;
   for (const auto& [path, text] : row.fields) {
     if (!same_text(path, t.key) && !same_text(last_component(path), t.key)) continue;
     if (same_text(text, t.value)) return true;
@@ -102,6 +108,7 @@ RunFilter parse_run_filter(const std::string& text) {
       return f;
     }
     f.terms.push_back({w.substr(0, eq), w.substr(eq + 1)});
+    if (const auto v = as_number(f.terms.back().value)) f.terms.back().number = v;
   }
   return f;
 }
@@ -189,6 +196,32 @@ void pair_baselines(std::vector<RunRow*>& rows) {
   }
 }
 
+void mark_seed_group_members(std::vector<RunRow*>& rows) {
+  std::map<std::string, std::vector<RunRow*>> groups;
+  for (auto* r : rows) {
+    r->group_kept = true;
+    r->group_note.clear();
+    if (const auto g = group_of(*r); !g.empty()) groups[g].push_back(r);
+  }
+  for (auto& [name, members] : groups) {
+    std::vector<config::SeedGroupCandidate> candidates;
+    std::vector<RunRow*> of;
+    for (auto* r : members) {
+      candidates.push_back({r->name, r->config.get()});
+      of.push_back(r);
+      r->group_kept = false;
+    }
+    const auto chosen = config::choose_seed_group_members(name, candidates);
+    for (size_t k : chosen.kept) of[k]->group_kept = true;
+    for (auto* r : of)
+      if (!r->group_kept)
+        for (const auto& note : chosen.left_out)
+          if (note.find("run " + r->name + " left out") != std::string::npos) r->group_note = note;
+    for (auto* r : of)
+      if (!r->group_kept && r->group_note.empty()) r->group_note = "seed group " + name + ": run " + r->name + " left out";
+  }
+}
+
 std::vector<std::string> differing_fields(const std::vector<const RunRow*>& rows) {
   std::set<std::string> paths;
   for (const auto* r : rows)
@@ -222,25 +255,15 @@ SeedGroupRow summarise_group(const std::string& name, std::vector<size_t> member
   SeedGroupRow g;
   g.name = name;
   g.members = std::move(members);
-  std::vector<config::SeedGroupCandidate> candidates;
-  std::vector<size_t> of;
+  std::vector<double> bpb, effect;
   for (size_t m : g.members) {
-    if (!rows[m]->config) {
-      g.notes.push_back("seed group " + name + ": run " + rows[m]->name + " left out: its config does not parse");
+    const auto* r = rows[m];
+    if (!r->group_kept) {
+      g.notes.push_back(r->group_note);
       continue;
     }
-    candidates.push_back({rows[m]->name, rows[m]->config.get()});
-    of.push_back(m);
-  }
-  std::vector<double> bpb, effect;
-  if (!candidates.empty()) {
-    const auto chosen = config::choose_seed_group_members(name, candidates);
-    for (const auto& note : chosen.left_out) g.notes.push_back(note);
-    for (size_t k : chosen.kept) {
-      const auto* r = rows[of[k]];
-      if (!std::isnan(r->bpb)) bpb.push_back(r->bpb);
-      if (!std::isnan(r->effect)) effect.push_back(r->effect);
-    }
+    if (!std::isnan(r->bpb)) bpb.push_back(r->bpb);
+    if (!std::isnan(r->effect)) effect.push_back(r->effect);
   }
   auto interval = [](const std::vector<double>& v) {
     if (v.empty()) return eval::Interval{kNoValue, kNoValue, kNoValue, 0};
@@ -260,6 +283,7 @@ bool RunsView::update(const std::vector<const RunRow*>& rows, uint64_t generatio
     return false;
   if (!valid_ || filter_text != filter_text_) filter_ = parse_run_filter(filter_text);
   if (differing_generation_ != generation || !valid_) {
+    group_cache_.clear();
     differing_ = differing_fields(rows);
     differing_generation_ = generation;
   }
@@ -307,7 +331,16 @@ void RunsView::rebuild(const std::vector<const RunRow*>& rows, const SortSpec& s
     }
     if (index.count(g)) continue;
     index[g] = static_cast<int>(groups_.size());
-    groups_.push_back(summarise_group(g, by_group[g], rows));
+    // The interval over a set of members is kept for the scan: sorting, opening a group or a filter
+    // that leaves the group whole does not choose its members again.
+    auto members = by_group[g];
+    std::vector<size_t> key = members;
+    std::sort(key.begin(), key.end());
+    auto cached = group_cache_.find(key);
+    if (cached == group_cache_.end()) cached = group_cache_.emplace(key, summarise_group(g, key, rows)).first;
+    SeedGroupRow row = cached->second;
+    row.members = std::move(members);  // in the table's order
+    groups_.push_back(std::move(row));
     items.push_back({index[g], 0, p});
   }
   const bool numeric = sort.column == "bpb" || sort.column == "effect";

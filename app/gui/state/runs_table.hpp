@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -32,6 +33,9 @@ struct RunRow {
   double bpb = kNoValue;     // held-out bits per byte (the evaluation's, else the last validation value)
   double effect = kNoValue;  // a gated run's bpb minus its E = 1 baseline's (same seed, same config otherwise)
   std::string baseline;      // that baseline's name; "" when none pairs
+  // Counted in its seed group's interval (mark_seed_group_members); else group_note says why not.
+  bool group_kept = true;
+  std::string group_note;
 };
 
 // Every leaf of the config (config::flat_fields, as given) by dotted path, as the table shows it:
@@ -47,6 +51,7 @@ std::map<std::string, std::string> config_field_texts(const config::RunConfig& c
 struct FilterTerm {
   std::string key;    // empty for a bare word
   std::string value;  // the word, or the value after '='
+  std::optional<double> number;  // the value read as a number, when it is one
 };
 struct RunFilter {
   std::vector<FilterTerm> terms;
@@ -79,9 +84,15 @@ bool row_before(const RunRow& a, const RunRow& b, const SortSpec& spec);
 // effect figures pair by); effect = its bpb minus the baseline's. Others get none.
 void pair_baselines(std::vector<RunRow*>& rows);
 
-// A seed group (config.group with two or more runs among the rows): its members, and over the
-// members config::choose_seed_group_members keeps (one run per seed, the group's config), the mean
-// of their bpb with its 95% Student t interval (eval::t_interval), likewise their paired effects.
+// Marks which runs of each seed group (config.group) count in its interval: those
+// config::choose_seed_group_members keeps over the whole folder (one run per seed, the config most
+// of the group share); the others get group_kept = false and the note saying why. The scan does
+// this on its worker (it compares whole configs), so a filter typed in the window costs none of it.
+void mark_seed_group_members(std::vector<RunRow*>& rows);
+
+// A seed group (config.group with two or more runs among the rows shown): its members, and over
+// those counted (group_kept), the mean of their bpb with its 95% Student t interval
+// (eval::t_interval), likewise their paired effects.
 struct SeedGroupRow {
   std::string name;
   std::vector<size_t> members;  // indices into the rows, in the table's order
@@ -131,6 +142,7 @@ class RunsView {
   std::vector<TableLine> lines_;
   std::vector<SeedGroupRow> groups_;
   std::vector<std::string> differing_;
+  std::map<std::vector<size_t>, SeedGroupRow> group_cache_;  // by member set (sorted), for this generation
   uint64_t differing_generation_ = ~uint64_t{0};
   size_t shown_ = 0;
   int recomputes_ = 0;
