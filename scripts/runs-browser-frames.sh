@@ -41,6 +41,8 @@ for name in ["baseline", "grouped", "ungrouped", "filtered-sorted", "ungrouped-s
         continue
     j = json.load(open(os.path.join(out, name + ".json")))
     wall = open(os.path.join(out, name + ".wall")).read().strip()
+    if "runs_scan" in j:
+        print(f"{name:24} scan: {j['runs_scan']['runs']} runs read on the worker in {j['runs_scan']['seconds']:.2f} s")
     for phase in ["scanning", "idle"]:
         p = j.get(phase, {})
         if not p.get("frames"):

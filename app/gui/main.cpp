@@ -267,6 +267,8 @@ int run_loop(GLFWwindow* window, LabApp& app, const Options& o, proteus::gui::Ui
   if (!o.script.frame_stats.empty()) {
     auto summary = stats.summary();
     summary["ui_scale"] = app.display.ui_scale;
+    if (const auto* scan = app.runs.browser.last_scan())  // the runs folder's last scan (on its worker)
+      summary["runs_scan"] = {{"runs", scan->entries.size()}, {"seconds", scan->seconds}, {"reread", scan->reread}};
     try {
       proteus::common::write_user_file(o.script.frame_stats, summary.dump(2) + "\n");
     } catch (const std::exception& e) {

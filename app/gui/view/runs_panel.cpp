@@ -286,7 +286,7 @@ bool draw_runs_table(LabApp& app, float height) {
   take_sort_specs(app, ids);
   bool selection_changed = false;
   ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(view.lines().size()), ImGui::GetFrameHeightWithSpacing());
+  clipper.Begin(static_cast<int>(view.lines().size()));  // the first row measures the rest
   while (clipper.Step()) {
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       const auto& line = view.lines()[i];
