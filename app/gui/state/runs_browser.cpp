@@ -132,14 +132,31 @@ RunsScan scan_runs(const fs::path& runs_dir, const std::vector<std::string>& ext
   return out;
 }
 
+namespace {
+
+// The same as the table shows it: a rescan that changed nothing keeps the entries (and RunsView's cache).
+// A run read from the cache shares its config object, so an unchanged config compares by pointer.
+bool same_rows(const std::vector<RunEntry>& a, const std::vector<RunEntry>& b) {
+  auto same_number = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [&](const RunEntry& x, const RunEntry& y) {
+    return x.path == y.path && x.state == y.state && x.step == y.step && x.writer_active == y.writer_active &&
+           x.config == y.config && x.summary == y.summary && same_number(x.bpb, y.bpb) &&
+           same_number(x.effect, y.effect) && x.baseline == y.baseline && x.group_kept == y.group_kept;
+  });
+}
+
+}  // namespace
+
 void RunsBrowser::take(std::shared_ptr<const RunsScan> scan) {
-  const auto was = selected();
-  entries_ = scan->entries;
-  for (auto& e : entries_) e.selected = std::find(was.begin(), was.end(), e.path) != was.end();
   jobs_ = scan->jobs;
   unreadable_ = scan->unreadable;
+  if (!last_ || !same_rows(entries_, scan->entries)) {
+    const auto was = selected();
+    entries_ = scan->entries;
+    for (auto& e : entries_) e.selected = std::find(was.begin(), was.end(), e.path) != was.end();
+    ++generation_;
+  }
   last_ = std::move(scan);
-  ++generation_;
 }
 
 void RunsBrowser::rescan(const fs::path& runs_dir) {

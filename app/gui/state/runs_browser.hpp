@@ -81,7 +81,7 @@ class RunsBrowser {
   void add(const std::filesystem::path& run_dir);
   std::vector<RunEntry>& entries() { return entries_; }
   const std::vector<RunEntry>& entries() const { return entries_; }
-  // Counts every change of entries() (a scan taken in, a run added): RunsView's cache key.
+  // Counts every change of entries() (a scan that found a change, a run added): RunsView's cache key.
   uint64_t generation() const { return generation_; }
   const std::vector<JobEntry>& jobs() const { return jobs_; }
   // The paths the last rescan could not read (a symlink loop, no permission), each with its reason.

@@ -26,6 +26,7 @@ struct RunsPanelState {
   bool grouped = true;    // seed groups as one row each
   std::set<std::string> open_groups;  // seed groups opened to their runs
   std::vector<std::string> columns;   // config fields shown as columns (dotted paths)
+  double next_rescan_s = 0;  // ImGui time of the next rescan while the tab is shown (live runs' states)
   float tail_height = 0;  // last frame's height of what follows the table (jobs, export): the table fills the rest
 };
 

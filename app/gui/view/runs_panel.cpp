@@ -321,6 +321,13 @@ void draw_export_folders(LabApp& app) {
 
 void draw_runs_panel(LabApp& app) {
   auto& rb = app.runs.browser;
+  // While the tab is shown the folder is read again every few seconds on the worker (live runs'
+  // states and steps; new runs): a run's unchanged files are not read again, and an unchanged scan
+  // leaves the table's cache alone.
+  if (const double now = ImGui::GetTime(); now >= app.runs.panel.next_rescan_s) {
+    if (!rb.scanning() && app.runs.panel.next_rescan_s > 0) rb.start_rescan(app.runs.dir);
+    app.runs.panel.next_rescan_s = now + 5.0;
+  }
   draw_folder_fields(app);
   draw_table_tools(app);
   // The table fills the panel; with runs overlaid it shares it with their figures (the table at
