@@ -152,10 +152,13 @@ void RunsBrowser::take(std::shared_ptr<const RunsScan> scan) {
   unreadable_ = scan->unreadable;
   if (!last_ || !same_rows(entries_, scan->entries)) {
     const auto was = selected();
-    entries_ = scan->entries;
-    for (auto& e : entries_) e.selected = std::find(was.begin(), was.end(), e.path) != was.end();
+    std::vector<RunEntry> entries = scan->entries;
+    for (auto& e : entries) e.selected = std::find(was.begin(), was.end(), e.path) != was.end();
+    std::swap(entries, entries_);
+    reaper_.retire(std::move(entries));
     ++generation_;
   }
+  if (last_) reaper_.retire(std::move(last_));  // a thousand runs' cache: freed on the reaper's thread
   last_ = std::move(scan);
 }
 

@@ -102,6 +102,7 @@ class RunsBrowser {
   std::vector<std::string> extra_;  // directories opened by hand, kept across rescans
   std::vector<figures::NamedFigure> figures_;
   std::shared_ptr<const RunsScan> last_;
+  engine::JobReaper reaper_;  // frees a replaced scan and entries off the window's thread
   engine::Handle<RunsScan> scan_;
   bool pending_ = false;
   std::filesystem::path pending_dir_;

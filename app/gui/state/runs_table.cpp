@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
@@ -283,8 +284,14 @@ bool RunsView::update(const std::vector<const RunRow*>& rows, uint64_t generatio
     return false;
   if (!valid_ || filter_text != filter_text_) filter_ = parse_run_filter(filter_text);
   if (differing_generation_ != generation || !valid_) {
-    group_cache_.clear();
-    differing_ = differing_fields(rows);
+    // The configs a scan read again are new objects; unchanged ones are shared: compare pointers.
+    std::vector<const void*> configs;
+    configs.reserve(rows.size());
+    for (const auto* r : rows) configs.push_back(r->config.get());
+    if (!valid_ || configs != differing_configs_) {
+      differing_ = differing_fields(rows);
+      differing_configs_ = std::move(configs);
+    }
     differing_generation_ = generation;
   }
   valid_ = true;
@@ -334,10 +341,20 @@ void RunsView::rebuild(const std::vector<const RunRow*>& rows, const SortSpec& s
     // The interval over a set of members is kept for the scan: sorting, opening a group or a filter
     // that leaves the group whole does not choose its members again.
     auto members = by_group[g];
-    std::vector<size_t> key = members;
-    std::sort(key.begin(), key.end());
+    std::vector<size_t> sorted = members;
+    std::sort(sorted.begin(), sorted.end());
+    std::string key = g;
+    for (size_t m : sorted) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "|%d %.17g %.17g", rows[m]->group_kept ? 1 : 0, rows[m]->bpb, rows[m]->effect);
+      key += buf;
+      if (!rows[m]->group_kept) key += rows[m]->group_note;
+    }
     auto cached = group_cache_.find(key);
-    if (cached == group_cache_.end()) cached = group_cache_.emplace(key, summarise_group(g, key, rows)).first;
+    if (cached == group_cache_.end()) {
+      if (group_cache_.size() > 20000) group_cache_.clear();
+      cached = group_cache_.emplace(key, summarise_group(g, sorted, rows)).first;
+    }
     SeedGroupRow row = cached->second;
     row.members = std::move(members);  // in the table's order
     groups_.push_back(std::move(row));

@@ -21,6 +21,27 @@ namespace proteus::gui {
 
 inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
+// A run's config leaves by dotted path, as text: read once per config and shared (immutable), so a
+// scan's rows copy and free cheaply on the window's thread.
+class FieldTexts {
+ public:
+  using Map = std::map<std::string, std::string>;
+  FieldTexts() = default;
+  FieldTexts(Map m) : map_(std::make_shared<const Map>(std::move(m))) {}  // NOLINT: a map is its fields
+  Map::const_iterator begin() const { return map().begin(); }
+  Map::const_iterator end() const { return map().end(); }
+  Map::const_iterator find(const std::string& path) const { return map().find(path); }
+  const std::string& at(const std::string& path) const { return map().at(path); }
+  bool empty() const { return map().empty(); }
+
+ private:
+  const Map& map() const {
+    static const Map none;
+    return map_ ? *map_ : none;
+  }
+  std::shared_ptr<const Map> map_;
+};
+
 // What the table shows of one run (RunEntry in runs_browser.hpp derives from it).
 struct RunRow {
   std::string path;
@@ -28,7 +49,7 @@ struct RunRow {
   std::string state;
   int64_t step = 0;
   std::string summary;                         // rule, E, d_model
-  std::map<std::string, std::string> fields;   // every config leaf by dotted path, as text; empty when unreadable
+  FieldTexts fields;   // every config leaf by dotted path, as text; empty when unreadable
   std::shared_ptr<const config::RunConfig> config;  // null when config.json does not parse
   double bpb = kNoValue;     // held-out bits per byte (the evaluation's, else the last validation value)
   double effect = kNoValue;  // a gated run's bpb minus its E = 1 baseline's (same seed, same config otherwise)
@@ -142,7 +163,10 @@ class RunsView {
   std::vector<TableLine> lines_;
   std::vector<SeedGroupRow> groups_;
   std::vector<std::string> differing_;
-  std::map<std::vector<size_t>, SeedGroupRow> group_cache_;  // by member set (sorted), for this generation
+  // A group's intervals by its name and its counted members' values: kept across scans (a rescan
+  // that changed one run recomputes only that run's group), cleared when it grows large.
+  std::map<std::string, SeedGroupRow> group_cache_;
+  std::vector<const void*> differing_configs_;  // the configs differing_ was computed over
   uint64_t differing_generation_ = ~uint64_t{0};
   size_t shown_ = 0;
   int recomputes_ = 0;
