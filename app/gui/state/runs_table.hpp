@@ -131,7 +131,7 @@ struct TableLine {
 
 // ---- differing fields --------------------------------------------------------------------------
 // The config fields whose values differ across the rows (a field some rows lack counts as
-// differing), by dotted path in schema order of first appearance, without those that only name a
+// differing), sorted by dotted path, without those that only name a
 // run or how it reports (config::run_identity_field), except the seed.
 std::vector<std::string> differing_fields(const std::vector<const RunRow*>& rows);
 
