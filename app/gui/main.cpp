@@ -102,6 +102,12 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
       ->check(CLI::IsMember(proteus::gui::tab_names()));
   cli.add_option("--teach-step", script.teach_step, "teaching panel: show this token");
   cli.add_flag("--overlay", script.overlay, "runs browser: overlay every run in the runs folder");
+  cli.add_option("--runs-filter", script.runs_filter, "runs browser: the filter box's text (rule=comba E=16 name-part)");
+  cli.add_option("--runs-sort", script.runs_sort,
+                 "runs browser: sort by this column (run, state, step, bpb, effect, model or a dotted config path; "
+                 "a trailing - sorts descending)");
+  cli.add_flag("--runs-ungrouped", script.runs_ungrouped, "runs browser: every run as its own row (no seed-group rows)");
+  cli.add_option("--frames", script.frames, "with --quit: draw this many more frames once the steps are done");
   cli.add_flag("--train", script.train, "start training the experiment at once");
   cli.add_option("--explore", script.explore, "open this run in Explore (\"trained\": the run --train made)");
   cli.add_option("--explore-set", script.explore_sets,
@@ -119,7 +125,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_flag("--check-content", script.check_content,
                "fail (exit 1) when the screenshot's frame has a grid, plot or colour bar cut by a window's edge "
                "(one that cannot scroll to it) or squeezed below a readable size (cells 12 px, plots 120 px)");
-  cli.add_option("--frame-stats", script.frame_stats, "write frame times (p50, p99 while training and idle) as JSON at exit");
+  cli.add_option("--frame-stats", script.frame_stats, "write frame times (p50, p99 while training, while the runs folder is scanned, and idle) as JSON at exit");
   cli.add_flag("--quit", script.quit, "exit when the scripted steps are done");
   cli.add_option("--timeout", script.timeout_s, "scripted run: fail (exit 1) after this many seconds");
   cli.add_flag("--continuous", o.continuous,
@@ -255,13 +261,16 @@ int run_loop(GLFWwindow* window, LabApp& app, const Options& o, proteus::gui::Ui
     if (!first)
       stats.add(std::chrono::duration<double, std::milli>(frame_start - last).count(),
                 std::chrono::duration<double, std::milli>(frame_end - frame_start).count(), ui_ms,
-                app.training.active() || (app.explore.session.is_open() && !app.explore.session.settled()));
+                app.training.active() || (app.explore.session.is_open() && !app.explore.session.settled()),
+                app.runs.browser.scanning());
     first = false;
     last = frame_start;
   }
   if (!o.script.frame_stats.empty()) {
     auto summary = stats.summary();
     summary["ui_scale"] = app.display.ui_scale;
+    if (const auto* scan = app.runs.browser.last_scan())  // the runs folder's last scan (on its worker)
+      summary["runs_scan"] = {{"runs", scan->entries.size()}, {"seconds", scan->seconds}, {"reread", scan->reread}};
     try {
       proteus::common::write_user_file(o.script.frame_stats, summary.dump(2) + "\n");
     } catch (const std::exception& e) {

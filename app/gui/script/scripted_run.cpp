@@ -72,6 +72,14 @@ bool ScriptedRun::apply_start_options(LabApp& app) {
     return false;
   }
   if (const auto t = tab_from_name(o_.tab)) app.show(*t);
+  if (!o_.runs_filter.empty()) app.runs.panel.filter = o_.runs_filter;
+  if (o_.runs_ungrouped) app.runs.panel.grouped = false;
+  if (!o_.runs_sort.empty()) {
+    const bool descending = o_.runs_sort.size() > 1 && o_.runs_sort.back() == '-';
+    app.runs.sort = {descending ? o_.runs_sort.substr(0, o_.runs_sort.size() - 1) : o_.runs_sort, !descending};
+    const auto& c = app.runs.sort.column;
+    if (c.find('.') != std::string::npos || c == "seed") app.runs.panel.columns.push_back(c);  // a config field: shown
+  }
   if (o_.teach_step >= 0) app.teach.stepper.go_to(o_.teach_step);
   if (o_.overlay) {
     app.runs.browser.rescan(app.runs.dir);
@@ -131,9 +139,9 @@ bool ScriptedRun::step(LabApp& app, double now_s) {
     case Phase::explore_sweep: return after_explore(app);
     case Phase::exporting: return after_export(app);
     case Phase::screenshot:
-      --settle_frames_;
+      if (!app.runs.browser.scanning()) --settle_frames_;  // the runs table as the folder holds it
       return true;
-    case Phase::done: return !o_.quit;
+    case Phase::done: return !o_.quit || done_frames_++ < o_.frames;
   }
   return true;
 }

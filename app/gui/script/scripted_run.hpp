@@ -18,6 +18,10 @@ struct ScriptOptions {
   std::string tab;                    // activation | training | runs | explore | teach
   int teach_step = -1;                // teaching panel: go to this token
   bool overlay = false;               // runs browser: overlay every run in the runs folder
+  std::string runs_filter;            // runs browser: the filter box's text
+  std::string runs_sort;              // runs browser: sort column ("bpb", "model.mixer.E"; "bpb-": descending)
+  bool runs_ungrouped = false;        // runs browser: no seed-group rows
+  int frames = 0;                     // with quit: frames drawn once done, before quitting (frame times)
   bool train = false;                 // start training (the loaded mode: compare, sweep or one run)
   std::string explore;                // open this run in Explore ("trained": the run just trained)
   std::vector<std::string> explore_sets;  // schedule edits there: "model.mixer.N=1024" (x4: "model.mixer.N=x4")
@@ -34,7 +38,7 @@ struct ScriptOptions {
   bool quit = false;                  // exit when done
   double timeout_s = 0;               // give up (exit status 1) after this long; 0 = never
   bool any() const {
-    return !preset.empty() || !sets.empty() || train || overlay || !explore.empty() || !export_dir.empty() ||
+    return !preset.empty() || !sets.empty() || train || overlay || !runs_filter.empty() || !runs_sort.empty() || runs_ungrouped || !explore.empty() || !export_dir.empty() ||
            !screenshot.empty() || !present.empty() || help || quit;
   }
 };
@@ -74,6 +78,7 @@ class ScriptedRun {
   ScriptOptions o_;
   Phase phase_ = Phase::start;
   int settle_frames_ = 3;  // frames drawn after the last change before the screenshot
+  int done_frames_ = 0;    // frames drawn since the steps were done (--frames)
   bool export_started_ = false;
   std::string trained_run_;  // the last run the script trained
   int exit_code_ = 0;

@@ -28,7 +28,9 @@ nlohmann::json FrameStats::summary() const {
     }
     return j;
   };
-  return {{"training", one(training_, training_work_, training_ui_)}, {"idle", one(idle_, idle_work_, idle_ui_)}};
+  return {{"training", one(training_, training_work_, training_ui_)},
+          {"scanning", one(scanning_, scanning_work_, scanning_ui_)},
+          {"idle", one(idle_, idle_work_, idle_ui_)}};
 }
 
 }  // namespace proteus::gui

@@ -17,7 +17,7 @@ LabApp::LabApp(std::filesystem::path root, std::filesystem::path runs_dir) : sou
   editor.experiment.config.runs_dir = runs.dir.string();
   runs.panel.folder = runs.dir.string();
   teach.stepper.go_to(0);
-  runs.browser.rescan(runs.dir);
+  runs.browser.start_rescan(runs.dir);  // on a worker: a folder of a thousand runs never holds up the window
   editor_changed();
 }
 
@@ -112,8 +112,9 @@ void LabApp::frame() {
   begin_content_frame(display.drawn_content);  // the content check reads what this frame draws, and only that
   if (training.refresh()) {
     const auto* s = training.snapshot();
-    if (s && s->done) runs.browser.rescan(runs.dir);
+    if (s && s->done) runs.browser.start_rescan(runs.dir);
   }
+  runs.browser.poll();
   explore.session.refresh();
   if (export_job_.valid() && !export_job_.running() && export_job_.latest()) {
     const auto r = export_job_.latest();

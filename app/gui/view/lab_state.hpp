@@ -12,6 +12,7 @@
 #include "app/gui/state/explore_session.hpp"
 #include "app/gui/state/lesson_layout.hpp"
 #include "app/gui/state/runs_browser.hpp"
+#include "app/gui/state/runs_table.hpp"
 #include "app/gui/state/teaching_stepper.hpp"
 #include "app/gui/view/panel_state.hpp"
 #include "app/gui/view/ui_scale.hpp"
@@ -37,6 +38,8 @@ struct RunsState {
   std::filesystem::path dir;
   RunsBrowser browser;
   RunsPanelState panel;
+  SortSpec sort;  // the table's sort (its header's sort specs, or --runs-sort)
+  RunsView view;  // the table's lines, recomputed when the scan, filter, sort or open groups change
 };
 
 // A trained run under an edited schedule.

@@ -2,6 +2,7 @@
 // dragged, ticked export formats). LabApp owns one of each, so the window's state is in one
 // place and nothing lives in function statics.
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,12 @@ struct ControlsPanelState {
 struct RunsPanelState {
   std::string folder;     // the runs folder field (applied by Rescan)
   std::string open_path;  // a run directory to open by path
+  std::string filter;     // the filter box (runs_table.hpp: rule=comba E=16 name-part)
+  bool grouped = true;    // seed groups as one row each
+  std::set<std::string> open_groups;  // seed groups opened to their runs
+  std::vector<std::string> columns;   // config fields shown as columns (dotted paths)
+  double next_rescan_s = 0;  // ImGui time of the next rescan while the tab is shown (live runs' states)
+  float tail_height = 0;  // last frame's height of what follows the table (jobs, export): the table fills the rest
 };
 
 struct ActivationPanelState {

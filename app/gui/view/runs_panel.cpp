@@ -1,6 +1,11 @@
-// The runs browser: the runs folder's run directories (and any opened by path), overlaid.
+// The runs browser: the runs folder's run directories (and any opened by path) as a table that
+// fills the panel: filtered, sorted by any column, seed groups as one row (mean [t interval], n)
+// that open to their runs, chosen config fields as columns; the ticked runs overlaid below.
 #include <imgui.h>
 #include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cstdio>
 
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/widgets.hpp"
@@ -49,7 +54,7 @@ void draw_folder_fields(LabApp& app) {
   ImGui::SameLine();
   if (ImGui::Button("Rescan")) {
     app.runs.dir = runs_dir;
-    rb.rescan(app.runs.dir);
+    rb.start_rescan(app.runs.dir);  // on a worker; the table takes the result in when it is read
   }
   ImGui::SetNextItemWidth(-(spacing + button_width("Open run")));
   ImGui::InputTextWithHint("##open", "path/to/a/run", &open_path);
@@ -89,36 +94,206 @@ void draw_state_cell(LabApp& app, const RunEntry& e) {
   }
 }
 
-// The table of runs, a tick per run to overlay it; true when a tick changed.
-bool draw_runs_table(LabApp& app) {
-  bool selection_changed = false;
-  if (!ImGui::BeginTable("runs", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp,
-                         ImVec2(0, ui_px(160))))
-    return false;
-  ImGui::TableSetupScrollFreeze(0, 1);
-  // Fixed columns fit their header and cells (a run's name is read whole); the model summary
-  // takes the rest, wrapped.
-  ImGui::TableSetupColumn("overlay", ImGuiTableColumnFlags_WidthFixed);
-  ImGui::TableSetupColumn("run", ImGuiTableColumnFlags_WidthFixed);
-  ImGui::TableSetupColumn("state", ImGuiTableColumnFlags_WidthFixed);
-  ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed);
-  ImGui::TableSetupColumn("model", ImGuiTableColumnFlags_WidthStretch);
+// The filter box (its error in place of the count when the text is bad), the seed-group switch and
+// the column chooser: the config fields that differ across the folder.
+void draw_table_tools(LabApp& app) {
+  auto& p = app.runs.panel;
+  const auto& view = app.runs.view;
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float tail = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                     ImGui::CalcTextSize("seed groups").x + spacing + button_width("Columns");
+  ImGui::SetNextItemWidth(std::max(ui_px(160), ImGui::GetContentRegionAvail().x - tail - spacing));
+  ImGui::InputTextWithHint("##filter", "filter: rule=comba E=16 name-part (terms ANDed)", &p.filter);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("key=value: a config field by its last path component (E) or its dotted path (model.mixer.E);\n"
+                      "a bare word: part of the run's name. Every term must hold.");
+  ImGui::SameLine();
+  ImGui::Checkbox("seed groups", &p.grouped);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("a seed group as one row: mean [95%% t interval over its seeds], n");
+  ImGui::SameLine();
+  if (ImGui::Button("Columns")) ImGui::OpenPopup("columns");
+  if (ImGui::BeginPopup("columns")) {
+    if (view.differing().empty()) ImGui::TextDisabled("every run has the same config");
+    else ImGui::TextDisabled("config fields that differ across the folder");
+    for (const auto& f : view.differing()) {
+      bool on = std::find(p.columns.begin(), p.columns.end(), f) != p.columns.end();
+      if (ImGui::Checkbox(f.c_str(), &on)) {
+        if (on) p.columns.push_back(f);
+        else p.columns.erase(std::find(p.columns.begin(), p.columns.end(), f));
+      }
+    }
+    ImGui::EndPopup();
+  }
+  if (!view.filter().error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.75f, 0.1f, 0.1f, 1));
+    ImGui::TextUnformatted(("filter not applied: " + view.filter().error).c_str());
+    ImGui::PopStyleColor();
+  } else {
+    const auto* scan = app.runs.browser.last_scan();
+    std::string line = std::to_string(view.shown_runs()) + " of " + std::to_string(app.runs.browser.entries().size()) + " runs";
+    if (app.runs.browser.scanning()) line += " (reading the folder...)";
+    else if (scan) line += " (read in " + std::to_string(static_cast<int>(scan->seconds * 1000)) + " ms)";
+    ImGui::TextDisabled("%s", line.c_str());
+  }
+}
+
+// The table's columns: their ids (SortSpec::column) in order. The table starts sorted as
+// app.runs.sort says (--runs-sort, else by run); a click on a header sorts by that column.
+std::vector<std::string> setup_columns(const RunsPanelState& p, const SortSpec& sort) {
+  ImGui::TableSetupScrollFreeze(1, 1);
+  std::vector<std::string> ids{"", "run", "state", "step", "bpb", "effect", "model"};
+  for (const auto& c : p.columns) ids.push_back(c);
+  const std::vector<std::string> headers{"overlay", "run", "state", "step", "held-out bpb", "effect vs E=1", "model"};
+  // Every column fits what it holds (the table is not resizable, so the widths follow the rows in view).
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ImGuiTableColumnFlags f = 0;
+    if (i == 0) f |= ImGuiTableColumnFlags_NoSort;
+    if (i <= 1) f |= ImGuiTableColumnFlags_NoHide;
+    if (ids[i] == sort.column) f |= ImGuiTableColumnFlags_DefaultSort | (sort.ascending ? 0 : ImGuiTableColumnFlags_PreferSortDescending);
+    ImGui::TableSetupColumn(i < headers.size() ? headers[i].c_str() : ids[i].c_str(), f);
+  }
   ImGui::TableHeadersRow();
-  for (auto& e : app.runs.browser.entries()) {
-    ImGui::PushID(e.path.c_str());
-    ImGui::TableNextRow();
+  // The header's tooltips say what the two numbers are.
+  for (int col : {4, 5}) {
+    ImGui::TableSetColumnIndex(col);
+    if (ImGui::TableGetColumnFlags(col) & ImGuiTableColumnFlags_IsHovered)
+      ImGui::SetTooltip(col == 4 ? "held-out bits per byte within the training length (the final evaluation's, else the "
+                                   "last validation value)"
+                                 : "a gated run (E > 1) minus its E = 1 baseline: same config otherwise, same seed; "
+                                   "in held-out bits per byte (negative: gating helps)");
+  }
+  return ids;
+}
+
+// The header's sort, when the user clicked it.
+void take_sort_specs(LabApp& app, const std::vector<std::string>& ids) {
+  auto* specs = ImGui::TableGetSortSpecs();
+  if (!specs || !specs->SpecsDirty) return;
+  if (specs->SpecsCount > 0) {
+    const auto& s = specs->Specs[0];
+    if (s.ColumnIndex >= 0 && static_cast<size_t>(s.ColumnIndex) < ids.size() && !ids[s.ColumnIndex].empty())
+      app.runs.sort = {ids[s.ColumnIndex], s.SortDirection != ImGuiSortDirection_Descending};
+  }
+  specs->SpecsDirty = false;
+}
+
+std::string interval_text(const eval::Interval& i, const char* fmt) {
+  if (i.n == 0) return "";
+  char m[32], lo[32], hi[32];
+  std::snprintf(m, sizeof m, fmt, i.mean);
+  if (i.n < 2) return m;
+  std::snprintf(lo, sizeof lo, fmt, i.lo);
+  std::snprintf(hi, sizeof hi, fmt, i.hi);
+  return std::string(m) + " [" + lo + ", " + hi + "]";
+}
+
+// A collapsed (or open) seed group: one tick overlays its runs (the figures draw a group as its mean
+// with its band), the arrow opens it. True when the tick changed.
+bool draw_group_row(LabApp& app, const SeedGroupRow& g, const std::vector<std::string>& ids) {
+  auto& entries = app.runs.browser.entries();
+  auto& open = app.runs.panel.open_groups;
+  bool changed = false;
+  ImGui::PushID(("group:" + g.name).c_str());
+  ImGui::TableNextColumn();
+  bool all = std::all_of(g.members.begin(), g.members.end(), [&](size_t m) { return entries[m].selected; });
+  if (ImGui::Checkbox("##sel", &all)) {
+    for (size_t m : g.members) entries[m].selected = all;
+    changed = true;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("overlay the group: its mean with its band over seeds");
+  ImGui::TableNextColumn();
+  const bool was_open = open.count(g.name) > 0;
+  ImGui::SetNextItemOpen(was_open);
+  const std::string label = g.name + " (n=" + std::to_string(g.members.size()) + ")";
+  const bool now_open = ImGui::TreeNodeEx(label.c_str(), ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanFullWidth);
+  if (now_open != was_open) {
+    if (now_open) open.insert(g.name);
+    else open.erase(g.name);
+  }
+  if (!g.notes.empty() && ImGui::IsItemHovered()) {
+    std::string t;
+    for (const auto& n : g.notes) t += n + "\n";
+    ImGui::SetTooltip("%s", t.c_str());
+  }
+  ImGui::TableNextColumn();
+  ImGui::TextDisabled("seed group");
+  ImGui::TableNextColumn();
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(interval_text(g.bpb, "%.4f").c_str());
+  if (ImGui::IsItemHovered() && g.bpb.n > 0) ImGui::SetTooltip("mean [95%% t interval] over %d seeds", g.bpb.n);
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(interval_text(g.effect, "%+.4f").c_str());
+  if (ImGui::IsItemHovered() && g.effect.n > 0) ImGui::SetTooltip("mean [95%% t interval] over %d paired seeds", g.effect.n);
+  ImGui::TableNextColumn();
+  if (!g.members.empty()) ImGui::TextUnformatted(entries[g.members.front()].summary.c_str());
+  // A chosen field: its value when every run of the group holds the same, else "(varies)".
+  for (size_t c = 7; c < ids.size(); ++c) {
     ImGui::TableNextColumn();
-    selection_changed |= ImGui::Checkbox("##sel", &e.selected);
+    if (g.members.empty()) continue;
+    const auto first = field_text(entries[g.members.front()], ids[c]);
+    const bool same = std::all_of(g.members.begin(), g.members.end(), [&](size_t m) { return field_text(entries[m], ids[c]) == first; });
+    if (same) ImGui::TextUnformatted(first.c_str());
+    else ImGui::TextDisabled("(varies)");
+  }
+  ImGui::PopID();
+  return changed;
+}
+
+// One run's row; true when its tick changed.
+bool draw_run_row(LabApp& app, RunEntry& e, bool member, const std::vector<std::string>& ids) {
+  ImGui::PushID(e.path.c_str());
+  ImGui::TableNextColumn();
+  const bool changed = ImGui::Checkbox("##sel", &e.selected);
+  ImGui::TableNextColumn();
+  if (member) ImGui::Indent();
+  ImGui::TextUnformatted(e.name.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.path.c_str());
+  if (member) ImGui::Unindent();
+  ImGui::TableNextColumn();
+  draw_state_cell(app, e);
+  ImGui::TableNextColumn();
+  ImGui::Text("%lld", static_cast<long long>(e.step));
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(field_text(e, "bpb").c_str());
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(field_text(e, "effect").c_str());
+  if (!e.baseline.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("minus %s", e.baseline.c_str());
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(e.summary.c_str());
+  for (size_t c = 7; c < ids.size(); ++c) {
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(e.name.c_str());
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.path.c_str());
-    ImGui::TableNextColumn();
-    draw_state_cell(app, e);
-    ImGui::TableNextColumn();
-    ImGui::Text("%lld", static_cast<long long>(e.step));
-    ImGui::TableNextColumn();
-    ImGui::TextWrapped("%s", e.summary.c_str());
-    ImGui::PopID();
+    ImGui::TextUnformatted(field_text(e, ids[c]).c_str());
+  }
+  ImGui::PopID();
+  return changed;
+}
+
+// The table of runs, a tick per run (or seed group) to overlay it, `height` tall; true when a tick changed.
+// Only the rows in view are drawn (a list clipper): a thousand runs cost what a screenful does.
+bool draw_runs_table(LabApp& app, float height) {
+  auto& rb = app.runs.browser;
+  auto& p = app.runs.panel;
+  std::vector<const RunRow*> rows;
+  rows.reserve(rb.entries().size());
+  for (const auto& e : rb.entries()) rows.push_back(&e);
+  app.runs.view.update(rows, rb.generation(), p.filter, app.runs.sort, p.grouped, p.open_groups);
+  const auto& view = app.runs.view;
+  const int columns = 7 + static_cast<int>(p.columns.size());
+  const auto flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_Sortable |
+                     ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("runs", columns, flags, ImVec2(0, height))) return false;
+  const auto ids = setup_columns(p, app.runs.sort);
+  take_sort_specs(app, ids);
+  bool selection_changed = false;
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(view.lines().size()));  // the first row measures the rest
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const auto& line = view.lines()[i];
+      ImGui::TableNextRow(0, ImGui::GetFrameHeight());
+      if (line.group >= 0) selection_changed |= draw_group_row(app, view.groups()[line.group], ids);
+      else selection_changed |= draw_run_row(app, rb.entries()[line.row], line.member, ids);
+    }
   }
   ImGui::EndTable();
   return selection_changed;
@@ -146,11 +321,30 @@ void draw_export_folders(LabApp& app) {
 
 void draw_runs_panel(LabApp& app) {
   auto& rb = app.runs.browser;
+  // While the tab is shown the folder is read again every few seconds on the worker (live runs'
+  // states and steps; new runs): a run's unchanged files are not read again, and an unchanged scan
+  // leaves the table's cache alone.
+  if (const double now = ImGui::GetTime(); now >= app.runs.panel.next_rescan_s) {
+    if (!rb.scanning() && app.runs.panel.next_rescan_s > 0) rb.start_rescan(app.runs.dir);
+    app.runs.panel.next_rescan_s = now + 5.0;
+  }
   draw_folder_fields(app);
-  const bool selection_changed = draw_runs_table(app);
+  draw_table_tools(app);
+  // The table fills the panel; with runs overlaid it shares it with their figures (the table at
+  // least a screenful of rows, at most what its rows need).
+  const float avail = ImGui::GetContentRegionAvail().y;
+  const float row = ImGui::GetFrameHeightWithSpacing();
+  float height = std::max(avail - app.runs.panel.tail_height, 6 * row);
+  if (!rb.figures().empty()) {
+    const float needed = (static_cast<float>(app.runs.view.lines().size()) + 1.5f) * row;
+    height = std::min(std::min(needed, std::max(0.4f * avail, ui_px(160))), height);
+  }
+  const bool selection_changed = draw_runs_table(app, height);
+  const float tail_top = ImGui::GetCursorPosY();
   if (rb.entries().empty()) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("No runs in %s yet: train one, or open a run folder by path.", app.runs.panel.folder.c_str());
+    if (rb.scanning()) ImGui::TextDisabled("Reading %s ...", app.runs.panel.folder.c_str());
+    else ImGui::TextDisabled("No runs in %s yet: train one, or open a run folder by path.", app.runs.panel.folder.c_str());
     ImGui::PopTextWrapPos();
   }
   draw_jobs(rb);
@@ -160,6 +354,8 @@ void draw_runs_panel(LabApp& app) {
   }
   draw_export_controls(app, rb.figures(), "runs-export");
   draw_export_folders(app);
+  app.runs.panel.tail_height = ImGui::GetCursorPosY() - tail_top;
+  if (rb.figures().empty()) return;
   ImGui::BeginChild("overlay", ImVec2(0, 0), false);
   draw_figure_grid(rb.figures(), 2, ui_px(300));
   ImGui::EndChild();
