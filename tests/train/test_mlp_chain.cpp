@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/common/input_error.hpp"
 #include "core/model/model.hpp"
 #include "core/runs/run_dir.hpp"

@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "core/backend/cpu_backend.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/config/config_json.hpp"
 #include "core/model/model.hpp"
 #include "core/train/gated_adamw.hpp"
