@@ -15,6 +15,23 @@
 
 namespace proteus::gui {
 
+namespace {
+
+// The combo shows the preset the editor was loaded from, whichever way it was loaded.
+void draw_preset_combo(LabApp& app) {
+  const std::string current = app.editor.preset_label.empty() ? "(choose a preset)" : app.editor.preset_label;
+  ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("preset").x + ImGui::GetStyle().ItemSpacing.x));
+  if (ImGui::BeginCombo("##preset", current.c_str())) {
+    for (const auto& p : app.editor.presets)
+      if (ImGui::Selectable(p.label.c_str(), p.label == current)) app.load_experiment(p.path);
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("preset");
+}
+
+}  // namespace
+
 void draw_controls_panel(LabApp& app) {
   auto& ed = app.editor.experiment;
   auto& c = ed.config;
@@ -23,18 +40,7 @@ void draw_controls_panel(LabApp& app) {
   ImGui::PushItemWidth(-label_width("text file or folder"));
 
   ImGui::TextUnformatted("Experiment");
-  {
-    // The combo shows the preset the editor was loaded from, whichever way it was loaded.
-    const std::string current = app.editor.preset_label.empty() ? "(choose a preset)" : app.editor.preset_label;
-    ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("preset").x + ImGui::GetStyle().ItemSpacing.x));
-    if (ImGui::BeginCombo("##preset", current.c_str())) {
-      for (const auto& p : app.editor.presets)
-        if (ImGui::Selectable(p.label.c_str(), p.label == current)) app.load_experiment(p.path);
-      ImGui::EndCombo();
-    }
-    ImGui::SameLine();
-    ImGui::TextDisabled("preset");
-  }
+  draw_preset_combo(app);
   auto& state = app.editor.controls;
   std::string& file = state.experiment_file;
   if (!ed.source.empty() && file == ControlsPanelState().experiment_file) file = ed.source;
