@@ -215,7 +215,7 @@ TEST(StandardFigures, EveryFigureTheRunsHaveDataFor) {
   for (const auto& f : figs) names.push_back(f.name);
   EXPECT_EQ(names, (std::vector<std::string>{"loss", "val_bpb", "per_position", "ppl_ratio", "occupancy_e1_l0_h0",
                                              "occupancy_e4_l0_h0", "activation_map_e1", "activation_map_e4",
-                                             "e_ablation"}));
+                                             "state_opening_e4", "e_ablation"}));
   EXPECT_EQ(figs[0].figure.series.size(), 2u);
   // Run i keeps palette(i) across figures: run 1 is the only ratio series.
   EXPECT_EQ(figs[3].figure.series[0].color, palette(1));
