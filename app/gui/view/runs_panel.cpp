@@ -102,8 +102,16 @@ void draw_table_tools(LabApp& app) {
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
   const float tail = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
                      ImGui::CalcTextSize("seed groups").x + spacing + button_width("Columns");
-  ImGui::SetNextItemWidth(std::max(ui_px(160), ImGui::GetContentRegionAvail().x - tail - spacing));
-  ImGui::InputTextWithHint("##filter", "filter: rule=comba E=16 name-part (terms ANDed)", &p.filter);
+  const float width = std::max(ui_px(160), ImGui::GetContentRegionAvail().x - tail - spacing);
+  ImGui::SetNextItemWidth(width);
+  // The longest hint the field shows whole (a narrow window gets the short one; the tooltip says all).
+  const char* hint = "filter";
+  for (const char* h : {"filter: rule=comba E=16 name-part (terms ANDed)", "filter: rule=comba E=16"})
+    if (ImGui::CalcTextSize(h).x + 2 * ImGui::GetStyle().FramePadding.x <= width) {
+      hint = h;
+      break;
+    }
+  ImGui::InputTextWithHint("##filter", hint, &p.filter);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("key=value: a config field by its last path component (E) or its dotted path (model.mixer.E);\n"
                       "a bare word: part of the run's name. Every term must hold.");
