@@ -22,6 +22,7 @@
 #include <new>
 #include <vector>
 
+#include "core/backend/cpu/flush_subnormals.hpp"
 #include "core/backend/ops/activations.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/checkpointed_rule.hpp"
@@ -58,6 +59,7 @@ constexpr double kMinGemmPieceFlops = 1 << 21;
 template <class Body>
 void parallel_for(int64_t count, ThreadPool& pool, Body&& body, int64_t grain = 1) {
   if (count <= 0) return;
+  const FlushSubnormals flush;
   if (pool.threads() == 1 || count < 2 * grain) {
     for (int64_t i = 0; i < count; ++i) body(i);
     return;

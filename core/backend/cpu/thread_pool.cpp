@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/backend/cpu/flush_subnormals.hpp"
+
 namespace proteus::backend {
 namespace {
 thread_local bool inside_pool_loop = false;
@@ -61,6 +63,7 @@ void ThreadPool::run(int64_t count, const std::function<void(int64_t)>& body) {
 }
 
 void ThreadPool::work(int index) {
+  const FlushSubnormals flush;  // a worker runs only the backend's loops, for its whole life
   uint64_t seen = 0;
   while (true) {
     const std::function<void(int64_t)>* body;
