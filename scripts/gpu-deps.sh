@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Gathers what the GPU machine lacks into .deps/ (ignored by git): the header-only libraries
-# (Eigen, nlohmann/json, CLI11), GSL and GoogleTest, with their CMake package files, copied from this
+# (Eigen, nlohmann/json, CLI11), GSL, SentencePiece and GoogleTest, with their CMake package files, copied from this
 # machine's Debian packages. Name `.deps` in the device tool's `carry`; scripts/gpu-check.sh
 # points CMake at it. x86-64 only, like the device machine.
 set -euo pipefail
@@ -16,5 +16,9 @@ cp -r "$lib/cmake/GTest" .deps/usr/lib/x86_64-linux-gnu/cmake/
 # GSL (t quantiles in core/eval): headers and shared libraries; the build's rpath finds them.
 cp -r /usr/include/gsl .deps/usr/include/
 cp -P "$lib"/libgsl.so* "$lib"/libgslcblas.so* .deps/usr/lib/x86_64-linux-gnu/
+# SentencePiece (data.tokenizer bpe: the diagnosis BPE cell): headers and shared libraries, found
+# by core/CMakeLists.txt without pkg-config.
+cp /usr/include/sentencepiece_processor.h /usr/include/sentencepiece_trainer.h .deps/usr/include/
+cp -P "$lib"/libsentencepiece.so* "$lib"/libsentencepiece_train.so* .deps/usr/lib/x86_64-linux-gnu/
 cp "$lib"/libgtest.a "$lib"/libgtest_main.a "$lib"/libgmock.a "$lib"/libgmock_main.a .deps/usr/lib/x86_64-linux-gnu/
 du -sh .deps
