@@ -7,6 +7,7 @@
 
 #include "app/gui/state/ui_settings.hpp"
 #include "app/gui/view/content_check.hpp"
+#include "app/gui/view/widgets.hpp"
 
 namespace proteus::gui {
 
@@ -301,8 +302,10 @@ void LabApp::draw_status_bar() {
     ImGui::SameLine();
   }
   const auto& [status, status_is_error, log] = status_line;
-  if (status_is_error) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", status.c_str());
-  else ImGui::TextUnformatted(status.empty() ? device.headline.c_str() : status.c_str());
+  // One line: a message longer than the window ends in "..." (the whole one is in the tooltip's log).
+  const std::string shown = text_fitting(status.empty() ? device.headline : status, ImGui::GetContentRegionAvail().x);
+  if (status_is_error) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", shown.c_str());
+  else ImGui::TextUnformatted(shown.c_str());
   if (ImGui::IsItemHovered() && !log.empty()) {
     ImGui::BeginTooltip();
     const size_t first = log.size() > 12 ? log.size() - 12 : 0;

@@ -93,6 +93,18 @@ float field_width_for(const std::string& text, float min_width) {
   return std::min(std::max(want, min_width), ImGui::GetContentRegionAvail().x);
 }
 
+std::string text_fitting(const std::string& text, float width) {
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+  size_t lo = 0, hi = text.size();  // the longest prefix whose "prefix..." fits: in [lo, hi)
+  while (lo + 1 < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (ImGui::CalcTextSize((text.substr(0, mid) + "...").c_str()).x <= width) lo = mid;
+    else hi = mid;
+  }
+  while (lo > 0 && (static_cast<unsigned char>(text[lo]) & 0xC0) == 0x80) --lo;  // whole UTF-8 characters
+  return text.substr(0, lo) + "...";
+}
+
 float label_width(const char* label) {
   const float text = ImGui::CalcTextSize(label, nullptr, true).x;
   return text > 0 ? ImGui::GetStyle().ItemInnerSpacing.x + text : 0.0f;

@@ -25,5 +25,8 @@ void flow_same_line(float width);
 float field_width_for(const std::string& text, float min_width);
 // The width a widget's label takes beside its frame (inner spacing and text; 0 for "##id").
 float label_width(const char* label);
+// `text` whole when it fits `width` pixels at the current font, else its longest prefix that fits
+// with "..." after it.
+std::string text_fitting(const std::string& text, float width);
 
 }  // namespace proteus::gui
