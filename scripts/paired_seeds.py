@@ -152,14 +152,21 @@ def nll_table(runs_dir, gated, baseline, ranges_arg):
     # The per-word unit (SPEC section 8): each pair's NLL per byte times its evaluation's bytes per
     # word (both runs of a pair are evaluated on the same text); runs evaluated before the count
     # existed take BYTES_PER_WORD from the environment, said in the line.
-    factors = [pp[("g", s)].get("bytes_per_word") or 0 for s in seeds]
+    # A BPE run's positions are tokens: per word is then per token times tokens per word
+    # (bytes_per_word / bytes_per_token), and per byte is per token over bytes_per_token.
+    per_token = [pp[("g", s)].get("bytes_per_token") or 1.0 for s in seeds]
+    tokens = any(b != 1.0 for b in per_token)
+    if tokens:
+        print(row("all, per byte", [d / b for d, b in zip(all_diffs, per_token)]))
+    factors = [(pp[("g", s)].get("bytes_per_word") or 0) / b for s, b in zip(seeds, per_token)]
     source = "each evaluation's own word count"
     if not all(factors) and os.environ.get("BYTES_PER_WORD"):
         factors = [float(os.environ["BYTES_PER_WORD"])] * len(seeds)
         source = f"BYTES_PER_WORD={os.environ['BYTES_PER_WORD']} (these runs carry no word count)"
     if all(factors):
         print(row("all, per word", [d * f for d, f in zip(all_diffs, factors)]))
-        print(f"\nper word: nats per byte times bytes per word ({source}; mean {sum(factors) / len(factors):.3f})")
+        unit = "nats per token times tokens per word" if tokens else "nats per byte times bytes per word"
+        print(f"\nper word: {unit} ({source}; mean {sum(factors) / len(factors):.3f})")
 
 
 def needle_cells(run_dir):
