@@ -286,7 +286,7 @@ for step in "$@"; do
       # the budget allows (about 100 s a seed pair on an H100), then each cell's paired table
       # computed here (the run folders do not come back, the tables do: $OUT/diag-tables.md).
       log "diagnosis cells"
-      for cell in ${DIAG_PLAN:-heads4-gpu:4,5,6,7,8 steps4x-gpu:2,3,4,5,6,7,8 bpe-gpu:1,2,3,4,5,6,7,8 layer-axis-heads4-gpu:1,2,3}; do
+      for cell in ${DIAG_PLAN:-heads4-gpu:4,5,6,7,8 steps4x-gpu:2,3,4,5,6,7,8 bpe-gpu:1,2,3,4,5,6,7,8}; do
         cfg="experiments/diagnosis/${cell%%:*}.json"
         quick=()
         [ "$dry" = 1 ] && quick=(--steps 1 --set eval.per_position.sequences=2)
@@ -297,7 +297,7 @@ for step in "$@"; do
           say "diag $cfg seed $seed rc=$?"
         done
       done
-      for cell in ${DIAG_PLAN:-heads4-gpu steps4x-gpu bpe-gpu layer-axis-heads4-gpu}; do
+      for cell in ${DIAG_PLAN:-heads4-gpu steps4x-gpu bpe-gpu}; do
         name=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "experiments/diagnosis/${cell%%:*}.json")
         python3 scripts/paired_seeds.py nll /tmp/diag "$name-proteus-e16" "$name-baseline" >>"$out/diag-tables.md" 2>&1
       done
