@@ -530,7 +530,10 @@ void check_block_axis(const MixerConfig& x) {
   if (x.normalize != "normalize_then_mask")
     throw InputError("model.mixer.normalize", "block_axis " + x.block_axis + " takes normalize_then_mask, got " + x.normalize);
   if (x.rule == "swla" && x.E > 1)
-    throw InputError("model.mixer.block_axis", x.block_axis + " with rule swla (E > 1) is not implemented yet");
+    throw InputError("model.mixer.block_axis", x.block_axis + " with rule swla (E > 1) is refused: swla rewrites its "
+                                               "window's earlier tokens under the current mask, which this axis, "
+                                               "masking each token's inputs at its own position, does not express; "
+                                               "use key_rows with swla");
 }
 
 // model.mlp.chain (SPEC section 8, Hope-Attention): 1 to kMaxMlpChain blocks, each updated every

@@ -63,13 +63,13 @@ std::vector<Point> paired_points(const std::vector<EffectRun>& runs) {
   std::map<std::string, const EffectRun*> baselines;  // pairing key + seed -> the first such baseline
   for (const auto& r : runs)
     if (r.config.model.mixer.type == "memory" && r.config.model.mixer.E == 1 && r.report)
-      baselines.emplace(baseline_pairing_key(r.config) + "#" + std::to_string(r.config.seed), &r);
+      baselines.emplace(seeded_pairing_key(r.config), &r);
   std::vector<Point> points;
   std::map<std::string, size_t> index;
   for (const auto& r : runs) {
     if (r.config.model.mixer.type != "memory" || r.config.model.mixer.E <= 1 || !r.report) continue;
     const Flat f = flat_config(r.config);
-    const auto b = baselines.find(key_of(f, true) + "#" + std::to_string(r.config.seed));
+    const auto b = baselines.find(seeded_pairing_key(r.config));
     if (b == baselines.end()) continue;
     auto [it, added] = index.emplace(key_of(f, false), points.size());
     if (added) points.push_back(Point{f, {}, {}});
@@ -286,6 +286,8 @@ Series trend_series(const TrendFit& t, double x_lo, double x_hi, Rgb color) {
 }  // namespace
 
 std::string baseline_pairing_key(const config::RunConfig& c) { return key_of(flat_config(c), true); }
+
+std::string seeded_pairing_key(const config::RunConfig& c) { return baseline_pairing_key(c) + "#" + std::to_string(c.seed); }
 
 namespace {
 

@@ -50,6 +50,8 @@ struct GatingEffectMap {
 // memory reads (E, its schedule, horizon N, normalize, form). A gated run and an E = 1 memory run
 // pair when their keys and seeds are equal.
 std::string baseline_pairing_key(const config::RunConfig& c);
+// baseline_pairing_key and the seed: equal for a gated run and the baseline it pairs with.
+std::string seeded_pairing_key(const config::RunConfig& c);
 
 struct GatingEffectOptions {
   std::string x_field;  // empty: the first numeric swept field other than model.mixer.E, else E

@@ -185,7 +185,7 @@ void pair_baselines(std::vector<RunRow*>& rows) {
     rows[i]->effect = kNoValue;
     rows[i]->baseline.clear();
     if (!memory(rows[i])) continue;
-    keys[i] = figures::baseline_pairing_key(*rows[i]->config) + "#" + std::to_string(rows[i]->config->seed);
+    keys[i] = figures::seeded_pairing_key(*rows[i]->config);
     if (rows[i]->config->model.mixer.E == 1) baselines.emplace(keys[i], rows[i]);
   }
   for (size_t i = 0; i < rows.size(); ++i) {
