@@ -5,6 +5,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 
 #include "app/gui/view/lab_app.hpp"
@@ -49,9 +50,13 @@ void draw_folder_fields(LabApp& app) {
   auto& runs_dir = app.runs.panel.folder;
   auto& open_path = app.runs.panel.open_path;
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
-  ImGui::SetNextItemWidth(-(label_width("runs folder") + spacing + button_width("Rescan")));
-  ImGui::InputText("runs folder", &runs_dir);
-  ImGui::SameLine();
+  // Beside its label and button when the path fits there, else on a line of its own under the label.
+  const float tail = label_width("runs folder") + spacing + button_width("Rescan");
+  const bool beside = field_width_for(runs_dir, 0) + tail <= ImGui::GetContentRegionAvail().x;
+  if (!beside) ImGui::TextUnformatted("runs folder");
+  ImGui::SetNextItemWidth(beside ? -tail : -FLT_MIN);
+  ImGui::InputText(beside ? "runs folder" : "##runs folder", &runs_dir);
+  if (beside) ImGui::SameLine();
   if (ImGui::Button("Rescan")) {
     app.runs.dir = runs_dir;
     rb.start_rescan(app.runs.dir);  // on a worker; the table takes the result in when it is read
