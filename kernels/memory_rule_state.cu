@@ -34,6 +34,8 @@ void check_rule_args(const backend::MemoryRuleArgs<float>& args) {
   if (args.B < 0 || args.T < 0 || args.H < 0) throw InputError("B", "batch, tokens and heads must be >= 0");
   if (args.d_k < 1 || args.d_v < 1) throw InputError("d_k", "key and value widths must be >= 1");
   if (memory::rule_uses_gamma(args.rule) && args.window < 1) throw InputError("window", "swla needs a window >= 1");
+  if (args.open_widths && args.rule == memory::Rule::swla)  // supports() refuses it; the kernels would write unmasked
+    throw InputError("open_widths", "rule swla gated by open widths (block_axis value_rows or layer) runs on the CPU only");
   const int64_t D = static_cast<int64_t>(args.d_k) * args.d_v;
   if (args.schedule->D() != D)
     throw InputError("D", "schedule is for D = " + std::to_string(args.schedule->D()) + " elements but d_k * d_v = " +

@@ -512,9 +512,8 @@ void check_mixer_choices(const MixerConfig& x) {
                                                     x.output_gate);
 }
 
-// What each block axis asks of E and of the rest of the mixer (SPEC section 8). value_rows and
-// layer run the ungated rule on masked inputs (the zero-state lemma): keys stay whole under
-// value_rows, and swla's window would need step t's mask on earlier tokens, which no input mask says.
+// What each block axis asks of E and of the rest of the mixer (SPEC section 8): whole value
+// dimensions (key rows of the layer) per block, and keys left whole (their normalisation untouched).
 void check_block_axis(const MixerConfig& x) {
   const auto axis = *memory::block_axis_from_name(x.block_axis);
   if (axis == memory::BlockAxis::key_rows) return;
@@ -528,12 +527,12 @@ void check_block_axis(const MixerConfig& x) {
                                           " * " + std::to_string(x.d_head) + " = " + std::to_string(rows) +
                                           " (key rows of the layer), got E = " + E);
   if (x.normalize != "normalize_then_mask")
-    throw InputError("model.mixer.normalize", "block_axis " + x.block_axis + " takes normalize_then_mask, got " + x.normalize);
-  if (x.rule == "swla" && x.E > 1)
-    throw InputError("model.mixer.block_axis", x.block_axis + " with rule swla (E > 1) is refused: swla rewrites its "
-                                               "window's earlier tokens under the current mask, which this axis, "
-                                               "masking each token's inputs at its own position, does not express; "
-                                               "use key_rows with swla");
+    throw InputError("model.mixer.normalize",
+                     "block_axis " + x.block_axis + " takes normalize_then_mask, got " + x.normalize +
+                         (axis == memory::BlockAxis::value_rows
+                              ? " (value_rows leaves the keys whole: there are no open key rows to re-normalise over)"
+                              : " (re-normalising over each head's own open key rows, none for a locked head, is not "
+                                "built; key_rows takes every normalize)"));
 }
 
 // model.mlp.chain (SPEC section 8, Hope-Attention): 1 to kMaxMlpChain blocks, each updated every

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/memory/active_prefix.hpp"
 #include "core/memory/chunk_size.hpp"
 #include "core/memory/log_retention.hpp"
 #include "core/memory/rule_family.hpp"
@@ -26,18 +27,18 @@ bool erases(Rule rule) { return rule == Rule::delta || rule == Rule::comba; }
 // for linear, delta and comba; swla's window makes c per step (k_{t-j} weighted by gamma_t[j]).
 template <class T>
 struct Chunk {
-  int64_t n0 = 0, L = 0, R = 0, Lw = 0;  // first token, steps, rows open anywhere in it, writes
-  std::vector<int64_t> rows;     // (L) open key rows of each step
+  int64_t n0 = 0, L = 0, R = 0, W = 0, Lw = 0;  // first token, steps, rows and columns open anywhere in it, writes
+  std::vector<int64_t> rows, cols;  // (L) open key rows, open value columns of each step
   std::vector<int64_t> wt, src;  // (Lw) the step a write happens at, the token whose k, v it writes (-1: none)
   std::vector<int64_t> lag;      // (Lw) swla's window offset j of the write
   Vec<T> la, g, gh, beta;        // (L) log retention, cumulative log-decay, the erase's, write strength
-  Mat<T> Q, K, E, V;             // (L, R) masked by selection; V (L, d_v)
-  Mat<T> Kw, Vw;                 // (Lw, R) write keys, masked by their step's m_t; (Lw, d_v) their values
+  Mat<T> Q, K, E, V;             // (L, R) masked by selection; V (L, W)
+  Mat<T> Kw, Vw;                 // (Lw, R) write keys, masked by their step's m_t; (Lw, W) their values
   Vec<T> ww;                     // (Lw) swla's write weights gamma_t[j]
   Mat<T> GB, GA;                 // (L, Lw) e^{g_t - g_wt} for wt <= t; (L, L) e^{ĝ_t - g_s} for s < t; else 0
   Mat<T> MB, MA;                 // (L, Lw) (Q Kw^T) ⊙ GB, (L, L) (E K^T) ⊙ GA
   Mat<T> IA;                     // (L, L) I + diag(beta) MA, unit lower triangular
-  Mat<T> Ed, Res, U;             // (L, R) diag(e^ĝ) E; (L, d_v) V - Ed H; (Lw, d_v) write values
+  Mat<T> Ed, Res, U;             // (L, R) diag(e^ĝ) E; (L, W) V - Ed H; (Lw, W) write values
 };
 
 // Copies row t of a (T, width) input into row c of dst, zero past `open` columns (selection).
@@ -50,9 +51,13 @@ template <class T>
 void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, Chunk<T>& c) {
   const int64_t d_k = in.d_k, d_v = in.d_v;
   c.n0 = n0, c.L = L;
-  c.rows.resize(L);
-  c.R = 0;
-  for (int64_t t = 0; t < L; ++t) c.R = std::max(c.R, c.rows[t] = s.active_rows(n0 + t + 1, d_v));
+  c.rows.resize(L), c.cols.resize(L);
+  c.R = 0, c.W = 0;
+  for (int64_t t = 0; t < L; ++t) {
+    const detail::ActiveSet act = detail::active_set(s, in, n0 + t);
+    c.R = std::max(c.R, c.rows[t] = act.rows);
+    c.W = std::max(c.W, c.cols[t] = act.cols);
+  }
   c.la.resize(L), c.g.resize(L), c.gh.resize(L), c.beta.resize(L);
   for (int64_t t = 0; t < L; ++t) {
     c.la[t] = in.a ? clamped_log_retention(in.a[n0 + t]) : T(0);
@@ -60,13 +65,13 @@ void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n
     c.gh[t] = rule == Rule::comba ? (t ? c.g[t - 1] : T(0)) : c.g[t];
     c.beta[t] = in.beta ? in.beta[n0 + t] : T(0);  // swla has window weights instead
   }
-  c.Q.resize(L, c.R), c.K.resize(L, c.R), c.V.resize(L, d_v);
+  c.Q.resize(L, c.R), c.K.resize(L, c.R), c.V.resize(L, c.W);
   if (rule == Rule::comba) c.E.resize(L, c.R);
   for (int64_t t = 0; t < L; ++t) {
     masked_row(c.Q, t, in.q + (n0 + t) * d_k, c.rows[t]);
     masked_row(c.K, t, in.k + (n0 + t) * d_k, c.rows[t]);
     if (rule == Rule::comba) masked_row(c.E, t, in.p + (n0 + t) * d_k, c.rows[t]);
-    for (int64_t j = 0; j < d_v; ++j) c.V(t, j) = in.v[(n0 + t) * d_v + j];
+    masked_row(c.V, t, in.v + (n0 + t) * d_v, c.cols[t]);
   }
   if (rule == Rule::delta) c.E = c.K;  // the delta rule erases along its own key
   // The writes: one per step along k_t, or swla's window of earlier keys under this step's mask.
@@ -78,7 +83,7 @@ void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n
     c.Kw = c.K;
     return;
   }
-  c.Kw.resize(c.Lw, c.R), c.Vw.resize(c.Lw, d_v), c.ww.resize(c.Lw);
+  c.Kw.resize(c.Lw, c.R), c.Vw.resize(c.Lw, c.W), c.ww.resize(c.Lw);
   for (int64_t j = 0; j < lags; ++j)
     for (int64_t t = 0; t < L; ++t) {
       const int64_t w = j * L + t, from = n0 + t - j;  // terms before the first token are left out
@@ -86,7 +91,7 @@ void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n
       c.ww[w] = from >= 0 ? in.gamma[(n0 + t) * in.window + j] : T(0);
       if (from >= 0) {
         masked_row(c.Kw, w, in.k + from * d_k, c.rows[t]);
-        for (int64_t x = 0; x < d_v; ++x) c.Vw(w, x) = in.v[from * d_v + x];
+        masked_row(c.Vw, w, in.v + from * d_v, c.cols[t]);  // this step's widths, not the token's
       } else {
         c.Kw.row(w).setZero();
         c.Vw.row(w).setZero();
@@ -94,7 +99,7 @@ void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n
     }
 }
 
-// The decay masks, the pairwise products and U from the chunk-start state's open rows HR (R, d_v).
+// The decay masks, the pairwise products and U from the chunk-start state's open block HR (R, W).
 template <class T, class HBlock>
 void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
   const int64_t L = c.L;
@@ -139,7 +144,7 @@ void scatter_window_writes(const Chunk<T>& c, const Mat<T>& dKw, const Mat<T>& d
     const int64_t from = c.src[w], n = c.n0 + c.wt[w];
     if (from < 0) continue;
     T dweight = 0;
-    for (int64_t x = 0; x < d_v; ++x) {
+    for (int64_t x = 0; x < c.cols[c.wt[w]]; ++x) {
       dweight += dU(w, x) * c.Vw(w, x);
       g.v[from * d_v + x] += c.ww[w] * dU(w, x);
     }
@@ -160,10 +165,10 @@ Vec<T> write_decay(const Chunk<T>& c, T gl) {
 // The gradients a chunk's backward gathers on the way from its outputs to its inputs.
 template <class T>
 struct ChunkGrads {
-  Mat<T>& dHs;   // (R, d_v) the state at the chunk's start
+  Mat<T>& dHs;   // (R, W) the state at the chunk's start
   Mat<T>& dK;    // (Lw, R) the written keys
   Mat<T>& dE;    // (L, R) the erase keys (delta: k; comba: p)
-  Mat<T>& dV;    // (L, d_v) the values
+  Mat<T>& dV;    // (L, W) the values
   Vec<T>& dbeta, &dgh, &dg;  // (L) beta, the shifted log retentions, the log retentions
 };
 
@@ -221,7 +226,7 @@ void write_chunk_grads(Rule rule, const Chunk<T>& c, const RuleInputs<T>& in, in
       if (rule == Rule::comba) g.p[n * d_k + i] = d.dE(t, i);
     }
     if (rule != Rule::swla)
-      for (int64_t j = 0; j < d_v; ++j) g.v[n * d_v + j] = d.dV(t, j);
+      for (int64_t j = 0; j < c.cols[t]; ++j) g.v[n * d_v + j] = d.dV(t, j);
   }
 }
 
@@ -232,6 +237,10 @@ void check_chunked(Rule rule, const Schedule& schedule, const RuleInputs<T>& in,
   if (!chunked_form_applies(rule, schedule, in.d_v, &why)) throw InputError(rule == Rule::titans ? "rule" : "E", why);
   if (in.S0) throw InputError("S0", "the chunked form starts from a zero state (SPEC section 3's lemma); use the recurrent form");
   if (chunk_size < 1) throw InputError("chunk_size", "must be >= 1, got " + std::to_string(chunk_size));
+  // Open widths that shrank would leave written elements behind a lock, outside the lemma.
+  for (int64_t n = 1; in.open_widths && n < in.T; ++n)
+    if (in.open_widths[n * in.open_widths_stride] < in.open_widths[(n - 1) * in.open_widths_stride])
+      throw InputError("open_widths", "shrink at step " + std::to_string(n) + "; the chunked form needs them never to shrink");
 }
 
 }  // namespace
@@ -269,12 +278,13 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
     const int64_t n0 = ci * chunk_size, L = std::min(chunk_size, in.T - n0);
     if (checkpoints) std::copy(Hbuf.begin(), Hbuf.end(), checkpoints->S.begin() + ci * D);
     load_chunk(rule, schedule, in, n0, L, c);
-    auto HR = H.topRows(c.R);
+    auto HR = H.topLeftCorner(c.R, c.W);
     chunk_products(rule, c, HR);
     if (o) {
       O.noalias() = c.g.array().exp().matrix().asDiagonal() * (c.Q * HR);
       O.noalias() += c.MB * c.U;
-      std::copy(O.data(), O.data() + L * d_v, o + n0 * d_v);  // (L, d_v) row-major, as o's rows
+      for (int64_t t = 0; t < L; ++t)  // locked columns read 0 (selection)
+        for (int64_t j = 0; j < d_v; ++j) o[(n0 + t) * d_v + j] = j < c.cols[t] ? O(t, j) : T(0);
     }
     const T gl = c.g[L - 1];
     Kt = write_decay(c, gl).asDiagonal() * c.Kw;
@@ -303,11 +313,11 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     const int64_t n0 = ci * C, L = std::min(C, in.T - n0);
     load_chunk(rule, schedule, in, n0, L, c);
     const StateMap<T> Hfull(const_cast<T*>(checkpoints.S.data()) + ci * D, d_k, d_v);
-    const auto HR = Hfull.topRows(c.R);
+    const auto HR = Hfull.topLeftCorner(c.R, c.W);
     chunk_products(rule, c, HR);
-    const int64_t R = c.R;
+    const int64_t R = c.R, W = c.W;
     const T gl = c.g[L - 1];
-    const Mat<T> dHe = dH.topRows(R);  // rows past R pass through: locked there, never decayed
+    const Mat<T> dHe = dH.topLeftCorner(R, W);  // rows past R, columns past W pass through: locked, never decayed
     dg.setZero(L), dgh.setZero(L), dbeta.setZero(L);
     T dgl = std::exp(gl) * HR.cwiseProduct(dHe).sum();
 
@@ -325,9 +335,9 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     Mat<T> dHs = std::exp(gl) * dHe;
 
     // O = diag(e^g) Q H + MB U
-    dO_c.resize(L, d_v);
-    if (dO) std::copy(dO + n0 * d_v, dO + (n0 + L) * d_v, dO_c.data());
-    else dO_c.setZero();
+    dO_c.resize(L, W);
+    for (int64_t t = 0; t < L; ++t)  // a locked column's read is 0 whatever its gradient
+      for (int64_t j = 0; j < W; ++j) dO_c(t, j) = dO && j < c.cols[t] ? dO[(n0 + t) * d_v + j] : T(0);
     dU.noalias() += c.MB.transpose() * dO_c;
     Qd = c.g.array().exp().matrix().asDiagonal() * c.Q;
     tmp.noalias() = dO_c * HR.transpose();  // dQd (L, R)
@@ -349,7 +359,7 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     backward_through_writes(rule, c, HR, dU, {dHs, dK, dE, dV, dbeta, dgh, dg}, dW, dA, tmp);
     write_chunk_grads(rule, c, in, n0, L, dgl, {dHs, dK, dE, dV, dbeta, dgh, dg}, dQ, g);
     if (rule == Rule::swla) scatter_window_writes(c, dK, dU, in, g);
-    dH.topRows(R) = dHs;
+    dH.topLeftCorner(R, W) = dHs;
   }
   detail::copy_grads(rule, g, grads);
 }

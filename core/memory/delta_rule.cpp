@@ -18,8 +18,8 @@ const T* erase_direction(Rule rule, const RuleInputs<T>& in, int64_t n) {
 
 // r (d_v) = v - sigma (G ⊙ S)^T e, the correction the write carries; pred keeps (G ⊙ S)^T e.
 template <class T>
-void correction(const T* S_prev, const T* e, const T* v, T sigma, int64_t end, int64_t d_v, T* pred, T* r) {
-  gated_predict(S_prev, e, end, d_v, pred);
+void correction(const T* S_prev, const T* e, const T* v, T sigma, const ActiveSet& act, int64_t d_v, T* pred, T* r) {
+  gated_predict(S_prev, e, act, d_v, pred);
   for (int64_t j = 0; j < d_v; ++j) r[j] = v[j] - sigma * pred[j];
 }
 
@@ -30,7 +30,7 @@ void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, S
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> pred(d_v), r(d_v);
   for (int64_t n = range.n0; n < range.n1; ++n) {
-    const int64_t end = s.active_elements(n + 1);
+    const ActiveSet act = active_set(s, in, n);
     const T a = retention(in, n);
     const T sigma = rule == Rule::delta ? a : T(1);
     const T beta = in.beta[n];
@@ -38,13 +38,13 @@ void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, S
     const T* S_prev = state_at(tape.S, tape, n, D);
     T* S = state_at(tape.S, tape, n + 1, D);
     std::copy(S_prev, S_prev + D, S);  // locked elements keep their bits
-    correction(S_prev, erase_direction(rule, in, n), in.v + n * d_v, sigma, end, d_v, pred.data(), r.data());
-    const int64_t rows = rows_touched(end, d_v);
+    correction(S_prev, erase_direction(rule, in, n), in.v + n * d_v, sigma, act, d_v, pred.data(), r.data());
+    const int64_t rows = act.rows;
     for (int64_t i = 0; i < rows; ++i) {
-      const int64_t cols = active_cols(end, i, d_v);
+      const int64_t cols = act.cols_of(i, d_v);
       for (int64_t j = 0; j < cols; ++j) S[i * d_v + j] = a * S[i * d_v + j] + (beta * k[i]) * r[j];
     }
-    if (o) gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
+    if (o) gated_read(S, in.q + n * d_k, act, d_v, o + n * d_v);
   }
 }
 
@@ -55,7 +55,7 @@ void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, 
   std::vector<T> pred(d_v), r(d_v), dr(d_v);
   T* dS = g.S.data();
   for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
-    const int64_t end = s.active_elements(n + 1);
+    const ActiveSet act = active_set(s, in, n);
     const T a = retention(in, n);
     const T sigma = rule == Rule::delta ? a : T(1);
     const T beta = in.beta[n];
@@ -64,15 +64,15 @@ void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, 
     const T* S_prev = state_at(tape.S, tape, n, D);
     T* dk = &g.k[n * d_k];
     T* de = rule == Rule::comba ? &g.p[n * d_k] : dk;
-    if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
-    correction(S_prev, e, in.v + n * d_v, sigma, end, d_v, pred.data(), r.data());
+    if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, act, d_k, d_v, dS, &g.q[n * d_k]);
+    correction(S_prev, e, in.v + n * d_v, sigma, act, d_v, pred.data(), r.data());
 
     // Through the write beta k r^T, with W = G ⊙ dS.
-    const int64_t rows = rows_touched(end, d_v);
+    const int64_t rows = act.rows;
     std::fill(dr.begin(), dr.end(), T(0));
     T dbeta = 0, da = 0;
     for (int64_t i = 0; i < rows; ++i) {
-      const int64_t cols = active_cols(end, i, d_v);
+      const int64_t cols = act.cols_of(i, d_v);
       T Wr = 0;
       for (int64_t j = 0; j < cols; ++j) {
         const T Wij = dS[i * d_v + j];
@@ -90,7 +90,7 @@ void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, 
       if (rule == Rule::delta) da -= dr[j] * pred[j];
     }
     for (int64_t i = 0; i < rows; ++i) {
-      const int64_t cols = active_cols(end, i, d_v);
+      const int64_t cols = act.cols_of(i, d_v);
       T acc = 0;
       for (int64_t j = 0; j < cols; ++j) {
         const T dpred = -sigma * dr[j];

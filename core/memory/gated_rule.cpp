@@ -51,6 +51,13 @@ void check_rule_inputs(Rule rule, const Schedule& s, const RuleInputs<T>& in) {
   if (rule_uses_p(rule) && !in.p) throw InputError("p", "required by rule comba");
   if (rule_uses_gamma(rule) && (!in.gamma || in.window < 1))
     throw InputError("gamma", "required by rule swla, with a window of at least 1");
+  const int64_t widest = in.open_widths_of == OpenWidths::key_rows ? in.d_k : in.d_v;
+  for (int64_t n = 0; in.open_widths && n < in.T; ++n) {
+    const int64_t w = in.open_widths[n * in.open_widths_stride];
+    if (w < 0 || w > widest)
+      throw InputError("open_widths", std::to_string(w) + " at step " + std::to_string(n) + " is outside [0, " +
+                                          std::to_string(widest) + "]");
+  }
 }
 
 template <class T>

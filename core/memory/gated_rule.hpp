@@ -27,6 +27,9 @@ bool rule_uses_p(Rule rule);      // comba
 bool rule_uses_eta(Rule rule);    // titans
 bool rule_uses_gamma(Rule rule);  // swla
 
+// What a table of open widths counts (block_axis layer: key rows; value_rows: value columns).
+enum class OpenWidths { key_rows, value_columns };
+
 // One head's inputs. Optional ones may be null: a = 1 (no decay), eta = 0, S0 = 0.
 template <class F>
 struct RuleInputs {
@@ -43,6 +46,13 @@ struct RuleInputs {
   const F* eta = nullptr;    // (T)            titans momentum, null = 0
   const F* gamma = nullptr;  // (T, window)    swla window weights
   const F* S0 = nullptr;     // (d_k, d_v)     initial state, null = 0
+  // block_axis value_rows / layer (SPEC section 8): at step n only the first open_widths[n *
+  // open_widths_stride] value columns (value_columns) or key rows (key_rows) of S are open, on
+  // top of the schedule; the rest are locked like any gated element (never read, never written).
+  // The rule then skips them, and swla's window writes earlier tokens under step n's widths.
+  const int32_t* open_widths = nullptr;  // (T) at a stride; null = every row and column
+  int64_t open_widths_stride = 1;
+  OpenWidths open_widths_of = OpenWidths::value_columns;
 };
 
 // Gradient outputs, overwritten (activation gradients overwrite, as in llm.c). A null pointer

@@ -32,15 +32,15 @@ void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in,
   std::vector<T> weight(std::max<int64_t>(in.window, 1));
   std::vector<int64_t> token(weight.size());
   for (int64_t n = range.n0; n < range.n1; ++n) {
-    const int64_t end = s.active_elements(n + 1);
+    const ActiveSet act = active_set(s, in, n);
     const T a = retention(in, n);
     const T* S_prev = state_at(tape.S, tape, n, D);
     T* S = state_at(tape.S, tape, n + 1, D);
     std::copy(S_prev, S_prev + D, S);  // locked elements keep their bits
     const int64_t terms = write_terms(rule, in, n, weight.data(), token.data());
-    const int64_t rows = rows_touched(end, d_v);
+    const int64_t rows = act.rows;
     for (int64_t i = 0; i < rows; ++i) {
-      const int64_t cols = active_cols(end, i, d_v);
+      const int64_t cols = act.cols_of(i, d_v);
       for (int64_t j = 0; j < cols; ++j) {
         T x = a * S[i * d_v + j];
         for (int64_t w = 0; w < terms; ++w)
@@ -48,7 +48,7 @@ void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in,
         S[i * d_v + j] = x;
       }
     }
-    if (o) gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
+    if (o) gated_read(S, in.q + n * d_k, act, d_v, o + n * d_v);
   }
 }
 
@@ -60,12 +60,12 @@ void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in
   std::vector<int64_t> token(weight.size());
   T* dS = g.S.data();
   for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
-    const int64_t end = s.active_elements(n + 1);
+    const ActiveSet act = active_set(s, in, n);
     const T a = retention(in, n);
     const T* S_prev = state_at(tape.S, tape, n, D);
-    if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
+    if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, act, d_k, d_v, dS, &g.q[n * d_k]);
     const int64_t terms = write_terms(rule, in, n, weight.data(), token.data());
-    const int64_t rows = rows_touched(end, d_v);
+    const int64_t rows = act.rows;
     T da = 0;
     for (int64_t w = 0; w < terms; ++w) {
       const T* k = in.k + token[w] * d_k;
@@ -74,7 +74,7 @@ void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in
       T* dv = &g.v[token[w] * d_v];
       T dweight = 0;
       for (int64_t i = 0; i < rows; ++i) {
-        const int64_t cols = active_cols(end, i, d_v);
+        const int64_t cols = act.cols_of(i, d_v);
         T Wv = 0;  // (W v)_i with W = G ⊙ dS
         for (int64_t j = 0; j < cols; ++j) {
           const T Wij = dS[i * d_v + j];
@@ -88,7 +88,7 @@ void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in
       else g.gamma[n * in.window + w] += dweight;
     }
     for (int64_t i = 0; i < rows; ++i) {
-      const int64_t cols = active_cols(end, i, d_v);
+      const int64_t cols = act.cols_of(i, d_v);
       for (int64_t j = 0; j < cols; ++j) {
         da += dS[i * d_v + j] * S_prev[i * d_v + j];
         dS[i * d_v + j] *= a;  // locked elements pass their adjoint through unchanged

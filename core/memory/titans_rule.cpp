@@ -13,7 +13,7 @@ void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, StepRange r
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> err(d_v);
   for (int64_t n = range.n0; n < range.n1; ++n) {
-    const int64_t end = s.active_elements(n + 1);
+    const ActiveSet act = active_set(s, in, n);
     const T a = retention(in, n);
     const T eta = in.eta ? in.eta[n] : T(0);
     const T beta = in.beta[n];
@@ -25,17 +25,17 @@ void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, StepRange r
     T* Z = state_at(tape.Z, tape, n + 1, D);
     std::copy(S_prev, S_prev + D, S);
     std::copy(Z_prev, Z_prev + D, Z);
-    gated_predict(S_prev, k, end, d_v, err.data());
+    gated_predict(S_prev, k, act, d_v, err.data());
     for (int64_t j = 0; j < d_v; ++j) err[j] -= v[j];  // the surprise Sg^T k - v
-    const int64_t rows = rows_touched(end, d_v);
+    const int64_t rows = act.rows;
     for (int64_t i = 0; i < rows; ++i) {
-      const int64_t cols = active_cols(end, i, d_v);
+      const int64_t cols = act.cols_of(i, d_v);
       for (int64_t j = 0; j < cols; ++j) {
         Z[i * d_v + j] = eta * Z[i * d_v + j] - (beta * k[i]) * err[j];
         S[i * d_v + j] = a * S[i * d_v + j] + Z[i * d_v + j];
       }
     }
-    if (o) gated_read(S, in.q + n * d_k, end, d_v, o + n * d_v);
+    if (o) gated_read(S, in.q + n * d_k, act, d_v, o + n * d_v);
   }
 }
 
@@ -47,7 +47,7 @@ void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, StepRange 
   T* dS = g.S.data();
   T* dZ = g.Z.data();  // adjoint of Z_t, carried across ranges; Z_0 is a constant, so it is dropped
   for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
-    const int64_t end = s.active_elements(n + 1);
+    const ActiveSet act = active_set(s, in, n);
     const T a = retention(in, n);
     const T eta = in.eta ? in.eta[n] : T(0);
     const T beta = in.beta[n];
@@ -55,15 +55,15 @@ void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, StepRange 
     const T* v = in.v + n * d_v;
     const T* S_prev = state_at(tape.S, tape, n, D);
     const T* Z_prev = state_at(tape.Z, tape, n, D);
-    if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, end, d_k, d_v, dS, &g.q[n * d_k]);
-    gated_predict(S_prev, k, end, d_v, err.data());
+    if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, act, d_k, d_v, dS, &g.q[n * d_k]);
+    gated_predict(S_prev, k, act, d_v, err.data());
     for (int64_t j = 0; j < d_v; ++j) err[j] -= v[j];
 
-    const int64_t rows = rows_touched(end, d_v);
+    const int64_t rows = act.rows;
     std::fill(derr.begin(), derr.end(), T(0));
     T da = 0, deta = 0, dbeta = 0;
     for (int64_t i = 0; i < rows; ++i) {
-      const int64_t cols = active_cols(end, i, d_v);
+      const int64_t cols = act.cols_of(i, d_v);
       T Ve = 0;
       for (int64_t j = 0; j < cols; ++j) {
         const int64_t x = i * d_v + j;
@@ -80,7 +80,7 @@ void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, StepRange 
     // Through err = (G ⊙ S_prev)^T k - v.
     for (int64_t j = 0; j < d_v; ++j) g.v[n * d_v + j] -= derr[j];
     for (int64_t i = 0; i < rows; ++i) {
-      const int64_t cols = active_cols(end, i, d_v);
+      const int64_t cols = act.cols_of(i, d_v);
       T acc = 0;
       for (int64_t j = 0; j < cols; ++j) {
         acc += S_prev[i * d_v + j] * derr[j];

@@ -71,6 +71,10 @@ backend::MemoryRuleArgs<T> MemoryMixer<T>::rule_args() const {
   args.eta = memory::rule_uses_eta(rule_) ? eta_.get() : nullptr;
   args.gamma = memory::rule_uses_gamma(rule_) ? gamma_.get() : nullptr;
   args.form = form_;
+  if (gates_by_widths()) {
+    args.open_widths = open_widths_.get();
+    args.open_widths_of = axis_ == memory::BlockAxis::layer ? memory::OpenWidths::key_rows : memory::OpenWidths::value_columns;
+  }
   return args;
 }
 
@@ -104,6 +108,7 @@ backend::OpShape MemoryMixer<T>::rule_shape(int n_blocks) const {
   backend::OpShape s;
   s.rule = rule_;
   s.B = B_, s.T = T_, s.H = H_, s.d_k = d_, s.d_v = d_, s.window = c_, s.n_blocks = n_blocks;
+  s.open_widths = gates_by_widths();
   return s;
 }
 
@@ -164,12 +169,13 @@ void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
   be_.matmul_forward(out, gate_ == OutputGate::none ? on_.get() : gate_forward(in), params_ + wo_, N_, HD, C_);
 }
 
-// The rule on what the block axis gives it: key_rows gates inside the rule; value_rows and layer
-// run the ungated rule between prefix masks (n ⊙ v in and n ⊙ o out; m_h ⊙ q, k, p in).
+// The rule on what the block axis gives it: key_rows gates inside the rule by the schedule;
+// value_rows and layer by their table of open widths, or, on a backend that does not take it,
+// as the ungated rule between prefix masks (n ⊙ v in and n ⊙ o out; m_h ⊙ q, k, p in).
 template <class T>
 void MemoryMixer<T>::rule_forward() {
   const size_t n = static_cast<size_t>(N_) * H_ * d_;
-  if (masks_values() || masks_keys()) {
+  if (gates_by_widths()) {
     const auto widths = memory::open_widths_table(axis_, schedule_, T_, H_, d_, d_);
     be_.upload_int32(open_widths_.reserve(be_, widths.size()), widths.data(), widths.size());
   }

@@ -4,9 +4,11 @@
 //   comba: p = k, q <- q - d_h p;  titans: eta = sigmoid(W_eta x);  swla: gamma = sigmoid(W_g x)
 //   o = gated rule (E blocks on the schedule)  ->  per-head RMSNorm [⊙ act(W_g x)]  ->  output map.
 // The normalised q, k are masked inside the rule ("normalise, then mask"); E = 1 is the baseline.
-// block_axis value_rows runs the ungated rule on n_t ⊙ v and reads n_t ⊙ o, layer the ungated rule
-// on m_h(t) ⊙ q, k, p (SPEC section 8's zero-state forms: n_t open value dimensions, m_h(t) head
-// h's open key rows), so every rule but swla runs them in every form on every backend.
+// block_axis value_rows and layer gate the rule by a (T, H) table of open widths (n_t open value
+// dimensions, m_h(t) head h's open key rows; SPEC section 8), which the CPU rule skips in every
+// form; a backend without the table (CUDA) gets masked inputs (n_t ⊙ v, m_h(t) ⊙ q, k, p; read
+// n_t ⊙ o) and runs the ungated rule (the zero-state lemma); swla, whose window writes earlier
+// tokens under step t's widths, runs only where the rule takes the table (the CPU).
 // output_gate swish | sigmoid multiplies the normed read by act(W_g x) (fla's gated RMSNorm).
 // The `normalize` variants re-normalise q, k over the open key rows first (prefix_renorm).
 #pragma once
@@ -48,9 +50,13 @@ class MemoryMixer final : public Layer<T> {
 
   // How the mask meets the normalisation (config.hpp's MixerConfig::normalize, SPEC section 3).
   bool renormalizes() const { return memory::renormalizes(normalize_); }
-  // value_rows (layer) with more than one block: the rule runs ungated on masked values (keys).
-  bool masks_values() const { return axis_ == memory::BlockAxis::value_rows && schedule_.E() > 1; }
-  bool masks_keys() const { return axis_ == memory::BlockAxis::layer && schedule_.E() > 1; }
+  // value_rows (layer) with more than one block: the rule gates by a table of open widths; on a
+  // backend that does not, it runs ungated on masked values (keys), the zero-state lemma (not
+  // swla, whose window reads earlier tokens under step t's widths: such a backend refuses it).
+  bool gates_by_widths() const { return axis_ != memory::BlockAxis::key_rows && schedule_.E() > 1; }
+  bool masks_inputs() const { return gates_by_widths() && !be_.gates_by_open_widths(); }
+  bool masks_values() const { return masks_inputs() && axis_ == memory::BlockAxis::value_rows; }
+  bool masks_keys() const { return masks_inputs() && axis_ == memory::BlockAxis::layer; }
   // The q and k the rule reads before layer's mask: re-normalised or not, comba's q - d_h p.
   const T* rule_query() const { return memory::rule_uses_p(rule_) ? qx_.get() : renormalizes() ? qm_.get() : qn_.get(); }
   const T* rule_key() const { return renormalizes() ? km_.get() : kn_.get(); }

@@ -91,11 +91,24 @@ def _keep(G, new, old):
     return new if G is None else torch.where(G, new, old)
 
 
-def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None, gamma=None):
+def open_widths_mask(widths, of, d_k, d_v, device):
+    """The gate of the open widths at one step (block_axis value_rows / layer, SPEC section 8):
+    widths (H) ints, head h's open value columns ("value_columns") or key rows ("key_rows"), as
+    booleans (H, d_k, d_v)."""
+    w = torch.as_tensor(widths, device=device)[:, None, None]
+    if of == "value_columns":
+        return (torch.arange(d_v, device=device)[None, None, :] < w).expand(-1, d_k, -1)
+    return (torch.arange(d_k, device=device)[None, :, None] < w).expand(-1, -1, d_v)
+
+
+def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None, gamma=None,
+                   open_widths=None, widths_of="value_columns"):
     """The definition (SPEC section 3), one step at a time, elementwise gate G_t, any E.
     Returns o (B, T, H, d_v). Active elements take the ungated update and locked ones keep their
     exact values (torch.where, as the C++ writes only the active prefix); where the whole memory
-    is active (end = D) the gate is skipped: the ungated rule, as E = 1 must be."""
+    is active (end = D) the gate is skipped: the ungated rule, as E = 1 must be. open_widths
+    (T, H) ints (block_axis value_rows / layer) lock the columns (rows) past them too, at every
+    step, swla's window included."""
     if rule not in RULES:
         raise ValueError(f"rule: unknown rule '{rule}' (expected one of {', '.join(RULES)})")
     B, T, H, d_k = k.shape
@@ -117,6 +130,9 @@ def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None,
     for n in range(T):
         full = ends[n] == schedule.D
         G = None if full else mask(ends[n])
+        if open_widths is not None:
+            W = open_widths_mask(open_widths[n], widths_of, d_k, d_v, v.device)
+            G = W if G is None else G & W
         kt, vt, qt, bt = ks[n], vs[n], qs[n], betas[n]              # (B, H, d), beta (B, H, 1)
         decayed = S if a is None else a_state[n] * S                # a S
         if rule == "linear":

@@ -14,9 +14,15 @@ swla's gamma = sigmoid(W_gamma x); the gated rule (memory_rules.py) with E block
 schedule; per-head RMSNorm; the output map. The attention mixer: causal softmax attention, scale
 1/sqrt(d), no positional encoding. Parameter names are the checkpoint's (core/model tables).
 
+The readings of SPEC section 8: model.mixer.block_axis value_rows / layer gate the rule by each
+head's open value columns / key rows (the recurrent definition with that gate on top of an
+ungated schedule); model.mixer.output_gate swish / sigmoid multiplies the normed read by
+act(W_g x) (g_proj); model.mlp.chain puts chain blocks i >= 1 (mlp_chain.i: a norm gain and a
+SwiGLU) after the one MLP, each a pre-norm residual step (core/model/model.cpp).
+
 The memory rule runs in one of two forms: "recurrent" (the definition, any rule and E) or
-"chunked" (linear and delta with E = 1 or row-aligned blocks); "auto" takes the chunked form
-where it applies.
+"chunked" (linear and delta with E = 1 or row-aligned blocks, key_rows); "auto" takes the chunked
+form where it applies.
 
     proteus_model.py nll RUN_DIR --tokens TOKENS.json --out OUT.json [--dtype float64]
                          [--forms recurrent,chunked] [--chunk 64] [--grads GRADS.safetensors]
@@ -77,6 +83,8 @@ def l2_normalise(x, eps=1e-6):
 
 
 NORMALIZE = ("normalize_then_mask", "mask_then_normalize", "capped_renormalize")
+BLOCK_AXES = ("key_rows", "value_rows", "layer")
+OUTPUT_GATES = ("none", "swish", "sigmoid")
 
 
 def renormalise_open_rows(x, schedule, d, capped, eps=1e-6):
@@ -108,10 +116,21 @@ class MemoryMixer(torch.nn.Module):
         if self.normalize not in NORMALIZE:
             raise ValueError(f"model.mixer.normalize: expected one of {', '.join(NORMALIZE)}, got '{self.normalize}'")
         self.schedule = memory_rules.Schedule.make(mixer["schedule"], d * d, mixer["E"], horizon)
-        chunked_ok = memory_rules.chunked_applies(self.rule, self.schedule, d)
+        self.block_axis = mixer.get("block_axis", "key_rows")
+        if self.block_axis not in BLOCK_AXES:
+            raise ValueError(f"model.mixer.block_axis: expected one of {', '.join(BLOCK_AXES)}, got '{self.block_axis}'")
+        self.widths = None  # value_rows / layer with E > 1: (T) -> (H) open widths, the rule ungated
+        if self.block_axis != "key_rows" and mixer["E"] > 1:
+            self.widths = self.schedule
+            self.schedule = memory_rules.Schedule.make({"type": "uniform"}, d * d, 1, horizon)
+        self.output_gate = mixer.get("output_gate", "none")
+        if self.output_gate not in OUTPUT_GATES:
+            raise ValueError(f"model.mixer.output_gate: expected one of {', '.join(OUTPUT_GATES)}, got '{self.output_gate}'")
+        chunked_ok = memory_rules.chunked_applies(self.rule, self.schedule, d) and self.widths is None
         if form == "chunked" and not chunked_ok:
-            raise ValueError(f"form chunked: needs rule linear or delta with E = 1 or blocks on rows "
-                             f"(rule {self.rule}, E = {mixer['E']}, d_head = {d})")
+            raise ValueError(f"form chunked: needs rule linear or delta with E = 1 or blocks on rows, "
+                             f"block_axis key_rows (rule {self.rule}, E = {mixer['E']}, d_head = {d}, "
+                             f"block_axis {self.block_axis})")
         self.form = "chunked" if form == "chunked" or (form == "auto" and chunked_ok) else "recurrent"
         self.chunk = chunk
         lin = lambda out: torch.nn.Linear(C, out, bias=False)
@@ -131,7 +150,20 @@ class MemoryMixer(torch.nn.Module):
         self.gamma_proj = lin(H * self.window) if self.rule == "swla" else None
         self.d = torch.nn.Parameter(torch.zeros(H)) if self.rule == "comba" else None  # comba's d_h
         self.o_norm = RMSNorm(d, norm_eps)
+        self.g_proj = lin(H * d) if self.output_gate != "none" else None
         self.o_proj = torch.nn.Linear(H * d, C, bias=False)
+
+    def open_widths(self, T):
+        """(T, H) open value columns (value_rows) or key rows (layer) per step and head."""
+        s, H, d = self.widths, self.H, self.d_head
+        rows = []
+        for n in range(T):
+            k = s.active_blocks(n + 1)
+            if self.block_axis == "value_rows":
+                rows.append([s.active_elements(n + 1) // d] * H)
+            else:  # layer: r_h = clamp(k H d / E - h d, 0, d)
+                rows.append([min(max(k * H * d // s.E - h * d, 0), d) for h in range(H)])
+        return rows
 
     def stream(self, proj, conv, x):
         y = proj(x)
@@ -163,8 +195,14 @@ class MemoryMixer(torch.nn.Module):
         if self.form == "chunked":
             o = memory_rules.chunked_rule(self.rule, self.schedule, q, k, v, beta, a, self.chunk)
         else:
-            o = memory_rules.recurrent_rule(self.rule, self.schedule, q, k, v, beta, a, p, eta, gamma)
-        return self.o_proj(self.o_norm(o).reshape(B, T, self.H * self.d_head))
+            widths = self.open_widths(T) if self.widths is not None else None
+            of = "value_columns" if self.block_axis == "value_rows" else "key_rows"
+            o = memory_rules.recurrent_rule(self.rule, self.schedule, q, k, v, beta, a, p, eta, gamma, widths, of)
+        o = self.o_norm(o).reshape(B, T, self.H * self.d_head)
+        if self.g_proj is not None:
+            g = self.g_proj(x)
+            o = o * (F.silu(g) if self.output_gate == "swish" else torch.sigmoid(g))
+        return self.o_proj(o)
 
 
 class AttentionMixer(torch.nn.Module):
@@ -203,6 +241,21 @@ class SwigluMlp(torch.nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+class ChainBlock(torch.nn.Module):
+    """Block i >= 1 of the MLP chain: x += SwiGLU_i(RMSNorm_i(x)) (names mlp_chain.i.*)."""
+
+    def __init__(self, C, F_, eps):
+        super().__init__()
+        self.norm = RMSNorm(C, eps)
+        self.w1 = torch.nn.Linear(C, F_, bias=False)
+        self.w3 = torch.nn.Linear(C, F_, bias=False)
+        self.w2 = torch.nn.Linear(F_, C, bias=False)
+
+    def forward(self, x):
+        h = self.norm(x)
+        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+
 class Layer(torch.nn.Module):
     def __init__(self, model_cfg, horizon, form, chunk):
         super().__init__()
@@ -216,10 +269,16 @@ class Layer(torch.nn.Module):
             raise ValueError(f"model.mixer.type: unknown mixer '{mixer['type']}'")
         self.mlp_norm = RMSNorm(C, eps)
         self.mlp = SwigluMlp(C, model_cfg["d_hidden"])
+        chain = model_cfg.get("mlp", {}).get("chain", [{"every": 1}])
+        # Update periods only matter to training; the forward is the chain of blocks.
+        self.mlp_chain = torch.nn.ModuleDict({str(i): ChainBlock(C, model_cfg["d_hidden"], eps) for i in range(1, len(chain))})
 
     def forward(self, x):
         x = x + self.mixer(self.mixer_norm(x))
-        return x + self.mlp(self.mlp_norm(x))
+        x = x + self.mlp(self.mlp_norm(x))
+        for i in range(1, len(self.mlp_chain) + 1):
+            x = self.mlp_chain[str(i)](x)
+        return x
 
 
 class ProteusModel(torch.nn.Module):
@@ -256,10 +315,11 @@ class ProteusModel(torch.nn.Module):
         g = torch.Generator().manual_seed(int(seed))
         m = self.config["model"]
         std = m["init_std"]
-        out_std = std / math.sqrt(2.0 * m["layers"])
+        blocks = len(m.get("mlp", {}).get("chain", [{"every": 1}]))
+        out_std = std / math.sqrt((1.0 + blocks) * m["layers"])  # one term per residual branch
         for name, p in dict(self.named_parameters()).items():
             shape = p.shape
-            if name.endswith("o_proj.weight") or name.endswith("mlp.w2.weight"):
+            if name.endswith("o_proj.weight") or name.endswith("w2.weight"):
                 x = torch.randn(shape, generator=g, dtype=torch.float64) * out_std
             elif name.endswith("_conv.weight"):
                 bound = 1.0 / math.sqrt(shape[1])

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "app/gui/state/experiment_editor.hpp"
+#include "core/config/config_json.hpp"
 #include "core/config/experiment.hpp"
 #include "core/common/input_error.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -363,6 +364,37 @@ TEST(ExperimentEditor, SwitchingTheTokenizerKeepsTheVocabulariesEqual) {
   EXPECT_EQ(ed.config.model.vocab, 256);
   EXPECT_EQ(ed.config.data.tokenizer_hash, "") << "a bytes config carries no tokenizer hash";
   EXPECT_EQ(ed.problem(), "");
+}
+
+}  // namespace
+
+namespace {
+
+// The MLP chain edits (the window's "MLP chain" rows): blocks added at 4x the last period up to the
+// longest chain, block 1 kept at every step, periods clamped, and what they make validates.
+TEST(ExperimentEditor, TheMlpChainEditsKeepTheConfigValid) {
+  gui::ExperimentEditor ed;
+  ASSERT_EQ(ed.config.model.mlp.chain.size(), 1u);
+  ed.remove_mlp_block();
+  EXPECT_EQ(ed.config.model.mlp.chain.size(), 1u) << "the chain keeps one block";
+  ed.add_mlp_block();
+  ed.add_mlp_block();
+  ASSERT_EQ(ed.config.model.mlp.chain.size(), 3u);
+  EXPECT_EQ(ed.config.model.mlp.chain[1].every, 4);
+  EXPECT_EQ(ed.config.model.mlp.chain[2].every, 16);
+  ed.set_mlp_every(0, 8);
+  EXPECT_EQ(ed.config.model.mlp.chain[0].every, 1) << "block 1 updates every step (C_1 = 1)";
+  ed.set_mlp_every(2, 0);
+  EXPECT_EQ(ed.config.model.mlp.chain[2].every, 1);
+  ed.set_mlp_every(1, config::kMaxMlpEvery + 5);
+  EXPECT_EQ(ed.config.model.mlp.chain[1].every, config::kMaxMlpEvery);
+  EXPECT_NO_THROW(config::parse_run_config(config::to_json(ed.config, config::JsonForm::as_given)));
+  for (int i = 0; i < 2 * config::kMaxMlpChain; ++i) ed.add_mlp_block();
+  EXPECT_EQ(static_cast<int>(ed.config.model.mlp.chain.size()), config::kMaxMlpChain);
+  for (const auto& b : ed.config.model.mlp.chain) EXPECT_LE(b.every, config::kMaxMlpEvery);
+  EXPECT_NO_THROW(config::parse_run_config(config::to_json(ed.config, config::JsonForm::as_given)));
+  ed.remove_mlp_block();
+  EXPECT_EQ(static_cast<int>(ed.config.model.mlp.chain.size()), config::kMaxMlpChain - 1);
 }
 
 }  // namespace

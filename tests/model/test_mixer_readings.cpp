@@ -1,10 +1,13 @@
 // The readings of SPEC section 8 in the model: output_gate none is today's model; E = 1 ignores the
-// schedule and the block axis bit for bit under each gate; and block_axis value_rows as the model
-// runs it (n ⊙ v, the ungated rule, n ⊙ o, on the backend's ops) equals the elementwise reference
-// (value_rows_rule.hpp), outputs and gradients, in the recurrent and chunked forms; block_axis layer
-// (m_h ⊙ q, k, the ungated rule) equals SPEC section 3's elementwise delta rule with r_h(t) open rows.
+// schedule and the block axis bit for bit under each gate; and block_axis value_rows on the
+// backend's ops, both ways it runs (the rule gated by the open widths on raw inputs, the CPU's; the
+// ungated rule between masks n ⊙ v, n ⊙ o, what a backend without the table runs) equals the
+// elementwise reference (value_rows_rule.hpp), outputs and gradients, in the recurrent and chunked
+// forms, swla's window (step t's widths on earlier tokens) by the widths only; block_axis layer equals
+// SPEC section 3's elementwise rule with r_h(t) open rows (delta both ways, swla by the widths).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -123,10 +126,14 @@ struct Heads {
   }
 };
 
-class ValueRowsOps : public ::testing::TestWithParam<std::pair<memory::Rule, memory::RuleForm>> {};
+// How the op meets the block axis: the rule gated by the (T, H) table, or ungated between masks.
+enum class Path { open_widths, masked_inputs };
+
+class ValueRowsOps : public ::testing::TestWithParam<std::tuple<memory::Rule, memory::RuleForm, Path>> {};
 
 TEST_P(ValueRowsOps, EqualTheElementwiseReference) {
-  const auto [rule, form] = GetParam();
+  const auto [rule, form, path] = GetParam();
+  const bool masked = path == Path::masked_inputs;
   using H = Heads;
   const int window = 2;
   Heads x(window);
@@ -140,7 +147,8 @@ TEST_P(ValueRowsOps, EqualTheElementwiseReference) {
   // The mixer's composition: n ⊙ v, the ungated rule, n ⊙ o; back through the same masks.
   std::vector<double> vm(H::n), o_rule(H::n), o(H::n), dOm(H::n), dvm(H::n), dv(H::n), dq(H::n), dk(H::n), dp(H::n);
   std::vector<double> dbeta(H::nh), da(H::nh), deta(H::nh), dgamma(H::nh * window);
-  be->prefix_mask(vm.data(), x.v.data(), rows, H::B, H::T, H::H, H::d);
+  if (masked) be->prefix_mask(vm.data(), x.v.data(), rows, H::B, H::T, H::H, H::d);
+  else vm = x.v;
   backend::MemoryRuleArgs<double> args;
   args.rule = rule, args.schedule = &open, args.form = form;
   args.B = H::B, args.T = H::T, args.H = H::H, args.d_k = H::d, args.d_v = H::d, args.window = window;
@@ -149,13 +157,20 @@ TEST_P(ValueRowsOps, EqualTheElementwiseReference) {
   args.p = memory::rule_uses_p(rule) ? x.p.data() : nullptr;
   args.eta = memory::rule_uses_eta(rule) ? x.eta.data() : nullptr;
   args.gamma = memory::rule_uses_gamma(rule) ? x.gamma.data() : nullptr;
+  if (!masked) args.open_widths = rows, args.open_widths_of = memory::OpenWidths::value_columns;
   auto state = be->memory_rule_forward(o_rule.data(), args);
-  be->prefix_mask(o.data(), o_rule.data(), rows, H::B, H::T, H::H, H::d);
-  be->prefix_mask(dOm.data(), x.dO.data(), rows, H::B, H::T, H::H, H::d);
   backend::MemoryRuleGrads<double> g{dq.data(), dk.data(), dvm.data(), dbeta.data(), da.data(), dp.data(),
                                      deta.data(), dgamma.data()};
-  be->memory_rule_backward(g, dOm.data(), args, *state);
-  be->prefix_mask(dv.data(), dvm.data(), rows, H::B, H::T, H::H, H::d);
+  if (masked) {
+    be->prefix_mask(o.data(), o_rule.data(), rows, H::B, H::T, H::H, H::d);
+    be->prefix_mask(dOm.data(), x.dO.data(), rows, H::B, H::T, H::H, H::d);
+    be->memory_rule_backward(g, dOm.data(), args, *state);
+    be->prefix_mask(dv.data(), dvm.data(), rows, H::B, H::T, H::H, H::d);
+  } else {  // the rule alone: locked columns read 0 and take no gradient
+    o = o_rule;
+    be->memory_rule_backward(g, x.dO.data(), args, *state);
+    dv = dvm;
+  }
 
   for (int b = 0; b < H::B; ++b)
     for (int h = 0; h < H::H; ++h) {
@@ -187,34 +202,63 @@ TEST_P(ValueRowsOps, EqualTheElementwiseReference) {
       if (memory::rule_uses_beta(rule)) expect_near(H::head(dbeta, b, h, 1), wbeta, "dbeta");
       if (memory::rule_uses_p(rule)) expect_near(H::head(dp, b, h, H::d), wp, "dp");
       if (memory::rule_uses_eta(rule)) expect_near(H::head(deta, b, h, 1), weta, "deta");
-      // Locked value dimensions read exactly 0.
+      if (memory::rule_uses_gamma(rule)) expect_near(H::head(dgamma, b, h, window), wgamma, "dgamma");
+      // Locked value dimensions read exactly 0 and take no gradient (but for swla, whose window
+      // writes v_t again at later steps, under their widths).
       for (int t = 0; t < H::T; ++t)
-        for (int j = dims[t * H::H + h]; j < H::d; ++j) EXPECT_EQ(H::head(o, b, h, H::d)[t * H::d + j], 0.0);
+        for (int j = dims[t * H::H + h]; j < H::d; ++j) {
+          EXPECT_EQ(H::head(o, b, h, H::d)[t * H::d + j], 0.0);
+          if (rule != memory::Rule::swla) EXPECT_EQ(H::head(dv, b, h, H::d)[t * H::d + j], 0.0);
+        }
     }
   be->free_int32(rows);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     RulesAndForms, ValueRowsOps,
-    ::testing::Values(std::pair{memory::Rule::linear, memory::RuleForm::recurrent},
-                      std::pair{memory::Rule::linear, memory::RuleForm::chunked},
-                      std::pair{memory::Rule::delta, memory::RuleForm::recurrent},
-                      std::pair{memory::Rule::delta, memory::RuleForm::chunked},
-                      std::pair{memory::Rule::comba, memory::RuleForm::chunked},
-                      std::pair{memory::Rule::titans, memory::RuleForm::recurrent}),
+    ::testing::Values(std::tuple{memory::Rule::linear, memory::RuleForm::recurrent, Path::masked_inputs},
+                      std::tuple{memory::Rule::linear, memory::RuleForm::chunked, Path::masked_inputs},
+                      std::tuple{memory::Rule::delta, memory::RuleForm::recurrent, Path::masked_inputs},
+                      std::tuple{memory::Rule::delta, memory::RuleForm::chunked, Path::masked_inputs},
+                      std::tuple{memory::Rule::comba, memory::RuleForm::chunked, Path::masked_inputs},
+                      std::tuple{memory::Rule::titans, memory::RuleForm::recurrent, Path::masked_inputs},
+                      std::tuple{memory::Rule::linear, memory::RuleForm::recurrent, Path::open_widths},
+                      std::tuple{memory::Rule::linear, memory::RuleForm::chunked, Path::open_widths},
+                      std::tuple{memory::Rule::delta, memory::RuleForm::recurrent, Path::open_widths},
+                      std::tuple{memory::Rule::delta, memory::RuleForm::chunked, Path::open_widths},
+                      std::tuple{memory::Rule::comba, memory::RuleForm::recurrent, Path::open_widths},
+                      std::tuple{memory::Rule::comba, memory::RuleForm::chunked, Path::open_widths},
+                      std::tuple{memory::Rule::titans, memory::RuleForm::recurrent, Path::open_widths},
+                      std::tuple{memory::Rule::swla, memory::RuleForm::recurrent, Path::open_widths},
+                      std::tuple{memory::Rule::swla, memory::RuleForm::chunked, Path::open_widths}),
     [](const auto& info) {
-      return std::string(memory::rule_name(info.param.first)) + "_" +
-             std::string(memory::rule_form_name(info.param.second));
+      return std::string(memory::rule_name(std::get<0>(info.param))) + "_" +
+             std::string(memory::rule_form_name(std::get<1>(info.param))) +
+             (std::get<2>(info.param) == Path::masked_inputs ? "_masked" : "_widths");
     });
 
 // ---- layer on the backend's ops against the elementwise delta rule per head ----
 
-// One head of SPEC section 3's gated delta rule, elementwise, with `rows[t]` open key rows (0 too).
-std::vector<double> delta_with_open_rows(const memory::RuleInputs<double>& in, const std::vector<int>& rows) {
+// One head of SPEC section 3's gated delta rule (or swla), elementwise, with `rows[t]` open key
+// rows (0 too); swla writes its window's earlier tokens on step t's open rows.
+std::vector<double> rule_with_open_rows(memory::Rule rule, const memory::RuleInputs<double>& in,
+                                        const std::vector<int>& rows) {
   const int64_t K = in.d_k, V = in.d_v;
   std::vector<double> S(K * V, 0.0), o(in.T * V, 0.0), err(V);
   for (int64_t t = 0; t < in.T; ++t) {
     const int64_t r = rows[t];
+    if (rule == memory::Rule::swla) {
+      for (int64_t i = 0; i < r; ++i)
+        for (int64_t j = 0; j < V; ++j) {
+          double x = in.a[t] * S[i * V + j];
+          for (int64_t w = 0; w < std::min<int64_t>(in.window, t + 1); ++w)
+            x += in.gamma[t * in.window + w] * in.k[(t - w) * K + i] * in.v[(t - w) * V + j];
+          S[i * V + j] = x;
+        }
+      for (int64_t j = 0; j < V; ++j)
+        for (int64_t i = 0; i < r; ++i) o[t * V + j] += S[i * V + j] * in.q[t * K + i];
+      continue;
+    }
     for (int64_t j = 0; j < V; ++j) {
       double pred = 0;
       for (int64_t i = 0; i < r; ++i) pred += S[i * V + j] * in.k[t * K + i];
@@ -229,9 +273,16 @@ std::vector<double> delta_with_open_rows(const memory::RuleInputs<double>& in, c
   return o;
 }
 
+struct LayerCase {
+  memory::Rule rule;
+  memory::RuleForm form;
+  Path path;
+};
+
 TEST(LayerOps, EqualTheElementwiseRuleWithEachHeadsOpenRows) {
   using H = Heads;
-  Heads x(2);
+  const int window = 3;
+  Heads x(window);
   auto be = backend::make_cpu_backend<double>(1);
   // E = 4 over 2 heads of 4 rows: head 0 opens 2 rows a block, then head 1 does.
   const auto gated = memory::Schedule::uniform(H::d * H::d, 4, 8);
@@ -239,25 +290,40 @@ TEST(LayerOps, EqualTheElementwiseRuleWithEachHeadsOpenRows) {
   const auto rows = memory::open_widths_table(memory::BlockAxis::layer, gated, H::T, H::H, H::d, H::d);
   int32_t* table = be->alloc_int32(rows.size());
   be->upload_int32(table, rows.data(), rows.size());
-  for (auto form : {memory::RuleForm::recurrent, memory::RuleForm::chunked}) {
-    std::vector<double> qm(H::n), km(H::n), o(H::n);
-    be->prefix_mask(qm.data(), x.q.data(), table, H::B, H::T, H::H, H::d);
-    be->prefix_mask(km.data(), x.k.data(), table, H::B, H::T, H::H, H::d);
+  using memory::Rule, memory::RuleForm;
+  for (const LayerCase c : {LayerCase{Rule::delta, RuleForm::recurrent, Path::masked_inputs},
+                            LayerCase{Rule::delta, RuleForm::chunked, Path::masked_inputs},
+                            LayerCase{Rule::delta, RuleForm::recurrent, Path::open_widths},
+                            LayerCase{Rule::delta, RuleForm::chunked, Path::open_widths},
+                            LayerCase{Rule::swla, RuleForm::recurrent, Path::open_widths},
+                            LayerCase{Rule::swla, RuleForm::chunked, Path::open_widths}}) {
+    SCOPED_TRACE(std::string(memory::rule_name(c.rule)) + " " + std::string(memory::rule_form_name(c.form)) +
+                 (c.path == Path::masked_inputs ? " masked" : " widths"));
+    std::vector<double> qm = x.q, km = x.k, o(H::n);
+    if (c.path == Path::masked_inputs) {
+      be->prefix_mask(qm.data(), x.q.data(), table, H::B, H::T, H::H, H::d);
+      be->prefix_mask(km.data(), x.k.data(), table, H::B, H::T, H::H, H::d);
+    }
     backend::MemoryRuleArgs<double> args;
-    args.rule = memory::Rule::delta, args.schedule = &open, args.form = form;
-    args.B = H::B, args.T = H::T, args.H = H::H, args.d_k = H::d, args.d_v = H::d;
-    args.q = qm.data(), args.k = km.data(), args.v = x.v.data(), args.beta = x.beta.data(), args.a = x.a.data();
+    args.rule = c.rule, args.schedule = &open, args.form = c.form;
+    args.B = H::B, args.T = H::T, args.H = H::H, args.d_k = H::d, args.d_v = H::d, args.window = window;
+    args.q = qm.data(), args.k = km.data(), args.v = x.v.data(), args.a = x.a.data();
+    args.beta = memory::rule_uses_beta(c.rule) ? x.beta.data() : nullptr;
+    args.gamma = memory::rule_uses_gamma(c.rule) ? x.gamma.data() : nullptr;
+    if (c.path == Path::open_widths) args.open_widths = table, args.open_widths_of = memory::OpenWidths::key_rows;
     be->memory_rule_forward(o.data(), args);
     for (int b = 0; b < H::B; ++b)
       for (int h = 0; h < H::H; ++h) {
         const auto hq = H::head(x.q, b, h, H::d), hk = H::head(x.k, b, h, H::d), hv = H::head(x.v, b, h, H::d);
         const auto hbeta = H::head(x.beta, b, h, 1), ha = H::head(x.a, b, h, 1);
+        const auto hgamma = H::head(x.gamma, b, h, window);
         memory::RuleInputs<double> in;
-        in.T = H::T, in.d_k = H::d, in.d_v = H::d;
+        in.T = H::T, in.d_k = H::d, in.d_v = H::d, in.window = window;
         in.q = hq.data(), in.k = hk.data(), in.v = hv.data(), in.beta = hbeta.data(), in.a = ha.data();
+        in.gamma = hgamma.data();
         std::vector<int> head_rows(H::T);
         for (int t = 0; t < H::T; ++t) head_rows[t] = rows[t * H::H + h];
-        const auto want = delta_with_open_rows(in, head_rows);
+        const auto want = rule_with_open_rows(c.rule, in, head_rows);
         const auto got = H::head(o, b, h, H::d);
         for (size_t i = 0; i < want.size(); ++i) {
           EXPECT_NEAR(got[i], want[i], 1e-10) << "o[" << i << "] head (" << b << ", " << h << ")";
@@ -266,6 +332,54 @@ TEST(LayerOps, EqualTheElementwiseRuleWithEachHeadsOpenRows) {
       }
   }
   EXPECT_EQ(rows[0 * H::H + 1], 0) << "head 1 starts locked";
+  be->free_int32(table);
+}
+
+// The gradients under layer's open widths agree between the forms (the outputs are checked above),
+// and locked rows take none (q always; k but under swla).
+TEST(LayerOps, GradientsUnderOpenWidthsAgreeBetweenForms) {
+  using H = Heads;
+  const int window = 3;
+  Heads x(window);
+  auto be = backend::make_cpu_backend<double>(1);
+  const auto gated = memory::Schedule::uniform(H::d * H::d, 4, 8);
+  const auto open = memory::Schedule::uniform(H::d * H::d, 1, 8);
+  const auto rows = memory::open_widths_table(memory::BlockAxis::layer, gated, H::T, H::H, H::d, H::d);
+  int32_t* table = be->alloc_int32(rows.size());
+  be->upload_int32(table, rows.data(), rows.size());
+  for (auto rule : {memory::Rule::linear, memory::Rule::delta, memory::Rule::comba, memory::Rule::swla}) {
+    std::vector<std::vector<double>> by_form;
+    for (auto form : {memory::RuleForm::recurrent, memory::RuleForm::chunked}) {
+      backend::MemoryRuleArgs<double> args;
+      args.rule = rule, args.schedule = &open, args.form = form;
+      args.B = H::B, args.T = H::T, args.H = H::H, args.d_k = H::d, args.d_v = H::d, args.window = window;
+      args.q = x.q.data(), args.k = x.k.data(), args.v = x.v.data(), args.a = x.a.data();
+      args.beta = memory::rule_uses_beta(rule) ? x.beta.data() : nullptr;
+      args.p = memory::rule_uses_p(rule) ? x.p.data() : nullptr;
+      args.gamma = memory::rule_uses_gamma(rule) ? x.gamma.data() : nullptr;
+      args.open_widths = table, args.open_widths_of = memory::OpenWidths::key_rows;
+      std::vector<double> o(H::n), dq(H::n), dk(H::n), dv(H::n), dp(H::n), dbeta(H::nh), da(H::nh), dgamma(H::nh * window);
+      auto state = be->memory_rule_forward(o.data(), args);
+      backend::MemoryRuleGrads<double> g{dq.data(), dk.data(), dv.data(), dbeta.data(), da.data(), dp.data(),
+                                         nullptr, dgamma.data()};
+      be->memory_rule_backward(g, x.dO.data(), args, *state);
+      for (size_t i = 0; i < H::n; ++i)
+        if (int(i % H::d) >= rows[(i / (H::H * H::d)) % H::T * H::H + (i / H::d) % H::H]) {
+          EXPECT_EQ(dq[i], 0.0) << memory::rule_name(rule) << " dq[" << i << "] on a locked row";
+          if (rule != memory::Rule::swla)  // swla's window writes k_t again at later steps, under their rows
+            EXPECT_EQ(dk[i], 0.0) << memory::rule_name(rule) << " dk[" << i << "] on a locked row";
+        }
+      std::vector<double> all;
+      for (auto* v : {&o, &dq, &dk, &dv, &da}) all.insert(all.end(), v->begin(), v->end());
+      if (memory::rule_uses_beta(rule)) all.insert(all.end(), dbeta.begin(), dbeta.end());
+      if (memory::rule_uses_p(rule)) all.insert(all.end(), dp.begin(), dp.end());
+      if (memory::rule_uses_gamma(rule)) all.insert(all.end(), dgamma.begin(), dgamma.end());
+      by_form.push_back(all);
+    }
+    ASSERT_EQ(by_form[0].size(), by_form[1].size());
+    for (size_t i = 0; i < by_form[0].size(); ++i)
+      EXPECT_NEAR(by_form[0][i], by_form[1][i], 1e-10) << memory::rule_name(rule) << " value " << i;
+  }
   be->free_int32(table);
 }
 

@@ -117,7 +117,8 @@ INSTANTIATE_TEST_SUITE_P(Readings, ReadingGradient,
                                            std::tuple{"swla", "key_rows", "sigmoid"}, std::tuple{"delta", "value_rows", "none"},
                                            std::tuple{"comba", "value_rows", "swish"}, std::tuple{"titans", "value_rows", "none"},
                                            std::tuple{"linear", "value_rows", "sigmoid"}, std::tuple{"delta", "layer", "none"},
-                                           std::tuple{"comba", "layer", "swish"}, std::tuple{"titans", "layer", "none"}),
+                                           std::tuple{"comba", "layer", "swish"}, std::tuple{"titans", "layer", "none"},
+                                           std::tuple{"swla", "value_rows", "none"}, std::tuple{"swla", "layer", "sigmoid"}),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" + std::get<2>(info.param);
                          });

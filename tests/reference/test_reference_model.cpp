@@ -2,9 +2,10 @@
 // in float64 on the weights of tiny trained runs: the per-position NLL and the gradient of every
 // parameter, for every rule at E = 1, a row-aligned E and a non-row-aligned E (and E = D), other
 // schedules, no decay, no convolution, the attention mixer and both re-normalising variants of
-// model.mixer.normalize; the reference's chunked form
-// (NLL and gradients) against its recurrent one and the C++; and a control showing the check
-// catches a wrong E.
+// model.mixer.normalize, the readings of SPEC section 8 (block_axis value_rows and layer, swla's
+// window under both, the output gates, the MLP chain behind a memory and the attention mixer); the
+// reference's chunked form (NLL and gradients) against its recurrent one and the C++; and controls
+// showing the check catches a wrong E and a wrong block axis.
 // Skips when no python3 with torch is found ($PROTEUS_PYTHON, python3, /usr/bin/python3); fails
 // instead under scripts/test.sh (PROTEUS_REQUIRE_REFERENCE=1), which installs python3-torch.
 #include <gtest/gtest.h>
@@ -57,6 +58,9 @@ struct Case {
   std::string schedule = "uniform";
   bool chunked = false;  // also compare the reference's chunked form with its recurrent one
   std::string normalize = "normalize_then_mask";
+  std::string block_axis = "key_rows";
+  std::string output_gate = "none";
+  std::vector<int> chain = {1};  // model.mlp.chain's update periods
 };
 
 // d_head 8: D = 64 elements in rows of 8. Row-aligned E: 1, 2, 4, 8; not: 3 (blocks of 21), 5, 64.
@@ -81,6 +85,18 @@ std::vector<Case> cases() {
   c.push_back({"delta-E4-mask-then-normalize", "memory", "delta", 4, true, 4, "uniform", false, "mask_then_normalize"});
   c.push_back({"comba-E3-capped-renormalize", "memory", "comba", 3, true, 4, "uniform", false, "capped_renormalize"});
   c.push_back({"linear-E5-capped-renormalize", "memory", "linear", 5, false, 4, "uniform", false, "capped_renormalize"});
+  // The readings of SPEC section 8: value_rows (E divides d_head 8), layer (E divides 2 x 8), swla's
+  // window under each, the output gates, the MLP chain.
+  const std::string ntm = "normalize_then_mask";
+  c.push_back({"delta-E4-value-rows", "memory", "delta", 4, true, 4, "uniform", false, ntm, "value_rows"});
+  c.push_back({"swla-E4-value-rows", "memory", "swla", 4, true, 4, "uniform", false, ntm, "value_rows"});
+  c.push_back({"titans-E8-value-rows", "memory", "titans", 8, true, 4, "uniform", false, ntm, "value_rows"});
+  c.push_back({"comba-E4-layer", "memory", "comba", 4, true, 4, "uniform", false, ntm, "layer"});
+  c.push_back({"swla-E8-layer", "memory", "swla", 8, true, 4, "uniform", false, ntm, "layer"});
+  c.push_back({"delta-E4-swish", "memory", "delta", 4, true, 4, "uniform", false, ntm, "key_rows", "swish"});
+  c.push_back({"linear-E2-sigmoid-value-rows", "memory", "linear", 2, true, 4, "uniform", false, ntm, "value_rows", "sigmoid"});
+  c.push_back({"comba-E4-chain", "memory", "comba", 4, true, 4, "uniform", false, ntm, "key_rows", "none", {1, 2, 4}});
+  c.push_back({"attention-chain", "attention", "delta", 1, true, 4, "uniform", false, ntm, "key_rows", "none", {1, 2}});
   return c;
 }
 
@@ -100,6 +116,10 @@ config::RunConfig case_config(const Case& k, const fs::path& runs_dir) {
   cfg.model.mixer.conv = k.conv;
   cfg.model.mixer.schedule.type = k.schedule;
   cfg.model.mixer.normalize = k.normalize;
+  cfg.model.mixer.block_axis = k.block_axis;
+  cfg.model.mixer.output_gate = k.output_gate;
+  cfg.model.mlp.chain.clear();
+  for (int every : k.chain) cfg.model.mlp.chain.push_back({every});
   cfg.model.mixer.window = k.name.ends_with("window3") ? 3 : 2;
   cfg.train.steps = 4;
   cfg.train.lr = 0.05;
@@ -240,6 +260,21 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
                            {"tokens", tokens.string()},
                            {"out", (dir_ / "wrong-E.json").string()}});
   }
+  // The control of the block axis: the delta value_rows run evaluated as if it had key_rows.
+  const fs::path wrong_axis = dir_ / "wrong-axis";
+  fs::create_directories(wrong_axis);
+  const auto value_rows = std::find_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.c.name == "delta-E4-value-rows"; });
+  ASSERT_NE(value_rows, jobs.end());
+  {
+    const fs::path run = fs::path(value_rows->run_dir);
+    fs::copy_file(run / train::kCheckpointFile, wrong_axis / train::kCheckpointFile);
+    json cfg = runs::RunReader::open(run).config();
+    cfg["model"]["mixer"]["block_axis"] = "key_rows";
+    std::ofstream(wrong_axis / runs::kConfigFile) << cfg.dump();
+    python_jobs.push_back({{"run", wrong_axis.string()},
+                           {"tokens", tokens.string()},
+                           {"out", (dir_ / "wrong-axis.json").string()}});
+  }
   const fs::path jobs_file = dir_ / "jobs.json";
   std::ofstream(jobs_file) << python_jobs.dump(1);
   const std::string command = python_ + " " + kScripts + "proteus_model.py nll-jobs " + jobs_file.string();
@@ -283,6 +318,10 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
   const auto wrong = flat(json::parse(in)["nll"]["recurrent"]);
   EXPECT_GT(relative_error(wrong, jobs[4].cpp.nll), 1e3 * kNllTolerance)
       << "evaluating an E = 4 run with E = 1 must not agree: the check would miss a wrong gate";
+  std::ifstream axis_in(dir_ / "wrong-axis.json");
+  const auto wrong_axis_nll = flat(json::parse(axis_in)["nll"]["recurrent"]);
+  EXPECT_GT(relative_error(wrong_axis_nll, value_rows->cpp.nll), 1e3 * kNllTolerance)
+      << "evaluating a value_rows run as key_rows must not agree: the check would miss a wrong axis";
 }
 
 // The packed chunked algorithm of kernels/memory_rule_chunked.cu (linear, delta, comba, swla), step for

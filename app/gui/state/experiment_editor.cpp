@@ -263,6 +263,24 @@ void ExperimentEditor::set_bpe_vocab(int pieces) {
   config.model.vocab = pieces;
 }
 
+void ExperimentEditor::add_mlp_block() {
+  auto& chain = config.model.mlp.chain;
+  if (static_cast<int>(chain.size()) >= config::kMaxMlpChain) return;
+  const int64_t every = chain.empty() ? 1 : int64_t{chain.back().every} * 4;
+  chain.push_back({static_cast<int>(std::min<int64_t>(every, config::kMaxMlpEvery))});
+}
+
+void ExperimentEditor::remove_mlp_block() {
+  auto& chain = config.model.mlp.chain;
+  if (chain.size() > 1) chain.pop_back();
+}
+
+void ExperimentEditor::set_mlp_every(int block, int every) {
+  auto& chain = config.model.mlp.chain;
+  if (block <= 0 || block >= static_cast<int>(chain.size())) return;  // block 0 updates every step
+  chain[block].every = std::clamp(every, 1, config::kMaxMlpEvery);
+}
+
 void ExperimentEditor::set_E(int E) {
   auto& m = config.model.mixer;
   const int D = int(config::mixer_state_size(m));

@@ -116,6 +116,13 @@ class ExperimentEditor {
   int64_t drag_unlock(int j, int64_t position);
   // Sets the horizon N (0 = data.seq_len); custom unlock points past it are pulled back to N.
   void set_N(int N);
+
+  // The MLP chain (model.mlp.chain, Hope-Attention), kept valid: 1 to kMaxMlpChain blocks, the
+  // first updated every step (C_1 = 1). A new block updates 4x less often than the last one;
+  // removing drops the last; set_mlp_every clamps to [1, kMaxMlpEvery] and leaves block 0 at 1.
+  void add_mlp_block();
+  void remove_mlp_block();
+  void set_mlp_every(int block, int every);
 };
 
 }  // namespace proteus::gui

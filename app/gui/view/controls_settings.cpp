@@ -36,9 +36,39 @@ void set_mix_weight(config::DataConfig& d, const std::string& task, double w) {
   if (w > 0) d.mix.push_back({task, w});
 }
 
-// Each section edits the config in place and returns true when a widget changed it.
-bool draw_model_section(config::RunConfig& c) {
+// The MLP chain (model.mlp.chain, Hope-Attention): block 1 updates every step; each later block's
+// period is a field, and buttons add a block (4x the last period) or drop the last.
+bool draw_mlp_chain(ExperimentEditor& ed) {
   bool changed = false;
+  auto& chain = ed.config.model.mlp.chain;
+  ImGui::TextUnformatted("MLP chain");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("model.mlp.chain: SwiGLU blocks one after another in each layer (Hope-Attention's\n"
+                      "chain behind the attention mixer), block i updated every chain[i].every training\n"
+                      "steps with the mean of its summed gradients; block 1 updates every step");
+  for (int i = 1; i < static_cast<int>(chain.size()); ++i) {
+    int every = chain[i].every;
+    const std::string label = "block " + std::to_string(i + 1) + " every";
+    ImGui::PushID(i);
+    if (input_int(label.c_str(), every, 1, config::kMaxMlpEvery, 1, 4)) ed.set_mlp_every(i, every), changed = true;
+    ImGui::PopID();
+  }
+  if (static_cast<int>(chain.size()) < config::kMaxMlpChain && ImGui::SmallButton("+ MLP block"))
+    ed.add_mlp_block(), changed = true;
+  if (chain.size() > 1) {
+    flow_same_line(ImGui::CalcTextSize("- MLP block").x + 2 * ImGui::GetStyle().FramePadding.x);
+    if (ImGui::SmallButton("- MLP block")) ed.remove_mlp_block(), changed = true;
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", config::describe_mlp_chain(ed.config.model.mlp).c_str());
+  ImGui::PopStyleColor();
+  return changed;
+}
+
+// Each section edits the config in place and returns true when a widget changed it.
+bool draw_model_section(ExperimentEditor& ed) {
+  bool changed = false;
+  auto& c = ed.config;
   auto& m = c.model.mixer;
   changed |= combo("mixer", m.type, config::mixer_type_names());
   if (m.type == "memory") {
@@ -59,14 +89,7 @@ bool draw_model_section(config::RunConfig& c) {
       ImGui::SetTooltip("A gate on the memory's read (model.mixer.output_gate): none (the default), swish (the\n"
                         "gated RMSNorm of Gated DeltaNet and Comba) or sigmoid: RMSNorm(o) * act(W_g x) per head");
   }
-  // The MLP chain (model.mlp.chain, Hope-Attention) is shown, not edited: a preset or --set sets it.
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", config::describe_mlp_chain(c.model.mlp).c_str());
-  ImGui::PopStyleColor();
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("model.mlp.chain: SwiGLU blocks one after another in each layer, block i updated every\n"
-                      "chain[i].every training steps with the mean of its summed gradients (set it in the\n"
-                      "experiment file or with --set model.mlp.chain=[{\"every\":1},{\"every\":4}])");
+  changed |= draw_mlp_chain(ed);
   return changed;
 }
 
@@ -198,7 +221,7 @@ bool draw_run_settings(LabApp& app) {
   auto& ed = app.editor.experiment;
   auto& c = ed.config;
   bool changed = false;
-  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_model_section(c);
+  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_model_section(ed);
   if (c.model.mixer.type == "memory" && ImGui::CollapsingHeader("Memory blocks", ImGuiTreeNodeFlags_DefaultOpen))
     changed |= draw_memory_section(ed);
   if (ImGui::CollapsingHeader("Data")) changed |= draw_data_section(ed);

@@ -31,8 +31,9 @@ void normalise_rows(std::vector<float>& x, int d) {
   }
 }
 
-// The masks value_rows and layer put around the ungated rule, as the model's mixer does: `in`
-// before the forward, `out` after it, `grads` around the backward. key_rows: none.
+// What value_rows and layer give the rule, as the model's mixer does (with E > 1): the table of
+// open widths and, on a backend that does not gate by it, masks `in` before the forward, `out`
+// after it, `grads` around the backward. key_rows: none.
 struct AxisMasks {
   Backend<float>& be;
   memory::BlockAxis axis;
@@ -42,7 +43,7 @@ struct AxisMasks {
 
   AxisMasks(Backend<float>& be_, const MemoryRuleBenchSpec& s, const memory::Schedule& schedule)
       : be(be_), axis(s.block_axis), B(s.B), T(s.T), H(s.H), d(s.d_k) {
-    if (axis == memory::BlockAxis::key_rows) return;
+    if (axis == memory::BlockAxis::key_rows || schedule.E() == 1) return;
     const auto table = memory::open_widths_table(axis, schedule, T, H, s.d_k, s.d_v);
     widths = be.alloc_int32(table.size());
     be.upload_int32(widths, table.data(), table.size());
@@ -54,21 +55,27 @@ struct AxisMasks {
   }
   void mask(float* out, const float* x) { be.prefix_mask(out, x, widths, B, T, H, d); }
   void in(MemoryRuleArgs<float>& args) {
+    if (!widths) return;
+    args.open_widths = widths;
+    args.open_widths_of = axis == memory::BlockAxis::layer ? memory::OpenWidths::key_rows : memory::OpenWidths::value_columns;
+    if (be.gates_by_open_widths()) return;  // else the masks, as the model's mixer puts them
     if (axis == memory::BlockAxis::value_rows) mask(buffers[0], args.v), args.v = buffers[0];
     if (axis != memory::BlockAxis::layer) return;
     mask(buffers[0], args.q), mask(buffers[1], args.k);
     args.q = buffers[0], args.k = buffers[1];
     if (args.p) args.p = buffers[1];
   }
+  bool masks() const { return widths && !be.gates_by_open_widths(); }
   void out(float* o) {
-    if (axis == memory::BlockAxis::value_rows) mask(o, o);
+    if (masks() && axis == memory::BlockAxis::value_rows) mask(o, o);
   }
   const float* grads_in(const float* dO) {
-    if (axis != memory::BlockAxis::value_rows) return dO;
+    if (!masks() || axis != memory::BlockAxis::value_rows) return dO;
     mask(buffers[2], dO);
     return buffers[2];
   }
   void grads_out(const MemoryRuleGrads<float>& g) {
+    if (!masks()) return;
     if (axis == memory::BlockAxis::value_rows) mask(g.v, g.v);
     if (axis == memory::BlockAxis::layer)
       for (float* x : {g.q, g.k, g.p})

@@ -118,8 +118,10 @@ struct CpuRuleState final : OpState {
   int B = 0, Tn = 0, H = 0, d_k = 0, d_v = 0, window = 0;
   memory::RuleForm form = memory::RuleForm::recurrent;  // resolved: chunked or recurrent
   int64_t chunk = 0;
+  memory::OpenWidths open_widths_of = memory::OpenWidths::value_columns;
   struct Head {
     std::vector<T> q, k, v, beta, a, p, eta, gamma;  // this head's rows, contiguous: (T, width)
+    std::vector<int32_t> open_widths;                 // (T) block_axis value_rows / layer; empty = none
     memory::StateCheckpoints<T> checkpoints;         // chunk-start states: T / chunk of them, no tape
   };
   std::vector<Head> heads;  // (B, H)
@@ -139,6 +141,8 @@ struct CpuRuleState final : OpState {
     in.p = ptr(hd.p);
     in.eta = ptr(hd.eta);
     in.gamma = ptr(hd.gamma);
+    in.open_widths = hd.open_widths.empty() ? nullptr : hd.open_widths.data();
+    in.open_widths_of = open_widths_of;
     return in;
   }
 };
@@ -735,6 +739,7 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
   state->window = memory::rule_uses_gamma(args.rule) ? args.window : 0;
   state->form = this->form_to_run(args);
   state->chunk = this->chunk_to_run(args);
+  state->open_widths_of = args.open_widths_of;
   state->heads.resize(static_cast<size_t>(args.B) * args.H);
   const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
   parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
@@ -748,6 +753,10 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
     gather_head(hd.p, memory::rule_uses_p(args.rule) ? args.p : nullptr, b, h, Tn, H, d_k);
     gather_head(hd.eta, memory::rule_uses_eta(args.rule) ? args.eta : nullptr, b, h, Tn, H, 1);
     gather_head(hd.gamma, memory::rule_uses_gamma(args.rule) ? args.gamma : nullptr, b, h, Tn, H, state->window);
+    if (args.open_widths) {  // (T, H): the same for every batch row
+      hd.open_widths.resize(Tn);
+      for (int t = 0; t < Tn; ++t) hd.open_widths[t] = args.open_widths[static_cast<size_t>(t) * H + h];
+    }
     std::vector<T> oh(static_cast<size_t>(Tn) * d_v);  // (T, d_v)
     if (state->form == memory::RuleForm::chunked)
       memory::chunked_rule_forward<T>(args.rule, *args.schedule, state->inputs(hd), state->chunk, oh.data(), nullptr,

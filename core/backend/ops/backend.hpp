@@ -44,6 +44,13 @@ struct MemoryRuleArgs {
   const F* gamma = nullptr;  // (B, T, H, window)    swla
   memory::RuleForm form = memory::RuleForm::automatic;  // which form runs (a backend may have only one)
   int chunk = 0;  // chunk size of the chunked form and checkpoint spacing of the recurrent; 0 = by d_k
+  // block_axis value_rows / layer (SPEC section 8): (T, H) device ints, head h's open value
+  // columns (or key rows) at step t, gating the rule on top of the schedule (null = none). A
+  // backend that does not gate by them (gates_by_open_widths) is given v (q, k, p) masked past the
+  // widths and runs the ungated rule (the zero-state lemma), except for swla, whose window writes
+  // earlier tokens under step t's widths: it refuses that case in supports (OpShape::open_widths).
+  const int32_t* open_widths = nullptr;
+  memory::OpenWidths open_widths_of = memory::OpenWidths::value_columns;
 };
 
 template <class F>
@@ -68,6 +75,9 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;  // "cpu", "cuda"
+  // Whether memory_rule gates by MemoryRuleArgs::open_widths itself (the CPU); a backend that
+  // does not gets masked inputs from the model and runs the ungated rule (not swla).
+  virtual bool gates_by_open_widths() const { return false; }
 
   // The self-check's per-op fallback: once this backend's chunked form of `rule` has disagreed
   // with the CPU, the rule runs its recurrent form here (both compute SPEC section 3's rule).

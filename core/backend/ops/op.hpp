@@ -50,6 +50,7 @@ struct OpShape {
   int B = 0, T = 0, H = 0, d = 0;      // batch, tokens, heads, head width (attention, comba_query)
   memory::Rule rule = memory::Rule::delta;  // memory_rule, memory_block_norms
   int d_k = 0, d_v = 0, window = 0, n_blocks = 0;
+  bool open_widths = false;  // memory_rule: gated by a table of open widths (MemoryRuleArgs::open_widths)
 };
 
 }  // namespace proteus::backend
