@@ -280,6 +280,22 @@ for step in "$@"; do
       # float64 oracle, and the model's axes end to end (compiled here, never run on a GPU before).
       log "new ops: parity rows of prefix_mask and multiply, block-axis and output-gate tests"
       gtest newops 150 "$build/tests/test_backend_parity" --gtest_filter='*cuda_prefix_mask*:*cuda_multiply*:*cuda_memory_rule*value_rows*:*cuda_memory_rule*layer*'
+      # The block axes end to end: the CUDA model (the ungated rule on masked inputs) against the
+      # CPU model (the rule gated by the open widths), the quickstart's E = 16 arm, losses within
+      # 1e-3 relative at every step (as e2e holds for the first ~60).
+      ax_steps=30
+      [ "$dry" = 1 ] && ax_steps=2
+      for axis in value_rows layer; do
+        fits 90 "newops $axis end to end" || break
+        rm -rf /tmp/axes && mkdir -p /tmp/axes
+        for dev in cuda cpu; do
+          timeout -k 5 40 "$proteus" train experiments/quickstart-cpu.json --variant proteus-e16 --device "$dev" \
+            --steps "$ax_steps" --no-eval --set "model.mixer.block_axis=$axis" --set train.log_every=1 \
+            --runs-dir "/tmp/axes/$dev" >>"$out/axes.log" 2>&1
+          say "axes $axis $dev rc=$?"
+        done
+        python3 scripts/compare_losses.py /tmp/axes/cuda /tmp/axes/cpu 1e-3 2>&1 | tail -2 | tee -a "$out/summary.txt"
+      done
       ;;
     diag)
       # The diagnosis cells sized for a GPU (issue 37): PRESET:SEEDS pairs, one seed at a time while
