@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <random>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include "core/memory/block_axis.hpp"
 #include "core/memory/chunked_rule.hpp"
 #include "core/memory/schedule.hpp"
 
@@ -502,6 +504,76 @@ OpCase rule_case(const std::string& name, const RuleCase& rc) {
   });
 }
 
+// The rule under block_axis value_rows or layer (E = 4 at kWide: 10 value dimensions, or 4 key rows
+// of a head, per block) as the model composes it: the rule gated by the table of open widths on a
+// backend that takes it (the CPU, and the float64 oracle), else the ungated rule between the
+// prefix masks (n ⊙ v in, n ⊙ o out, n ⊙ dO and n ⊙ dv; layer m_h ⊙ q, k, p and their gradients).
+// Both must give the same outputs and gradients. A backend that refuses swla here skips it.
+OpCase axis_rule_case(const std::string& name, memory::Rule rule, memory::BlockAxis axis, memory::RuleForm form) {
+  const RuleDims r = kWide;
+  OpShape shape = rule_shape(rule, 0, r);
+  shape.open_widths = true;
+  return make_case(name, Op::memory_rule, shape, 1e-9, [=](auto& s) {
+    const int n = r.B * r.T * r.H;
+    const auto gated = memory::Schedule::uniform(r.d_k * r.d_v, 4, 50);
+    const auto schedule = memory::rule_schedule(axis, gated);
+    auto args = rule_inputs(s, rule, schedule, r);
+    args.form = form;
+    args.chunk = 16;
+    const bool by_rows = axis == memory::BlockAxis::layer;
+    const int32_t* widths = s.ids("open_widths", memory::open_widths_table(axis, gated, r.T, r.H, r.d_k, r.d_v));
+    args.open_widths = widths;
+    args.open_widths_of = by_rows ? memory::OpenWidths::key_rows : memory::OpenWidths::value_columns;
+    auto& be = s.backend();
+    const bool masks = !be.gates_by_open_widths();
+    const int width = by_rows ? r.d_k : r.d_v;
+    auto mask = [&](auto* out, const auto* x) { be.prefix_mask(out, x, widths, r.B, r.T, r.H, width); };
+    if (masks && by_rows) {
+      auto* qm = s.output("qm", n * r.d_k);
+      auto* km = s.output("km", n * r.d_k);
+      mask(qm, args.q), mask(km, args.k), args.q = qm, args.k = km;
+      if (args.p) {
+        auto* pm = s.output("pm", n * r.d_k);
+        mask(pm, args.p), args.p = pm;
+      }
+    }
+    if (masks && !by_rows) {
+      auto* vm = s.output("vm", n * r.d_v);
+      mask(vm, args.v), args.v = vm;
+    }
+    auto* o = s.output("o", n * r.d_v);
+    auto state = be.memory_rule_forward(o, args);
+    const auto* dO = s.input("dO", values(n * r.d_v, 38));
+    if (masks && !by_rows) {
+      mask(o, o);
+      auto* dOm = s.output("dOm", n * r.d_v);
+      mask(dOm, dO), dO = dOm;
+    }
+    MemoryRuleGrads<Scalar<decltype(s)>> g;
+    g.q = s.output("dq", n * r.d_k), g.k = s.output("dk", n * r.d_k), g.v = s.output("dv", n * r.d_v);
+    g.a = s.output("da", n);
+    if (args.beta) g.beta = s.output("dbeta", n);
+    if (args.p) g.p = s.output("dp", n * r.d_k);
+    if (args.eta) g.eta = s.output("deta", n);
+    if (args.gamma) g.gamma = s.output("dgamma", n * r.window);
+    be.memory_rule_backward(g, dO, args, *state);
+    if (masks && !by_rows) mask(g.v, g.v);
+    if (masks && by_rows)
+      for (auto* x : {g.q, g.k, g.p})
+        if (x) mask(x, x);
+    CaseOutputs out{{"o", plain(s.read(o, n * r.d_v))},
+                    {"dq", plain(s.read(g.q, n * r.d_k))},
+                    {"dk", plain(s.read(g.k, n * r.d_k))},
+                    {"dv", plain(s.read(g.v, n * r.d_v))},
+                    {"da", plain(s.read(g.a, n))}};
+    if (g.beta) out["dbeta"] = plain(s.read(g.beta, n));
+    if (g.p) out["dp"] = plain(s.read(g.p, n * r.d_k));
+    if (g.eta) out["deta"] = plain(s.read(g.eta, n));
+    if (g.gamma) out["dgamma"] = plain(s.read(g.gamma, n * r.window));
+    return out;
+  });
+}
+
 void memory_rule_cases(std::vector<OpCase>& cases) {
   // E = 3 cuts rows (blocks of 4 elements in rows of 3): the recurrent form. E = 4 is one row per
   // block: the chunked form where the rule has one, under auto; "_recurrent" asks for the other,
@@ -539,6 +611,22 @@ void memory_rule_cases(std::vector<OpCase>& cases) {
                                                                   {0, 4, 5, 6}});
     zero.chunked_rule = rule;
     cases.push_back(std::move(zero));
+  }
+  // The block axes (model.mixer.block_axis): each family, both forms, swla's window under both axes.
+  using memory::BlockAxis, memory::Rule;
+  for (const auto& [rule, axis, form] : {std::tuple{Rule::delta, BlockAxis::value_rows, RuleForm::chunked},
+                                         std::tuple{Rule::delta, BlockAxis::layer, RuleForm::chunked},
+                                         std::tuple{Rule::comba, BlockAxis::layer, RuleForm::recurrent},
+                                         std::tuple{Rule::titans, BlockAxis::value_rows, RuleForm::recurrent},
+                                         std::tuple{Rule::linear, BlockAxis::value_rows, RuleForm::recurrent},
+                                         std::tuple{Rule::swla, BlockAxis::value_rows, RuleForm::chunked},
+                                         std::tuple{Rule::swla, BlockAxis::layer, RuleForm::recurrent}}) {
+    OpCase c = axis_rule_case("memory_rule_" + std::string(memory::rule_name(rule)) + "_E4_" +
+                                  std::string(memory::block_axis_name(axis)) + "_" +
+                                  std::string(memory::rule_form_name(form)),
+                              rule, axis, form);
+    if (form == RuleForm::chunked) c.chunked_rule = rule;
+    cases.push_back(std::move(c));
   }
 }
 
