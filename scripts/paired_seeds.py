@@ -261,6 +261,22 @@ def effect_diff_table(runs_dir, gated, baseline, ref_gated, ref_baseline, ref_di
     cell = {s: (load(g[s]), load(b[s])) for s in seeds}
     ref = {s: (load(rg[s]), load(rb[s])) for s in seeds}
     N, L = cell[seeds[0]][0]["train_len"], cell[seeds[0]][0]["seq_len"]
+    # A token cell against a byte cell (or other tokens): only per byte over all positions compares,
+    # each run's mean NLL per token over its evaluation's bytes per token; position ranges are
+    # positions of different units and are left out.
+    bpt = lambda j: j.get("bytes_per_token") or 1.0
+    if {round(bpt(j), 9) for s in seeds for j in cell[s]} != {round(bpt(j), 9) for s in seeds for j in ref[s]}:
+        per_byte = lambda j: mean_over(j, 1, L) / bpt(j)
+        print(f"({gated} - {baseline}) minus ({ref_gated} - {ref_baseline}), mean NLL per byte (nats), seeds "
+              f"{','.join(map(str, seeds))}; negative: the factor moves the effect toward helping. The cells count "
+              f"positions in different units (bytes per token {bpt(cell[seeds[0]][0]):.2f} against "
+              f"{bpt(ref[seeds[0]][0]):.2f}): all positions only, each run per byte of its own evaluated text")
+        print()
+        print("| positions | mean over seeds [95% t] | seeds where the factor helps | detectable effect | per seed |")
+        print("|---|---|---|---|---|")
+        diffs = [(per_byte(cell[s][0]) - per_byte(cell[s][1])) - (per_byte(ref[s][0]) - per_byte(ref[s][1])) for s in seeds]
+        print(row("all, per byte", diffs))
+        return
     print(f"({gated} - {baseline}) minus ({ref_gated} - {ref_baseline}), mean NLL (nats), seeds "
           f"{','.join(map(str, seeds))}; negative: the factor moves the effect toward helping")
     print()
