@@ -134,11 +134,14 @@ void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
   const T l2_eps = T(1e-6);
   be_.l2norm_forward(qn_.reserve(be_, n), rq_.reserve(be_, NH), q_.act, NH, d_, l2_eps);
   be_.l2norm_forward(kn_.reserve(be_, n), rk_.reserve(be_, NH), k_.act, NH, d_, l2_eps);
-  if (renormalizes()) {
+  if (renormalizes() && open_rows_T_ != T_) {  // the table depends on T only: uploaded when T changes
     // Over the open key rows of each position: rows touched by the active prefix of the state.
     std::vector<int32_t> rows(static_cast<size_t>(T_));
     for (int t = 0; t < T_; ++t) rows[t] = static_cast<int32_t>(schedule_.active_rows(t + 1, d_));
     be_.upload_int32(open_rows_.reserve(be_, rows.size()), rows.data(), rows.size());
+    open_rows_T_ = T_;
+  }
+  if (renormalizes()) {
     const bool capped = normalize_ == memory::KeyNormalize::capped_renormalize;
     be_.prefix_renorm_forward(qm_.reserve(be_, n), nq_.reserve(be_, NH), qn_, open_rows_, B_, T_, H_, d_, capped, l2_eps);
     be_.prefix_renorm_forward(km_.reserve(be_, n), nk_.reserve(be_, NH), kn_, open_rows_, B_, T_, H_, d_, capped, l2_eps);
@@ -175,9 +178,10 @@ void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
 template <class T>
 void MemoryMixer<T>::rule_forward() {
   const size_t n = static_cast<size_t>(N_) * H_ * d_;
-  if (gates_by_widths()) {
+  if (gates_by_widths() && open_widths_T_ != T_) {  // the table depends on T only: uploaded when T changes
     const auto widths = memory::open_widths_table(axis_, schedule_, T_, H_, d_, d_);
     be_.upload_int32(open_widths_.reserve(be_, widths.size()), widths.data(), widths.size());
+    open_widths_T_ = T_;
   }
   if (masks_keys()) {
     be_.prefix_mask(qlm_.reserve(be_, n), rule_query(), open_widths_, B_, T_, H_, d_);

@@ -88,9 +88,11 @@ class MemoryMixer final : public Layer<T> {
   Buffer<T> qn_, kn_, rq_, rk_, qx_;                 // normalised q, k (N, H d), their rnorms (N H), comba's q
   Buffer<T> qm_, km_, nq_, nk_;                      // re-normalised over the open rows, their open norms
   IdBuffer<T> open_rows_;                            // (T) open key rows at each position
+  int open_rows_T_ = 0;                              // the T open_rows_ holds (0: none yet)
   Buffer<T> beta_pre_, beta_, a_pre_, a_, eta_pre_, eta_, gamma_pre_, gamma_;
   Buffer<T> o_, on_, orstd_;                         // rule output, normed (N, H d), rstd (N H)
   IdBuffer<T> open_widths_;                          // (T, H) value_rows' open value dims, layer's key rows
+  int open_widths_T_ = 0;                            // the T open_widths_ holds (0: none yet)
   Buffer<T> vm_, orule_, dorule_, dvm_;              // value_rows: n ⊙ v, the unmasked read, their gradients
   Buffer<T> qlm_, klm_;                              // layer: m_h ⊙ q, m_h ⊙ k
   Buffer<T> gpre_, gact_, gated_, dgated_, dgpre_, dgact_;  // output gate: W_g x, act, the gated read

@@ -115,6 +115,19 @@ struct Heads {
     gamma.resize(nh * window);
     for (auto& e : gamma) e = pos(rng);
   }
+  // The op's arguments over these inputs, every one `rule` reads, under `schedule`.
+  backend::MemoryRuleArgs<double> rule_args(memory::Rule rule, const memory::Schedule& schedule, memory::RuleForm form,
+                                            int window) const {
+    backend::MemoryRuleArgs<double> args;
+    args.rule = rule, args.schedule = &schedule, args.form = form;
+    args.B = B, args.T = T, args.H = H, args.d_k = d, args.d_v = d, args.window = window;
+    args.q = q.data(), args.k = k.data(), args.v = v.data(), args.a = a.data();
+    args.beta = memory::rule_uses_beta(rule) ? beta.data() : nullptr;
+    args.p = memory::rule_uses_p(rule) ? p.data() : nullptr;
+    args.eta = memory::rule_uses_eta(rule) ? eta.data() : nullptr;
+    args.gamma = memory::rule_uses_gamma(rule) ? gamma.data() : nullptr;
+    return args;
+  }
   // One head's rows (T, width) out of a (B, T, H, width) tensor.
   static std::vector<double> head(const std::vector<double>& x, int b, int h, int width) {
     std::vector<double> out;
@@ -149,14 +162,8 @@ TEST_P(ValueRowsOps, EqualTheElementwiseReference) {
   std::vector<double> dbeta(H::nh), da(H::nh), deta(H::nh), dgamma(H::nh * window);
   if (masked) be->prefix_mask(vm.data(), x.v.data(), rows, H::B, H::T, H::H, H::d);
   else vm = x.v;
-  backend::MemoryRuleArgs<double> args;
-  args.rule = rule, args.schedule = &open, args.form = form;
-  args.B = H::B, args.T = H::T, args.H = H::H, args.d_k = H::d, args.d_v = H::d, args.window = window;
-  args.q = x.q.data(), args.k = x.k.data(), args.v = vm.data(), args.a = x.a.data();
-  args.beta = memory::rule_uses_beta(rule) ? x.beta.data() : nullptr;
-  args.p = memory::rule_uses_p(rule) ? x.p.data() : nullptr;
-  args.eta = memory::rule_uses_eta(rule) ? x.eta.data() : nullptr;
-  args.gamma = memory::rule_uses_gamma(rule) ? x.gamma.data() : nullptr;
+  auto args = x.rule_args(rule, open, form, window);
+  args.v = vm.data();
   if (!masked) args.open_widths = rows, args.open_widths_of = memory::OpenWidths::value_columns;
   auto state = be->memory_rule_forward(o_rule.data(), args);
   backend::MemoryRuleGrads<double> g{dq.data(), dk.data(), dvm.data(), dbeta.data(), da.data(), dp.data(),
@@ -279,17 +286,30 @@ struct LayerCase {
   Path path;
 };
 
+// E = 4 over 2 heads of 4 rows (head 0 opens 2 rows a block, then head 1 does): the ungated
+// schedule the rule runs under and the (T, H) open key rows, on the backend too.
+struct LayerWidths {
+  using H = Heads;
+  backend::Backend<double>& be;
+  memory::Schedule open = memory::Schedule::uniform(H::d * H::d, 1, 8);
+  std::vector<int32_t> rows = memory::open_widths_table(memory::BlockAxis::layer, memory::Schedule::uniform(H::d * H::d, 4, 8),
+                                                        H::T, H::H, H::d, H::d);
+  int32_t* table = nullptr;
+  explicit LayerWidths(backend::Backend<double>& b) : be(b) {
+    table = be.alloc_int32(rows.size());
+    be.upload_int32(table, rows.data(), rows.size());
+  }
+  ~LayerWidths() { be.free_int32(table); }
+};
+
 TEST(LayerOps, EqualTheElementwiseRuleWithEachHeadsOpenRows) {
   using H = Heads;
   const int window = 3;
   Heads x(window);
   auto be = backend::make_cpu_backend<double>(1);
-  // E = 4 over 2 heads of 4 rows: head 0 opens 2 rows a block, then head 1 does.
-  const auto gated = memory::Schedule::uniform(H::d * H::d, 4, 8);
-  const auto open = memory::Schedule::uniform(H::d * H::d, 1, 8);
-  const auto rows = memory::open_widths_table(memory::BlockAxis::layer, gated, H::T, H::H, H::d, H::d);
-  int32_t* table = be->alloc_int32(rows.size());
-  be->upload_int32(table, rows.data(), rows.size());
+  const LayerWidths widths(*be);
+  const auto& rows = widths.rows;
+  int32_t* table = widths.table;
   using memory::Rule, memory::RuleForm;
   for (const LayerCase c : {LayerCase{Rule::delta, RuleForm::recurrent, Path::masked_inputs},
                             LayerCase{Rule::delta, RuleForm::chunked, Path::masked_inputs},
@@ -304,12 +324,8 @@ TEST(LayerOps, EqualTheElementwiseRuleWithEachHeadsOpenRows) {
       be->prefix_mask(qm.data(), x.q.data(), table, H::B, H::T, H::H, H::d);
       be->prefix_mask(km.data(), x.k.data(), table, H::B, H::T, H::H, H::d);
     }
-    backend::MemoryRuleArgs<double> args;
-    args.rule = c.rule, args.schedule = &open, args.form = c.form;
-    args.B = H::B, args.T = H::T, args.H = H::H, args.d_k = H::d, args.d_v = H::d, args.window = window;
-    args.q = qm.data(), args.k = km.data(), args.v = x.v.data(), args.a = x.a.data();
-    args.beta = memory::rule_uses_beta(c.rule) ? x.beta.data() : nullptr;
-    args.gamma = memory::rule_uses_gamma(c.rule) ? x.gamma.data() : nullptr;
+    auto args = x.rule_args(c.rule, widths.open, c.form, window);
+    args.q = qm.data(), args.k = km.data();
     if (c.path == Path::open_widths) args.open_widths = table, args.open_widths_of = memory::OpenWidths::key_rows;
     be->memory_rule_forward(o.data(), args);
     for (int b = 0; b < H::B; ++b)
@@ -332,7 +348,6 @@ TEST(LayerOps, EqualTheElementwiseRuleWithEachHeadsOpenRows) {
       }
   }
   EXPECT_EQ(rows[0 * H::H + 1], 0) << "head 1 starts locked";
-  be->free_int32(table);
 }
 
 // The gradients under layer's open widths agree between the forms (the outputs are checked above),
@@ -342,22 +357,13 @@ TEST(LayerOps, GradientsUnderOpenWidthsAgreeBetweenForms) {
   const int window = 3;
   Heads x(window);
   auto be = backend::make_cpu_backend<double>(1);
-  const auto gated = memory::Schedule::uniform(H::d * H::d, 4, 8);
-  const auto open = memory::Schedule::uniform(H::d * H::d, 1, 8);
-  const auto rows = memory::open_widths_table(memory::BlockAxis::layer, gated, H::T, H::H, H::d, H::d);
-  int32_t* table = be->alloc_int32(rows.size());
-  be->upload_int32(table, rows.data(), rows.size());
+  const LayerWidths widths(*be);
+  const auto& rows = widths.rows;
   for (auto rule : {memory::Rule::linear, memory::Rule::delta, memory::Rule::comba, memory::Rule::swla}) {
     std::vector<std::vector<double>> by_form;
     for (auto form : {memory::RuleForm::recurrent, memory::RuleForm::chunked}) {
-      backend::MemoryRuleArgs<double> args;
-      args.rule = rule, args.schedule = &open, args.form = form;
-      args.B = H::B, args.T = H::T, args.H = H::H, args.d_k = H::d, args.d_v = H::d, args.window = window;
-      args.q = x.q.data(), args.k = x.k.data(), args.v = x.v.data(), args.a = x.a.data();
-      args.beta = memory::rule_uses_beta(rule) ? x.beta.data() : nullptr;
-      args.p = memory::rule_uses_p(rule) ? x.p.data() : nullptr;
-      args.gamma = memory::rule_uses_gamma(rule) ? x.gamma.data() : nullptr;
-      args.open_widths = table, args.open_widths_of = memory::OpenWidths::key_rows;
+      auto args = x.rule_args(rule, widths.open, form, window);
+      args.open_widths = widths.table, args.open_widths_of = memory::OpenWidths::key_rows;
       std::vector<double> o(H::n), dq(H::n), dk(H::n), dv(H::n), dp(H::n), dbeta(H::nh), da(H::nh), dgamma(H::nh * window);
       auto state = be->memory_rule_forward(o.data(), args);
       backend::MemoryRuleGrads<double> g{dq.data(), dk.data(), dv.data(), dbeta.data(), da.data(), dp.data(),
@@ -380,7 +386,6 @@ TEST(LayerOps, GradientsUnderOpenWidthsAgreeBetweenForms) {
     for (size_t i = 0; i < by_form[0].size(); ++i)
       EXPECT_NEAR(by_form[0][i], by_form[1][i], 1e-10) << memory::rule_name(rule) << " value " << i;
   }
-  be->free_int32(table);
 }
 
 }  // namespace

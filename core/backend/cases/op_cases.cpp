@@ -455,6 +455,36 @@ OpShape rule_shape(memory::Rule rule, int n_blocks, const RuleDims& r = kSmall) 
 
 constexpr int kHorizon = T - 3;  // every block open before the end
 
+// The gradient buffers of every input `args` has (activation gradients: all overwritten).
+template <class S>
+MemoryRuleGrads<Scalar<S>> rule_grads(S& s, const MemoryRuleArgs<Scalar<S>>& args, const RuleDims& r) {
+  const int n = r.B * r.T * r.H;
+  MemoryRuleGrads<Scalar<S>> g;
+  g.q = s.output("dq", n * r.d_k), g.k = s.output("dk", n * r.d_k), g.v = s.output("dv", n * r.d_v);
+  g.a = s.output("da", n);
+  if (args.beta) g.beta = s.output("dbeta", n);
+  if (args.p) g.p = s.output("dp", n * r.d_k);
+  if (args.eta) g.eta = s.output("deta", n);
+  if (args.gamma) g.gamma = s.output("dgamma", n * r.window);
+  return g;
+}
+
+// The output o and every gradient g holds, read back whole (no element excused).
+template <class S>
+CaseOutputs rule_outputs(S& s, const Scalar<S>* o, const MemoryRuleGrads<Scalar<S>>& g, const RuleDims& r) {
+  const int n = r.B * r.T * r.H;
+  CaseOutputs out{{"o", plain(s.read(o, n * r.d_v))},
+                  {"dq", plain(s.read(g.q, n * r.d_k))},
+                  {"dk", plain(s.read(g.k, n * r.d_k))},
+                  {"dv", plain(s.read(g.v, n * r.d_v))},
+                  {"da", plain(s.read(g.a, n))}};
+  if (g.beta) out["dbeta"] = plain(s.read(g.beta, n));
+  if (g.p) out["dp"] = plain(s.read(g.p, n * r.d_k));
+  if (g.eta) out["deta"] = plain(s.read(g.eta, n));
+  if (g.gamma) out["dgamma"] = plain(s.read(g.gamma, n * r.window));
+  return out;
+}
+
 // One memory-rule case: forward, then backward, every output and gradient with its locked rows.
 struct RuleCase {
   memory::Rule rule;
@@ -476,25 +506,13 @@ OpCase rule_case(const std::string& name, const RuleCase& rc) {
     args.chunk = rc.chunk;
     auto* o = s.output("o", n * r.d_v);
     auto state = s.backend().memory_rule_forward(o, args);
-    MemoryRuleGrads<Scalar<decltype(s)>> g;  // activation gradients: all overwritten
-    g.q = s.output("dq", n * r.d_k), g.k = s.output("dk", n * r.d_k), g.v = s.output("dv", n * r.d_v);
-    g.a = s.output("da", n);
-    if (args.beta) g.beta = s.output("dbeta", n);
-    if (args.p) g.p = s.output("dp", n * r.d_k);
-    if (args.eta) g.eta = s.output("deta", n);
-    if (args.gamma) g.gamma = s.output("dgamma", n * r.window);
+    const auto g = rule_grads(s, args, r);
     s.backend().memory_rule_backward(g, s.input("dO", values(n * r.d_v, 38)), args, *state);
     const auto locked = locked_rows(schedule, r);
-    const auto k_locked = locked_rows(schedule, r, memory::rule_uses_gamma(rc.rule) ? r.window : 1);
-    CaseOutputs out{{"o", plain(s.read(o, n * r.d_v))},
-                    {"dq", {s.read(g.q, n * r.d_k), locked}},
-                    {"dk", {s.read(g.k, n * r.d_k), k_locked}},
-                    {"dv", plain(s.read(g.v, n * r.d_v))},
-                    {"da", plain(s.read(g.a, n))}};
-    if (g.beta) out["dbeta"] = plain(s.read(g.beta, n));
-    if (g.p) out["dp"] = {s.read(g.p, n * r.d_k), locked};
-    if (g.eta) out["deta"] = plain(s.read(g.eta, n));
-    if (g.gamma) out["dgamma"] = plain(s.read(g.gamma, n * r.window));
+    CaseOutputs out = rule_outputs(s, o, g, r);
+    out["dq"].masked = locked;  // locked key rows take exactly 0
+    out["dk"].masked = locked_rows(schedule, r, memory::rule_uses_gamma(rc.rule) ? r.window : 1);
+    if (g.p) out["dp"].masked = locked;
     // At a zero retention the chunked form gives its floor's gradient (0), the recurrent the true
     // one: a rule sent back to its recurrent form must still pass, so those few are left out.
     for (int b = 0; b < r.B; ++b)
@@ -549,28 +567,13 @@ OpCase axis_rule_case(const std::string& name, memory::Rule rule, memory::BlockA
       auto* dOm = s.output("dOm", n * r.d_v);
       mask(dOm, dO), dO = dOm;
     }
-    MemoryRuleGrads<Scalar<decltype(s)>> g;
-    g.q = s.output("dq", n * r.d_k), g.k = s.output("dk", n * r.d_k), g.v = s.output("dv", n * r.d_v);
-    g.a = s.output("da", n);
-    if (args.beta) g.beta = s.output("dbeta", n);
-    if (args.p) g.p = s.output("dp", n * r.d_k);
-    if (args.eta) g.eta = s.output("deta", n);
-    if (args.gamma) g.gamma = s.output("dgamma", n * r.window);
+    const auto g = rule_grads(s, args, r);
     be.memory_rule_backward(g, dO, args, *state);
     if (masks && !by_rows) mask(g.v, g.v);
     if (masks && by_rows)
       for (auto* x : {g.q, g.k, g.p})
         if (x) mask(x, x);
-    CaseOutputs out{{"o", plain(s.read(o, n * r.d_v))},
-                    {"dq", plain(s.read(g.q, n * r.d_k))},
-                    {"dk", plain(s.read(g.k, n * r.d_k))},
-                    {"dv", plain(s.read(g.v, n * r.d_v))},
-                    {"da", plain(s.read(g.a, n))}};
-    if (g.beta) out["dbeta"] = plain(s.read(g.beta, n));
-    if (g.p) out["dp"] = plain(s.read(g.p, n * r.d_k));
-    if (g.eta) out["deta"] = plain(s.read(g.eta, n));
-    if (g.gamma) out["dgamma"] = plain(s.read(g.gamma, n * r.window));
-    return out;
+    return rule_outputs(s, o, g, r);
   });
 }
 
