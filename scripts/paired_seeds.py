@@ -13,11 +13,27 @@ Usage:
       token needle accuracy (points) per form and length, mean over depths.
   scripts/paired_seeds.py bpb RUNS_DIR BASELINE GATED [GATED...]
       held-out bits per byte (positions 1..N) of each group, and each minus the baseline.
+  scripts/paired_seeds.py diffcols COLUMN_A COLUMN_B [LABEL]
+      A minus B, seed by seed, from two per-seed columns typed on the command line (comma-separated,
+      the same seeds in the same order, as the tables' "per seed" column prints them, e.g.
+      "+0.040, +0.021, +0.019"): for a cell whose run folders are gone and whose committed column is
+      all that is left (16x minus 4x the training: the 16x cell's "all" column, then the 4x cell's).
+      One table row (LABEL, default "all") with the mean, its 95% t interval, the seeds where A is
+      lower, the detectable effect, the two-sided p-value of the paired t test and A minus B per
+      seed. The columns are rounded as printed (to 0.001), so each difference carries up to 0.001 of
+      rounding that the run folders would not.
 
 Every comparison: the mean over seeds of gated minus baseline with its 95% Student t interval, the
 seeds where gating is better, the per-seed values, and the smallest effect the design detects
 (80% power, two-sided 5%: (t(0.975, n-1) + t(0.8, n-1)) sd / sqrt(n), as eval::detectable_effect).
 Only the seeds both groups have are paired. Needs only the standard library.
+
+A missing or unreadable argument (a RUNS_DIR that is not a folder, a group with no finished run, a
+range that is not "LO-HI" with 1 <= LO <= HI or "all", or that starts past the evaluated length, a
+run file that does not parse, a missing or extra argument, an unknown command) is one line on
+stderr naming it, "paired_seeds: ...", and exit status 2. A group with no seed paired in nll, diff
+and needle keeps its line as before, "no seed has finished runs of both GATED and BASELINE under
+RUNS_DIR" (scripts/diagnosis_tables.sh copies it into the tables), now with exit status 2.
 """
 import csv
 import json
@@ -25,6 +41,60 @@ import math
 import os
 import re
 import sys
+
+PROG = "paired_seeds"
+COMMANDS = "nll, diff, needle, bpb, diffcols"
+
+
+def die(message):
+    """A usage error: one line on stderr naming the argument, exit status 2."""
+    print(f"{PROG}: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def exit_with(message):
+    """An existing message printed as it always was (diagnosis_tables.sh copies it into the tables), exit 2."""
+    print(message, file=sys.stderr)
+    sys.exit(2)
+
+
+def check_dir(what, path):
+    if not os.path.exists(path):
+        die(f"{what} {path}: no such folder")
+    if not os.path.isdir(path):
+        die(f"{what} {path}: not a folder")
+    if not os.access(path, os.R_OK | os.X_OK):
+        die(f"{what} {path}: cannot be read")
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        die(f"{path}: unreadable ({e.__class__.__name__}: {e})")
+
+
+def parse_ranges(ranges_arg):
+    """The RANGES argument: comma-separated "LO-HI" (1 <= LO <= HI) or "all"; each item as a tuple of strings."""
+    ranges = []
+    for item in ranges_arg.split(","):
+        text = item.strip()
+        if text == "all":
+            ranges.append(("all",))
+            continue
+        m = re.fullmatch(r"(\d+)\s*-\s*(\d+)", text)
+        if not m:
+            die(f"range {text!r}: not LO-HI (two positions, such as 17-256) or all")
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if lo < 1:
+            die(f"range {text}: positions start at 1")
+        if hi < lo:
+            die(f"range {text}: its end is before its start")
+        ranges.append((m.group(1), m.group(2)))
+    if not ranges:
+        die("RANGES: empty")
+    return ranges
 
 
 def t_cdf(x, df):
@@ -90,9 +160,9 @@ def seeds_of(runs_dir, group, needs="per_position.json"):
     for name in os.listdir(runs_dir):
         m = re.fullmatch(re.escape(group) + r"-s(\d+)", name)
         if m and os.path.exists(os.path.join(runs_dir, name, "status.json")) and os.path.exists(os.path.join(runs_dir, name, needs)):
-            with open(os.path.join(runs_dir, name, "status.json")) as f:
-                if json.load(f).get("state") == "finished":
-                    out[int(m.group(1))] = os.path.join(runs_dir, name)
+            status = load_json(os.path.join(runs_dir, name, "status.json"))
+            if isinstance(status, dict) and status.get("state") == "finished":
+                out[int(m.group(1))] = os.path.join(runs_dir, name)
     return out
 
 
@@ -100,7 +170,7 @@ def paired_runs(runs_dir, gated, baseline, needs="per_position.json"):
     g, b = seeds_of(runs_dir, gated, needs), seeds_of(runs_dir, baseline, needs)
     seeds = sorted(set(g) & set(b))
     if not seeds:
-        sys.exit(f"no seed has finished runs of both {gated} and {baseline} under {runs_dir}")
+        exit_with(f"no seed has finished runs of both {gated} and {baseline} under {runs_dir}")
     return seeds, g, b
 
 
@@ -113,16 +183,21 @@ def row(label, diffs, better_if_negative=True, digits=3):
 
 
 def nll_table(runs_dir, gated, baseline, ranges_arg):
+    ranges = parse_ranges(ranges_arg) if ranges_arg else None
     seeds, g, b = paired_runs(runs_dir, gated, baseline)
     pp = {}
     for s in seeds:
         for k, d in (("g", g[s]), ("b", b[s])):
-            with open(os.path.join(d, "per_position.json")) as f:
-                pp[(k, s)] = json.load(f)
+            pp[(k, s)] = load_json(os.path.join(d, "per_position.json"))
     first = pp[("g", seeds[0])]
-    N, L = first["train_len"], first["seq_len"]
-    if ranges_arg:
-        ranges = [r.split("-") for r in ranges_arg.split(",")]
+    try:
+        N, L = first["train_len"], first["seq_len"]
+    except (KeyError, TypeError):
+        die(f"{os.path.join(g[seeds[0]], 'per_position.json')}: unreadable (no train_len or seq_len)")
+    if ranges:
+        for r in ranges:
+            if r[0] != "all" and int(r[0]) > L:
+                die(f"range {r[0]}-{r[1]}: starts past the evaluated length {L}")
     else:
         ranges = [("1", "2"), ("3", "16"), ("17", "256"), ("257", str(N))]
         if L > N:
@@ -132,6 +207,7 @@ def nll_table(runs_dir, gated, baseline, ranges_arg):
     print()
     print("| positions | mean over seeds [95% t] | seeds where gating is better | detectable effect | per seed |")
     print("|---|---|---|---|---|")
+    all_diffs = None
     for r in ranges:
         diffs = []
         for s in seeds:
@@ -143,6 +219,8 @@ def nll_table(runs_dir, gated, baseline, ranges_arg):
                 else:
                     lo, hi = int(r[0]), min(int(r[1]), L)
                     xs = [x for x in j["nll"][lo - 1:hi] if x is not None]
+                    if not xs:
+                        die(f"range {r[0]}-{r[1]}: no scored position in it (seed {s})")
                     vals.append(sum(xs) / len(xs))
             diffs.append(vals[0] - vals[1])
         label = "all" if r[0] == "all" else f"{r[0]}-{min(int(r[1]), L)}"
@@ -154,6 +232,8 @@ def nll_table(runs_dir, gated, baseline, ranges_arg):
     # existed take BYTES_PER_WORD from the environment, said in the line.
     # A BPE run's positions are tokens: per word is then per token times tokens per word
     # (bytes_per_word / bytes_per_token), and per byte is per token over bytes_per_token.
+    if all_diffs is None:  # RANGES without "all": no per-byte or per-word row
+        return
     per_token = [pp[("g", s)].get("bytes_per_token") or 1.0 for s in seeds]
     tokens = any(b != 1.0 for b in per_token)
     if tokens:
@@ -171,9 +251,13 @@ def nll_table(runs_dir, gated, baseline, ranges_arg):
 
 def needle_cells(run_dir):
     cells = {}
-    with open(os.path.join(run_dir, "needle.csv")) as f:
-        for r in csv.DictReader(f):
-            cells.setdefault((r["form"], int(r["length_tokens"])), []).append(float(r["accuracy"]))
+    path = os.path.join(run_dir, "needle.csv")
+    try:
+        with open(path) as f:
+            for r in csv.DictReader(f):
+                cells.setdefault((r["form"], int(r["length_tokens"])), []).append(float(r["accuracy"]))
+    except (OSError, KeyError, TypeError, ValueError) as e:
+        die(f"{path}: unreadable ({e.__class__.__name__}: {e})")
     return {k: sum(v) / len(v) for k, v in cells.items()}
 
 
@@ -186,8 +270,11 @@ def needle_table(runs_dir, gated, baseline):
     print()
     print("| form, length | baseline (mean over seeds) | gated | gated minus baseline [95% t] | seeds where gating is better | detectable effect | per seed |")
     print("|---|---|---|---|---|---|---|")
-    with open(os.path.join(g[seeds[0]], "config.json")) as f:
-        N = json.load(f)["data"]["seq_len"]
+    config = os.path.join(g[seeds[0]], "config.json")
+    try:
+        N = load_json(config)["data"]["seq_len"]
+    except (KeyError, TypeError):
+        die(f"{config}: unreadable (no data.seq_len)")
     growth = []
     for form in dict.fromkeys(k[0] for k in keys):
         lengths = [k for k in keys if k[0] == form]
@@ -213,11 +300,22 @@ def needle_table(runs_dir, gated, baseline):
 
 def bpb_table(runs_dir, baseline, gated_groups):
     base = seeds_of(runs_dir, baseline)
+    if not base:
+        die(f"BASELINE {baseline}: no finished run under {runs_dir}")
+    for grp in gated_groups:
+        runs = seeds_of(runs_dir, grp)
+        if not runs:
+            die(f"GATED {grp}: no finished run under {runs_dir}")
+        if not set(runs) & set(base):
+            die(f"GATED {grp}: no seed in common with BASELINE {baseline} under {runs_dir}")
 
     def bpb(d):
-        with open(os.path.join(d, "per_position.json")) as f:
-            j = json.load(f)
-        return j["heldout_bits_per_byte_interval"]["mean"], j["mean_nll"]
+        path = os.path.join(d, "per_position.json")
+        j = load_json(path)
+        try:
+            return j["heldout_bits_per_byte_interval"]["mean"], j["mean_nll"]
+        except (KeyError, TypeError):
+            die(f"{path}: unreadable (no heldout_bits_per_byte_interval or mean_nll)")
 
     print(f"held-out bits per byte (positions 1..N), and mean NLL over all positions minus {baseline}")
     print()
@@ -248,11 +346,10 @@ def effect_diff_table(runs_dir, gated, baseline, ref_gated, ref_baseline, ref_di
     rseeds, rg, rb = paired_runs(ref_dir, ref_gated, ref_baseline)
     seeds = sorted(set(seeds) & set(rseeds))
     if not seeds:
-        sys.exit("no seed has finished runs of all four groups")
+        exit_with("no seed has finished runs of all four groups")
 
     def load(d):
-        with open(os.path.join(d, "per_position.json")) as f:
-            return json.load(f)
+        return load_json(os.path.join(d, "per_position.json"))
 
     def mean_over(j, lo, hi):
         xs = [x for x in j["nll"][lo - 1:hi] if x is not None]
@@ -290,22 +387,97 @@ def effect_diff_table(runs_dir, gated, baseline, ref_gated, ref_baseline, ref_di
         print(row("all" if (lo, hi) == (1, L) else f"{lo}-{hi}", diffs))
 
 
+def p_two_sided(diffs):
+    """The paired t test's two-sided p-value (None below two seeds; 0 when every difference is the same nonzero value)."""
+    n = len(diffs)
+    if n < 2:
+        return None
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    if sd == 0:
+        return 1.0 if mean == 0 else 0.0
+    t = mean / (sd / math.sqrt(n))
+    return 2 * (1 - t_cdf(abs(t), n - 1))
+
+
+def parse_column(what, text):
+    values = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            die(f"{what} {text!r}: an empty value (a comma too many?)")
+        try:
+            v = float(item)
+        except ValueError:
+            die(f"{what}: {item!r} is not a number")
+        if not math.isfinite(v):
+            die(f"{what}: {item!r} is not a finite number")
+        values.append(v)
+    return values
+
+
+def diffcols_table(col_a, col_b, label="all"):
+    """A minus B, seed by seed, from two per-seed columns given on the command line."""
+    a, b = parse_column("COLUMN_A", col_a), parse_column("COLUMN_B", col_b)
+    if len(a) != len(b):
+        die(f"COLUMN_A has {len(a)} values and COLUMN_B {len(b)}: give the same seeds, in the same order")
+    diffs = [x - y for x, y in zip(a, b)]
+    n = len(diffs)
+    print(f"A minus B, seed by seed, from the per-seed columns given ({n} seed{'s' if n != 1 else ''}, in their order); "
+          f"negative: A is lower")
+    print()
+    print("| positions | mean over seeds [95% t] | seeds where A is lower | detectable effect | p (two-sided) | per seed |")
+    print("|---|---|---|---|---|---|")
+    cells = row(label, diffs).split(" | ")
+    p = p_two_sided(diffs)
+    p_text = "-" if p is None else ("< 0.0001" if p < 0.0001 else f"{p:.4f}")
+    print(" | ".join(cells[:4] + [p_text] + cells[4:]))
+
+
+USAGE = {
+    "nll": "nll RUNS_DIR GATED BASELINE [RANGES]",
+    "diff": "diff RUNS_DIR GATED BASELINE REF_GATED REF_BASELINE [REF_RUNS_DIR]",
+    "needle": "needle RUNS_DIR GATED BASELINE",
+    "bpb": "bpb RUNS_DIR BASELINE GATED [GATED...]",
+    "diffcols": "diffcols COLUMN_A COLUMN_B [LABEL]",
+}
+
+
 def main():
-    if len(sys.argv) < 5:
-        sys.exit(__doc__)
-    mode = sys.argv[1]
+    args = sys.argv[1:]
+    if not args:
+        die(f"no command: give one of {COMMANDS} (--help for the usage)")
+    mode = args[0]
+    if mode in ("-h", "--help", "help"):
+        print(__doc__)
+        return
+    if mode not in USAGE:
+        die(f"unknown command {mode!r}: give one of {COMMANDS}")
+    names = USAGE[mode].split()[1:]
+    required = [n for n in names if not n.startswith("[")]
+    if len(args) - 1 < len(required):
+        die(f"{mode}: missing {required[len(args) - 1]} (usage: {USAGE[mode]})")
+    if mode != "bpb" and len(args) - 1 > len(names):
+        die(f"{mode}: unexpected argument {args[len(names) + 1]!r} (usage: {USAGE[mode]})")
+    if mode == "diffcols":
+        diffcols_table(args[1], args[2], *args[3:4])
+        return
+    check_dir("RUNS_DIR", args[1])
     if mode == "nll":
-        nll_table(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5] if len(sys.argv) > 5 else None)
+        nll_table(args[1], args[2], args[3], args[4] if len(args) > 4 else None)
     elif mode == "needle":
-        needle_table(sys.argv[2], sys.argv[3], sys.argv[4])
-    elif mode == "diff" and len(sys.argv) >= 7:
-        effect_diff_table(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6],
-                          sys.argv[7] if len(sys.argv) > 7 else None)
+        needle_table(args[1], args[2], args[3])
+    elif mode == "diff":
+        if len(args) > 6:
+            check_dir("REF_RUNS_DIR", args[6])
+        effect_diff_table(args[1], args[2], args[3], args[4], args[5], args[6] if len(args) > 6 else None)
     elif mode == "bpb":
-        bpb_table(sys.argv[2], sys.argv[3], sys.argv[4:])
-    else:
-        sys.exit(__doc__)
+        bpb_table(args[1], args[2], args[3:])
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:  # the reader (head, a closed pager) left: no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
