@@ -1,4 +1,4 @@
-// Fused AdamW with the parameter schedule (SPEC section 5): one thread per parameter. Where
+// Fused AdamW with the parameter schedule (math.md section 5): one thread per parameter. Where
 // update_mask is 0 nothing is read or written, so a locked parameter and both its moments keep
 // every bit. The bias corrections are computed on the host in double, as on the CPU.
 #include <cuda_runtime.h>

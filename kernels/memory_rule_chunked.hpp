@@ -1,7 +1,7 @@
 // The chunked (WY / UT) form of the linear, delta, comba and swla rules on the GPU: the algorithm of
 // core/memory/chunked_rule.cpp (its oracle), with cuBLAS strided-batched FP32 GEMMs for the chunk
 // products and small kernels for the decay masks, the unit-lower solve and the state passes.
-// It rests on SPEC section 3's zero-state lemma (S_0 = 0, row-aligned blocks): inputs are masked
+// It rests on math.md section 3's zero-state lemma (S_0 = 0, row-aligned blocks): inputs are masked
 // by selection per step and every chunk then runs the ungated rule over all d_k rows (rows that
 // are still locked hold zeros and stay zero). The forward keeps only the chunk-start states; the
 // backward recomputes everything inside a chunk from them (no per-token tape).

@@ -1,4 +1,4 @@
-// The gated memory rules' forward (SPEC section 3), recurrent, one thread block per (batch, head),
+// The gated memory rules' forward (math.md section 3), recurrent, one thread block per (batch, head),
 // time in order; the CUDA twin of core/memory/{hebbian,delta,titans}_rule.cpp's forwards.
 // Each step n (0-based, t = n + 1), with end = end(k(t)) the active prefix:
 //   1. delta, comba, titans: the prediction (G ⊙ S_{t-1})^T e per value column (column threads,

@@ -1,4 +1,4 @@
-// `proteus memory-op --in IN.json --out OUT.json` (SPEC section 4): one head of one gated memory
+// `proteus memory-op --in IN.json --out OUT.json` (math.md section 4): one head of one gated memory
 // rule in float64 on the CPU reference, for teaching and for checking other implementations.
 #pragma once
 

@@ -22,7 +22,7 @@ struct MixerConfig {
   int E = 1;                    // memory blocks; 1 = the baseline
   int N = 0;                    // schedule horizon in positions; 0 = data.seq_len
   memory::ScheduleSpec schedule;
-  // How the mask meets the L2 normalisation of q and k (SPEC section 3 is the first):
+  // How the mask meets the L2 normalisation of q and k (math.md section 3 is the first):
   //   normalize_then_mask   q, k normalised over all d_k rows, then masked (the paper's gating)
   //   mask_then_normalize   re-normalised over the open rows: an early write has full strength
   //   capped_renormalize    the same, but never scaled up past what an evenly spread key gets
@@ -32,12 +32,12 @@ struct MixerConfig {
   // which) | recurrent (with checkpoints) | chunked (an error where it does not apply). Same
   // function, different cost.
   std::string form = "auto";
-  // Which way the E blocks run (SPEC section 8, core/memory/block_axis.hpp): key_rows (d_k / E key
+  // Which way the E blocks run (math.md section 8, core/memory/block_axis.hpp): key_rows (d_k / E key
   // rows per block, the default) | value_rows (d_v / E value dimensions; E must divide d_head) |
   // layer (blocks across the layer's heads; E must divide heads * d_head). value_rows and layer
   // take normalize_then_mask and no swla (E > 1).
   std::string block_axis = "key_rows";
-  // A gate on the read (SPEC section 8): none (the default) | swish (fla's gated RMSNorm of Gated
+  // A gate on the read (math.md section 8): none (the default) | swish (fla's gated RMSNorm of Gated
   // DeltaNet) | sigmoid: o <- RMSNorm_h(o) ⊙ act(x W_g) per head, W_g: d_model -> heads * d_head.
   std::string output_gate = "none";
 };
@@ -50,7 +50,7 @@ struct ParamScheduleConfig {
   memory::ScheduleSpec schedule;
 };
 
-// One SwiGLU block of the MLP chain (SPEC section 8, Hope-Attention): its parameters are updated
+// One SwiGLU block of the MLP chain (math.md section 8, Hope-Attention): its parameters are updated
 // every `every` training steps, with the mean of the gradients summed over those steps.
 struct MlpBlockConfig {
   int every = 1;
@@ -117,7 +117,7 @@ struct MixItem {
 struct DataConfig {
   int seq_len = 256;  // tokens
   int batch = 8;
-  // How text becomes tokens (SPEC section 8): bytes (256 ids, today's model) | bpe (a SentencePiece
+  // How text becomes tokens (math.md section 8): bytes (256 ids, today's model) | bpe (a SentencePiece
   // BPE of `vocab` pieces trained on the training split, kept in the run folder as tokenizer.model;
   // model.vocab must equal vocab). Text and its evaluation only: MQAR, the needle and NIAH rows
   // keep their own ids, so bpe is refused where the mix draws them.

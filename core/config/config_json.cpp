@@ -512,7 +512,7 @@ void check_mixer_choices(const MixerConfig& x) {
                                                     x.output_gate);
 }
 
-// What each block axis asks of E and of the rest of the mixer (SPEC section 8): whole value
+// What each block axis asks of E and of the rest of the mixer (math.md section 8): whole value
 // dimensions (key rows of the layer) per block, and keys left whole (their normalisation untouched).
 void check_block_axis(const MixerConfig& x) {
   const auto axis = *memory::block_axis_from_name(x.block_axis);
@@ -535,7 +535,7 @@ void check_block_axis(const MixerConfig& x) {
                                 "built; key_rows takes every normalize)"));
 }
 
-// model.mlp.chain (SPEC section 8, Hope-Attention): 1 to kMaxMlpChain blocks, each updated every
+// model.mlp.chain (math.md section 8, Hope-Attention): 1 to kMaxMlpChain blocks, each updated every
 // `every` steps in [1, kMaxMlpEvery], the first every step (C_1 = 1).
 void check_mlp_chain(const MlpConfig& mlp) {
   const auto& chain = mlp.chain;
@@ -552,7 +552,7 @@ void check_mlp_chain(const MlpConfig& mlp) {
                                                      std::to_string(chain[0].every));
 }
 
-// data.tokenizer and its fields (SPEC section 8). A synthetic task keeps its own ids (MQAR's and
+// data.tokenizer and its fields (math.md section 8). A synthetic task keeps its own ids (MQAR's and
 // the needle's vocabularies), so bpe is refused where the mix draws one; NIAH is text, tokenised.
 void check_tokenizer(const RunConfig& c) {
   const DataConfig& d = c.data;

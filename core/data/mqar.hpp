@@ -1,6 +1,6 @@
-// Multi-query associative recall (SPEC section 6, after Zoology's multiquery_ar.py): a synthetic
+// Multi-query associative recall (math.md section 6, after Zoology's multiquery_ar.py): a synthetic
 // token task with its own vocabulary. Leaves out Zoology's extras: several passes over the pairs
-// and random tokens in place of the filler (token 0 stays 0 here, as SPEC says).
+// and random tokens in place of the filler (token 0 stays 0 here, as math.md section 6 says).
 //
 // One sequence of T = seq_len inputs, in one of two layouts:
 //   keys   : `pairs` distinct tokens from [1, vocab/2)       (the lower half, 0 excluded)

@@ -1,4 +1,4 @@
-// A token-level needle in a haystack on a small vocabulary: the NIAH idea (SPEC section 6) in a
+// A token-level needle in a haystack on a small vocabulary: the NIAH idea (math.md section 6) in a
 // form a small model learns within a CPU budget. Keys and values are single tokens, as in MQAR
 // (mqar.hpp), from disjoint parts of the vocabulary; the haystack is filler tokens. Leaves out
 // text: the byte-level RULER tasks are niah.hpp.

@@ -1,4 +1,4 @@
-// RULER-style needle-in-a-haystack samples (SPEC section 6), as bytes, for training and for the
+// RULER-style needle-in-a-haystack samples (math.md section 6), as bytes, for training and for the
 // depth x length evaluation. Leaves out the model and decoding (core/eval) and RULER's other
 // task families (variable tracking, word extraction, QA).
 //

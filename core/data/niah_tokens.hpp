@@ -1,4 +1,4 @@
-// NIAH in BPE tokens (SPEC section 8: NIAH works with data.tokenizer bpe). The byte samples of
+// NIAH in BPE tokens (math.md section 8: NIAH works with data.tokenizer bpe). The byte samples of
 // niah.hpp are drawn at the token length times the corpus's bytes per token, then their prompt,
 // answer and filler are encoded apart, so the answer's tokens are exactly its own (the loss and
 // the scoring see the answer, never a piece that straddles it and the prompt). Lengths are in

@@ -1,4 +1,4 @@
-// Text to token ids and back (SPEC section 8, "Tokens and units"): `bytes` (ids are the UTF-8
+// Text to token ids and back (math.md section 8, "Tokens and units"): `bytes` (ids are the UTF-8
 // bytes, 256 of them: today's model) or a SentencePiece BPE model trained on a corpus's training
 // split, with byte fallback so that any text encodes, identity normalisation and no dummy prefix,
 // so that decoding the ids gives the text back byte for byte. A BPE run keeps the model in its

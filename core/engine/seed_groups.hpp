@@ -1,4 +1,4 @@
-// Seed groups on disk (SPEC section 7): the runs of one variant trained with several seeds
+// Seed groups on disk (math.md section 7): the runs of one variant trained with several seeds
 // ("seeds" in an experiment; each run's config.json records its "group") are summarised together,
 // and compared seed by seed with the baseline group trained beside them. The engine writes the
 // summaries when a job's runs are evaluated; `proteus export` writes them for any runs it draws.

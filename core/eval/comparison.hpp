@@ -1,4 +1,4 @@
-// Comparisons across runs (SPEC section 7): the paired per-bucket difference between two runs
+// Comparisons across runs (math.md section 7): the paired per-bucket difference between two runs
 // evaluated on the same sequences, and the summary of a seed group (the same variant trained with
 // several seeds): per-bucket mean NLL, held-out bits per byte and block-use entropy, each a mean
 // over seeds with a Student t interval, and the group's paired difference against a baseline

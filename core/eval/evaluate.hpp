@@ -1,4 +1,4 @@
-// The evaluations of SPEC section 6 for one trained model, as configured in cfg.eval.
+// The evaluations of math.md section 6 for one trained model, as configured in cfg.eval.
 // `proteus train` runs them after training, `proteus eval RUN` on a saved run; their files in the
 // run directory are written and read by core/runs/eval_files.hpp.
 #pragma once

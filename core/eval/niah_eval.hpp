@@ -1,4 +1,4 @@
-// NIAH accuracy over depth x context length (SPEC section 6): for each task, each chosen RULER
+// NIAH accuracy over depth x context length (math.md section 6): for each task, each chosen RULER
 // depth and each context length, several samples are generated, the model continues the
 // answer prefix greedily, and RULER's string_match_all scores the continuation (the fraction of
 // expected values found, case-insensitively). Cells hold the mean x 100.

@@ -1,4 +1,4 @@
-// The paired effect of gating at one point of a sweep (SPEC section 7): a gated run minus the
+// The paired effect of gating at one point of a sweep (math.md section 7): a gated run minus the
 // E = 1 baseline trained beside it with the same seed, in mean NLL over a range of positions or in
 // accuracy points. With two or more seeds: the per-seed differences, t over seeds; with one seed:
 // the bootstrap over the shared evaluation sequences (or grid cells), so an interval always says

@@ -1,4 +1,4 @@
-// Per-position loss (SPEC section 6): mean next-token NLL at each position over held-out
+// Per-position loss (math.md section 6): mean next-token NLL at each position over held-out
 // sequences, perplexity exp(NLL), and log-spaced buckets for plotting. Positions may run past
 // the training length: the schedule keeps the whole memory active there.
 #pragma once
@@ -26,7 +26,7 @@ using runs::PerPositionResult;
 double bytes_per_word(const std::vector<std::vector<int32_t>>& sequences);
 
 // The scored targets of each sequence (every id but its first) decoded by the tokenizer: how many
-// tokens, UTF-8 bytes and whitespace-separated words they hold (SPEC section 8's units).
+// tokens, UTF-8 bytes and whitespace-separated words they hold (math.md section 8's units).
 struct ScoredText {
   int64_t tokens = 0, bytes = 0, words = 0;
 };

@@ -1,4 +1,4 @@
-// What an interval on a figure means (SPEC section 7): a percentile bootstrap over whole
+// What an interval on a figure means (math.md section 7): a percentile bootstrap over whole
 // evaluation sequences within a run, the same bootstrap over paired per-sequence differences
 // between two runs evaluated on the same sequences, and a Student t interval over the seeds of a
 // seed group. Deterministic: the same values and seed give the same interval.
@@ -42,7 +42,7 @@ double t_quantile(double level, int df);
 // freedom. With one value there is no interval (lo = hi = mean, n = 1).
 Interval t_interval(const std::vector<double>& values, double level = 0.95);
 
-// The smallest true mean a paired design of these differences detects (SPEC section 7): with n
+// The smallest true mean a paired design of these differences detects (math.md section 7): with n
 // non-NaN values of sample sd s, (t(1 - (1 - level) / 2, n - 1) + t(power, n - 1)) s / sqrt(n), the
 // effect a two-sided t test at 1 - level rejects with probability `power` (the usual normal-shift
 // approximation with t quantiles). NaN with fewer than two values. Throws std::invalid_argument

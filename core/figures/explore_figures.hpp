@@ -30,7 +30,7 @@ struct SweepCurve {
 };
 
 // Position (log x) vs perplexity for the trained and the edited schedule, each bucket's mean with
-// its bootstrap interval over sequences (SPEC section 7).
+// its bootstrap interval over sequences (math.md section 7).
 Figure explore_curve_figure(const eval::PerPositionResult& trained, const eval::PerPositionResult* edited,
                             const std::string& edit_label, int train_len);
 // Edited over trained perplexity per bucket: exp of the paired difference per sequence, with its

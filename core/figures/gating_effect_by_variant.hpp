@@ -16,7 +16,7 @@
 
 namespace proteus::figures {
 
-// The paper's Wikitext effect of gating (SPEC section 8), in nats per word.
+// The paper's Wikitext effect of gating (math.md section 8), in nats per word.
 inline constexpr double kPaperEffectLo = -0.042, kPaperEffectHi = -0.023;
 
 // One row: a gated seed group against the E = 1 seed group its seeds pair with.

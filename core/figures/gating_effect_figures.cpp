@@ -360,7 +360,7 @@ std::optional<GatingEffectMap> metric_map(const std::string& metric, const std::
   if (seed_counts.count(1) > 0 && metric != "mqar")
     map.notes.push_back(metric == "nll" ? "one seed: 95% bootstrap over the shared evaluation sequences"
                                         : "one seed: 95% bootstrap over the grid's paired cells");
-  // SPEC section 7: with n = 1 there is no interval, and the figure says so.
+  // math.md section 7: with n = 1 there is no interval, and the figure says so.
   if (without_interval)
     map.notes.push_back(metric == "mqar" ? "no interval where one seed was trained (MQAR keeps no per-sample record)"
                                          : "no interval where n = 1 (one seed, evaluated on other sequences than its baseline)");

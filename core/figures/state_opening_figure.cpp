@@ -33,7 +33,7 @@ int64_t element_opens_at(const memory::Schedule& schedule, memory::BlockAxis axi
   check_shape(H, d_k, d_v);
   const int64_t n = flat_length(axis, H, d_k, d_v), E = schedule.E();
   if (E > n) throw InputError("E", std::to_string(E) + " blocks for a state of " + std::to_string(n) + " elements");
-  // Blocks of floor(n / E) elements, the last absorbing the remainder (SPEC section 2).
+  // Blocks of floor(n / E) elements, the last absorbing the remainder (math.md section 2).
   const int64_t block = std::min(flat_index(axis, d_k, d_v, h, i, j) / (n / E), E - 1);
   return schedule.unlock()[static_cast<size_t>(block)];
 }

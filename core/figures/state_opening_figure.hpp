@@ -1,4 +1,4 @@
-// Where the blocks run through the memory (model.mixer.block_axis, SPEC section 8), as a picture:
+// Where the blocks run through the memory (model.mixer.block_axis, math.md section 8), as a picture:
 // every element of one layer's memory state (key rows down, each head's value columns across, heads
 // side by side) coloured by the position at which it opens. key_rows opens horizontal bands in
 // every head at once, value_rows vertical bands, layer whole heads one after another. The

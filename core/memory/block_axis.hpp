@@ -1,4 +1,4 @@
-// Which way the E blocks run through the memory (SPEC section 8, model.mixer.block_axis):
+// Which way the E blocks run through the memory (math.md section 8, model.mixer.block_axis):
 //   key_rows    S = [d_k][d_v] flattened row-major per head: a block is d_k / E key rows (default)
 //   value_rows  M = S^T flattened row-major per head: a block is d_v / E value dimensions (columns
 //               of S), G_t = 1 n_t^T for a prefix mask n_t over value dimensions

@@ -2,7 +2,7 @@
 // and the backward recomputes each range of C steps from its checkpoint before walking it in
 // reverse. Same operations in the same order as gated_rule_forward/backward, so the outputs and
 // every gradient are bit-identical to the taped reference; memory is T/C states, not T.
-// Any rule, any E, any S_0 (SPEC section 3's definition, elementwise).
+// Any rule, any E, any S_0 (math.md section 3's definition, elementwise).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -1,5 +1,5 @@
 // The chunked (WY / UT) form of the linear, delta, comba and swla rules, forward and backward, after
-// flash-linear-attention's chunk_gated_delta_rule. It rests on SPEC section 3's zero-state lemma:
+// flash-linear-attention's chunk_gated_delta_rule. It rests on math.md section 3's zero-state lemma:
 // with S_0 = 0 and row-aligned blocks whose open prefix never shrinks, the gated rule equals its
 // ungated form on m_t ⊙ q, m_t ⊙ k, m_t ⊙ p with the scalar decay a_t, so a chunk is a few dense
 // products over the rows open in it (early chunks of E = 16 touch d_k / 16 rows, not d_k).

@@ -1,4 +1,4 @@
-// The gated memory rules of SPEC section 3, one head, recurrent, in the elementwise form that is
+// The gated memory rules of math.md section 3, one head, recurrent, in the elementwise form that is
 // the definition: any E in [1, D], any schedule. Forward saves the states it needs (a tape);
 // backward walks time in reverse and returns dL/d of every input for
 //   L = sum_t <dO_t, o_t> + <dS_T, S_T>.
@@ -46,7 +46,7 @@ struct RuleInputs {
   const F* eta = nullptr;    // (T)            titans momentum, null = 0
   const F* gamma = nullptr;  // (T, window)    swla window weights
   const F* S0 = nullptr;     // (d_k, d_v)     initial state, null = 0
-  // block_axis value_rows / layer (SPEC section 8): at step n only the first open_widths[n *
+  // block_axis value_rows / layer (math.md section 8): at step n only the first open_widths[n *
   // open_widths_stride] value columns (value_columns) or key rows (key_rows) of S are open, on
   // top of the schedule; the rest are locked like any gated element (never read, never written).
   // The rule then skips them, and swla's window writes earlier tokens under step n's widths.

@@ -1,9 +1,9 @@
-// `proteus memory-op` (SPEC section 4) without the process around it: read IN.json's value into a
+// `proteus memory-op` (math.md section 4) without the process around it: read IN.json's value into a
 // checked request, run one head of one rule in float64, and build OUT.json's value. No file IO and
 // no exit here, so the command, the tests and later the window share one reader.
 // This is the one place in core/memory that knows JSON.
 //
-// Field rules beyond the SPEC's ranges: E and N are integers (N defaults to T); schedule defaults
+// Field rules beyond math.md section 4's ranges: E and N are integers (N defaults to T); schedule defaults
 // to {"type": "uniform"}; unknown keys (top level or inside schedule) are refused so that typos do
 // not pass silently; a top-level "comment" (a string or an array of strings) is allowed and
 // ignored, so example files can explain themselves. Gradients are computed when dO or dS is given
@@ -26,7 +26,7 @@
 // i wrote k_i -> v_i), how far reading the memory at step t with k_i lands from v_i:
 //   e_i(t) = ||(G_t ⊙ S_t)^T k~_i - v_i|| / ||v_i||   (||...|| alone when v_i = 0)
 // where k~_i is k_i as the memory sees a key at step t: re-normalised over step t's open rows
-// under the re-normalising variants (as is q_t), masked by G_t in the read (SPEC's o_t = S_t^T q_t).
+// under the re-normalising variants (as is q_t), masked by G_t in the read (math.md's o_t = S_t^T q_t).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -84,7 +84,7 @@ struct MemoryOpRequest {
   bool wants_grads() const { return has_dO || has_dS; }
 };
 
-// Checks everything SPEC section 4 lists (shapes, ranges, finiteness, the schedule against D, E, N)
+// Checks everything math.md section 4 lists (shapes, ranges, finiteness, the schedule against D, E, N)
 // and throws InputError naming the field path: "q[3]", "beta[2]", "schedule.unlock[2]".
 MemoryOpRequest parse_memory_op(const nlohmann::json& in);
 

@@ -1,4 +1,4 @@
-// The row-aligned mask of SPEC section 3's fast path, as ops over (B, T, H, d_k) tensors:
+// The row-aligned mask of math.md section 3's fast path, as ops over (B, T, H, d_k) tensors:
 // q, k and p are multiplied by the prefix mask m_t over key dimensions, and the retention
 // becomes a per-key log-decay m_t log a_t (exactly 0 on locked rows, so they never move).
 // The CUDA kernels in kernels/row_mask.cu are checked against these.

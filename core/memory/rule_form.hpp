@@ -1,5 +1,5 @@
 // Which form of a gated rule a call runs (`model.mixer.form`): the chunked (WY) form where it
-// applies, or the recurrent form with checkpoints every C steps. Both compute SPEC section 3's
+// applies, or the recurrent form with checkpoints every C steps. Both compute math.md section 3's
 // rule; neither keeps a tape of every state. (C++17: the CUDA backend includes this header.)
 #pragma once
 #include <cstdint>

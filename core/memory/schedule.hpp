@@ -1,4 +1,4 @@
-// Blocks and schedules (SPEC section 2): which prefix of a D-element memory is active at step t.
+// Blocks and schedules (math.md section 2): which prefix of a D-element memory is active at step t.
 // The one place that computes a mask: the memory rules, the parameter schedule, the window's
 // activation map, the teaching panel and memory-op all ask a Schedule.
 // Positions (or training steps) are 1-based. Every schedule is a list of unlock positions
@@ -52,7 +52,7 @@ class Schedule {
   int64_t active_elements(int64_t t) const { return end(active_blocks(t)); }
 
   // Row alignment for a [d_k][d_v] state: true when every block boundary is a row boundary,
-  // i.e. G_t = m_t 1^T for a prefix mask m_t over key dimensions (SPEC section 3 fast path).
+  // i.e. G_t = m_t 1^T for a prefix mask m_t over key dimensions (math.md section 3 fast path).
   bool row_aligned(int64_t d_v) const;
   // Active key rows at step t: ceil(end(k(t)) / d_v); exact when row_aligned(d_v).
   int64_t active_rows(int64_t t, int64_t d_v) const;

@@ -1,4 +1,4 @@
-// The gated rules of SPEC section 3 with block_axis value_rows (SPEC section 8), in the elementwise
+// The gated rules of math.md section 3 with block_axis value_rows (math.md section 8), in the elementwise
 // form that is the definition: any E in [1, D], any schedule, any S_0. Blocks run over M = S^T
 // flattened row-major, so at step t column j of S has c_j(t) = clamp(end(k(t)) - j d_k, 0, d_k)
 // open key rows. Every rule updates and reads each column of S from that column alone (the error

@@ -1,11 +1,11 @@
-// The memory mixer of SPEC section 5, in fla's layer conventions, for every gated rule:
+// The memory mixer of math.md section 5, in fla's layer conventions, for every gated rule:
 //   q, k, v = W x  ->  short causal depthwise conv (width K) + SiLU  ->  q, k L2-normalised per head
 //   beta = sigmoid(W_b x); a = exp(-exp(A_log) softplus(W_a x + dt_bias)) when decaying
 //   comba: p = k, q <- q - d_h p;  titans: eta = sigmoid(W_eta x);  swla: gamma = sigmoid(W_g x)
 //   o = gated rule (E blocks on the schedule)  ->  per-head RMSNorm [⊙ act(W_g x)]  ->  output map.
 // The normalised q, k are masked inside the rule ("normalise, then mask"); E = 1 is the baseline.
 // block_axis value_rows and layer gate the rule by a (T, H) table of open widths (n_t open value
-// dimensions, m_h(t) head h's open key rows; SPEC section 8), which the CPU rule skips in every
+// dimensions, m_h(t) head h's open key rows; math.md section 8), which the CPU rule skips in every
 // form; a backend without the table (CUDA) gets masked inputs (n_t ⊙ v, m_h(t) ⊙ q, k, p; read
 // n_t ⊙ o) and runs the ungated rule (the zero-state lemma); swla, whose window writes earlier
 // tokens under step t's widths, runs only where the rule takes the table (the CPU).
@@ -48,7 +48,7 @@ class MemoryMixer final : public Layer<T> {
   enum class Into { overwrite, accumulate };  // the first stream's gradient overwrites din, the others add
   void stream_backward(Stream& s, T* din, Into into, int width);
 
-  // How the mask meets the normalisation (config.hpp's MixerConfig::normalize, SPEC section 3).
+  // How the mask meets the normalisation (config.hpp's MixerConfig::normalize, math.md section 3).
   bool renormalizes() const { return memory::renormalizes(normalize_); }
   // value_rows (layer) with more than one block: the rule gates by a table of open widths; on a
   // backend that does not, it runs ungated on masked values (keys), the zero-state lemma (not

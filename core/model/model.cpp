@@ -38,7 +38,7 @@ Model<T>::Model(const config::ModelConfig& cfg, int horizon, backend::Backend<T>
       mixers_.push_back(std::make_unique<MemoryMixer<T>>(be, table_, p + ".mixer", C_, m, schedule, std, out_std,
                                                          cfg.norm_eps));
     }
-    // The MLP chain (SPEC section 8, Hope-Attention): y = MLP_m(... MLP_1(h)), each block a pre-norm
+    // The MLP chain (math.md section 8, Hope-Attention): y = MLP_m(... MLP_1(h)), each block a pre-norm
     // residual step x += SwiGLU_i(RMSNorm_i(x)) like the one MLP it generalises, rather than a bare
     // composition inside one residual branch: with the init's small output maps a bare composition
     // would hand MLP_2.. a near-zero input (and MLP_1 a vanishing gradient), while residual steps

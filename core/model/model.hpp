@@ -1,6 +1,6 @@
-// The language model of SPEC section 5: byte embedding, then per layer
+// The language model of math.md section 5: byte embedding, then per layer
 //   x += Mixer(RMSNorm(x));  x += SwiGLU(RMSNorm(x))
-// a final RMSNorm and an LM head tied to the embedding. With an MLP chain (model.mlp.chain, SPEC
+// a final RMSNorm and an LM head tied to the embedding. With an MLP chain (model.mlp.chain, math.md
 // section 8's Hope-Attention) the one SwiGLU step becomes m of them, x += SwiGLU_i(RMSNorm_i(x))
 // for i = 1..m, each block with its own norm gain. The mixer is the gated memory (any rule,
 // E blocks on a schedule over positions) or causal softmax attention. Runs on any Backend<T>:

@@ -1,4 +1,4 @@
-// The evaluation results a run directory holds, as records (SPEC section 6): core/eval fills them,
+// The evaluation results a run directory holds, as records (math.md section 6): core/eval fills them,
 // eval_files.hpp writes and reads them (per_position.json, niah.json, needle.json, mqar.json,
 // occupancy.json, block_use.json and their CSV twins), the figures and the window draw them.
 #pragma once
@@ -33,7 +33,7 @@ struct PerPositionResult {
   std::vector<int> bucket_hi;
   std::vector<double> bucket_nll;  // mean NLL over each bucket's positions
   double mean_nll = 0;             // over every position: nats per token
-  // The units of SPEC section 8. Positions are tokens; the scored targets' decoded text holds
+  // The units of math.md section 8. Positions are tokens; the scored targets' decoded text holds
   // bytes_per_token UTF-8 bytes per token (1 for a byte run) and bytes_per_word bytes per
   // whitespace-separated word (0: not counted, e.g. a run evaluated before the count existed).
   double bytes_per_token = 1;
@@ -42,7 +42,7 @@ struct PerPositionResult {
   double nll_per_word() const { return nll_per_byte() * bytes_per_word; }
   double bits_per_byte() const { return nll_per_byte() / std::numbers::ln2; }
 
-  // What the intervals are computed from (SPEC section 7), kept so that two runs evaluated on the
+  // What the intervals are computed from (math.md section 7), kept so that two runs evaluated on the
   // same sequences can be compared pairwise later. The live curve while training has them over its
   // validation rows (no fingerprint: those are not the held-out sequences of the evaluation).
   std::vector<double> sequence_bucket_nll;  // (sequences, buckets) each sequence's mean over a bucket

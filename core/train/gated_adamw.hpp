@@ -3,7 +3,7 @@
 // gradient's effect and both moments of locked units are masked, so they keep their values.
 // Without the parameter schedule it is plain AdamW. The moments live on the model's backend.
 //
-// With an MLP chain (model.mlp.chain, SPEC section 8's Hope-Attention), chain block i with
+// With an MLP chain (model.mlp.chain, math.md section 8's Hope-Attention), chain block i with
 // every = C_i > 1 is a slow block: each step its gradient (after clipping, as the optimiser sees it)
 // is added to a sum, and every C_i steps it takes one AdamW step with the mean of that sum (its own
 // step count, step / C_i, for the bias corrections), then the sum restarts from 0. Its weights do

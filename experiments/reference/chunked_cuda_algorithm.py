@@ -2,7 +2,7 @@
 """The packed chunked algorithm of kernels/memory_rule_chunked.cu (linear, delta, comba, swla), step for step and by
 the same names (Q, K, E, Qg, Kd, Kb, Vb, g, gh, bt, MB, MA, Tinv, Ub, Wk, U, Hc; dU0 = MB^T dO, Y = Qg^T dO, dHe,
 dKt, dQd, dMB, dW, dEd0, dA, EH, dPA), in float64 torch, against autograd through the recurrent
-definition (SPEC section 3, rows opened by a schedule, S_0 = 0). It checks the GPU kernels' math
+definition (math.md section 3, rows opened by a schedule, S_0 = 0). It checks the GPU kernels' math
 (zero padding of a ragged chunk, masks by selection, the reverse state pass with Wk^T dU, the
 per-step sums for dlog a, dbeta and dgamma) on a machine without a GPU; it does not run the CUDA code.
 

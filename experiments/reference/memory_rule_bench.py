@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch reference timings of the gated delta rule (SPEC section 3, E = 1), to set beside
+"""PyTorch reference timings of the gated delta rule (math.md section 3, E = 1), to set beside
 `proteus bench --op memory-rule --device cuda` at the same shapes.
 
     S_t = a_t S_{t-1} + beta_t k_t (v_t - a_t S_{t-1}^T k_t)^T,   o_t = S_t^T q_t

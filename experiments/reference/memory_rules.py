@@ -1,10 +1,10 @@
-"""The gated memory rules of SPEC sections 2 and 3 in PyTorch, batched over (B, H): the schedule,
+"""The gated memory rules of math.md sections 2 and 3 in PyTorch, batched over (B, H): the schedule,
 the recurrent definition (elementwise mask, any E, every rule) and the chunked row-aligned form
 (linear and delta, E = 1 or blocks on row boundaries). A mirror of core/memory/ for the reference
 model (proteus_model.py); gradients come from autograd.
 
 Shapes: q, k, p (B, T, H, d_k); v (B, T, H, d_v); beta, a, eta (B, T, H); gamma (B, T, H, c).
-Positions are 1-based as in the SPEC (t = n + 1 for the n-th token).
+Positions are 1-based as in math.md (t = n + 1 for the n-th token).
 """
 import math
 
@@ -92,7 +92,7 @@ def _keep(G, new, old):
 
 
 def open_widths_mask(widths, of, d_k, d_v, device):
-    """The gate of the open widths at one step (block_axis value_rows / layer, SPEC section 8):
+    """The gate of the open widths at one step (block_axis value_rows / layer, math.md section 8):
     widths (H) ints, head h's open value columns ("value_columns") or key rows ("key_rows"), as
     booleans (H, d_k, d_v)."""
     w = torch.as_tensor(widths, device=device)[:, None, None]
@@ -103,7 +103,7 @@ def open_widths_mask(widths, of, d_k, d_v, device):
 
 def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None, gamma=None,
                    open_widths=None, widths_of="value_columns"):
-    """The definition (SPEC section 3), one step at a time, elementwise gate G_t, any E.
+    """The definition (math.md section 3), one step at a time, elementwise gate G_t, any E.
     Returns o (B, T, H, d_v). Active elements take the ungated update and locked ones keep their
     exact values (torch.where, as the C++ writes only the active prefix); where the whole memory
     is active (end = D) the gate is skipped: the ungated rule, as E = 1 must be. open_widths
@@ -159,7 +159,7 @@ def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None,
 
 
 def chunked_applies(rule, schedule, d_v):
-    """The chunked form covers linear and delta with row-aligned blocks (SPEC section 3 fast path)."""
+    """The chunked form covers linear and delta with row-aligned blocks (math.md section 3 fast path)."""
     return rule in ("linear", "delta") and schedule.row_aligned(d_v)
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The language model of SPEC section 5 in PyTorch, exactly as core/model/ computes it, for
+"""The language model of math.md section 5 in PyTorch, exactly as core/model/ computes it, for
 interoperability checks against the C++ engine and for the GPU benchmarks (bench_model.py):
 
     x = embed[tokens]
@@ -14,7 +14,7 @@ swla's gamma = sigmoid(W_gamma x); the gated rule (memory_rules.py) with E block
 schedule; per-head RMSNorm; the output map. The attention mixer: causal softmax attention, scale
 1/sqrt(d), no positional encoding. Parameter names are the checkpoint's (core/model tables).
 
-The readings of SPEC section 8: model.mixer.block_axis value_rows / layer gate the rule by each
+The readings of math.md section 8: model.mixer.block_axis value_rows / layer gate the rule by each
 head's open value columns / key rows (the recurrent definition with that gate on top of an
 ungated schedule); model.mixer.output_gate swish / sigmoid multiplies the normed read by
 act(W_g x) (g_proj); model.mlp.chain puts chain blocks i >= 1 (mlp_chain.i: a norm gain and a

@@ -1,5 +1,5 @@
 // The config schema: derived defaults, the JSON round trip, and every refusal naming its field path
-// (the readings of SPEC section 8, output_gate and block_axis, among them).
+// (the readings of math.md section 8, output_gate and block_axis, among them).
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -152,7 +152,7 @@ TEST(config, ExactMessages) {
   EXPECT_STREQ(refusal(text(R"({"train": {"min_lr": 0.5}})")).what(), "train.min_lr: must be in [0, lr = 0.003], got 0.5");
 }
 
-// model.mlp.chain (SPEC section 8, Hope-Attention): read, written back, and refused with the field and
+// model.mlp.chain (math.md section 8, Hope-Attention): read, written back, and refused with the field and
 // the value; absent, it is one block updated every step.
 TEST(config, MlpChainRoundTripsAndNamesItsRefusals) {
   EXPECT_EQ(RunConfig().model.mlp.chain.size(), 1u);
@@ -421,7 +421,7 @@ TEST(config, EnumeratedChoicesComeFromTheirTables) {
 
 namespace {
 
-// ---- The readings of SPEC section 8 as switches: model.mixer.output_gate and block_axis default
+// ---- The readings of math.md section 8 as switches: model.mixer.output_gate and block_axis default
 // to today's model, take --set, round-trip, and what cannot run is refused with the numbers. ----
 
 // The config with `path` set as `--set path=value` would set it.

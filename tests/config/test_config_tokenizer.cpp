@@ -1,4 +1,4 @@
-// data.tokenizer (SPEC section 8): bytes by default and written so; bpe needs data.vocab, a model
+// data.tokenizer (math.md section 8): bytes by default and written so; bpe needs data.vocab, a model
 // vocabulary equal to it, and text-only data: a synthetic task with its own vocabulary (MQAR, the
 // token needle) or NIAH's byte prompts in the mix, or the MQAR evaluation, refuse it by name.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// MQAR against SPEC section 6 / Zoology: keys and values in their vocab halves, the context
+// MQAR against math.md section 6 / Zoology: keys and values in their vocab halves, the context
 // layout, every key asked once with its own value as the target, the mask only on answers, the
 // power-law gaps, random query order, the spread layout's pair and query positions, and the input
 // checks.

@@ -1,4 +1,4 @@
-// NIAH generators against SPEC section 6 and RULER: every task's needles and values (each value
+// NIAH generators against math.md section 6 and RULER: every task's needles and values (each value
 // exactly as often as it was inserted), the haystack kinds, depth placement (every needle at its
 // own depth), exact prompt length, the templates word for word, RULER's depths, string_match_all,
 // and training samples (the question at varied positions, filler after the answer).

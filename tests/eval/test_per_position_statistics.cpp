@@ -165,7 +165,7 @@ TEST(PerPositionStatistics, BytesPerWordCountsTheScoredTargetsOfEachWord) {
   EXPECT_DOUBLE_EQ(r.nll_per_word(), 1.5);
 }
 
-// SPEC section 8's units from the decoded scored targets: a byte tokenizer gives one byte per
+// math.md section 8's units from the decoded scored targets: a byte tokenizer gives one byte per
 // token and the same bytes per word as above.
 TEST(PerPositionStatistics, ScoredTextCountsTokensBytesAndWordsOfTheDecodedTargets) {
   auto bytes = [](const std::string& text) { return std::vector<int32_t>(text.begin(), text.end()); };

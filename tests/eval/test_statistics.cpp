@@ -1,4 +1,4 @@
-// The intervals of SPEC section 7: bootstrap over sequences, paired differences, t over seeds.
+// The intervals of math.md section 7: bootstrap over sequences, paired differences, t over seeds.
 // Checked against known values, against their meaning (coverage of a known mean), and for the
 // properties a reader relies on: they contain the mean, shrink with more data, replay exactly.
 #include <gtest/gtest.h>

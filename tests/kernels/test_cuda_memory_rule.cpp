@@ -354,7 +354,7 @@ TEST_F(CudaMemoryRule, MatchesWithStatesWiderThanTheBlock) {
 }
 
 // Opening every block at t = 1 makes the gate all ones: the kernels must then do exactly what
-// they do for E = 1 (SPEC: E = 1 is the ungated rule bit for bit).
+// they do for E = 1 (math.md section 2: E = 1 is the ungated rule bit for bit).
 TEST_F(CudaMemoryRule, AllBlocksOpenGivesTheBitsOfEOne) {
   const Shape s;
   const int64_t D = s.d_k * s.d_v;

@@ -1,6 +1,6 @@
-// The gating invariants of SPEC section 3: locked elements keep their exact bits (decay,
+// The gating invariants of math.md section 3: locked elements keep their exact bits (decay,
 // momentum and a non-zero S_0 included), E = 1 is the ungated rule bit for bit, and the gated
-// rule equals the SPEC's elementwise formula for any E, row-aligned or not.
+// rule equals math.md section 3's elementwise formula for any E, row-aligned or not.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -50,7 +50,7 @@ TEST(GatedRule, LockedElementsKeepTheirExactBits) {
     }
 }
 
-// The ungated rules as SPEC section 3's left column reads, with no schedule anywhere.
+// The ungated rules as math.md section 3's left column reads, with no schedule anywhere.
 template <class T>
 void ungated_forward(const RandomRuleInputs<T>& r, std::vector<T>& o, std::vector<T>& S) {
   const int64_t d_k = r.d_k, d_v = r.d_v;
@@ -114,7 +114,7 @@ void expect_e1_is_ungated() {
 TEST(GatedRule, EOneIsTheUngatedRuleBitForBitInDouble) { expect_e1_is_ungated<double>(); }
 TEST(GatedRule, EOneIsTheUngatedRuleBitForBitInFloat) { expect_e1_is_ungated<float>(); }
 
-// SPEC section 3's right column literally: full-size masks, S + G ⊙ (...), read (G ⊙ S)^T q.
+// math.md section 3's right column literally: full-size masks, S + G ⊙ (...), read (G ⊙ S)^T q.
 void spec_gated_forward(const RandomRuleInputs<double>& r, const Schedule& s, std::vector<double>& o,
                         std::vector<double>& S) {
   const int64_t d_k = r.d_k, d_v = r.d_v, D = d_k * d_v;

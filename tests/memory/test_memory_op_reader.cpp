@@ -1,4 +1,4 @@
-// memory-op's reader and runner in process (SPEC section 4): a hand-computed gated example, the
+// memory-op's reader and runner in process (math.md section 4): a hand-computed gated example, the
 // schedule echo, grads' presence and shapes per rule, and every refusal with its field path.
 #include <gtest/gtest.h>
 

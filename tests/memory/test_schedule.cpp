@@ -1,4 +1,4 @@
-// Blocks and schedules against SPEC section 2: the formula, N < E, t > N, the remainder block,
+// Blocks and schedules against math.md section 2: the formula, N < E, t > N, the remainder block,
 // the named schedules' unlock positions, and refused custom lists.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ using proteus::InputError;
 using proteus::memory::Schedule;
 using proteus::memory::ScheduleSpec;
 
-// SPEC's uniform formula, written out independently of the unlock-list implementation.
+// math.md section 2's uniform formula, written out independently of the unlock-list implementation.
 int64_t uniform_k(int64_t t, int64_t E, int64_t N) {
   if (t > N) return E;
   const int64_t delta = std::max<int64_t>(1, N / E);

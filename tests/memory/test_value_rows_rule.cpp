@@ -1,5 +1,5 @@
 // block_axis value_rows in the float64 reference (value_rows_rule.hpp): against a brute-force
-// elementwise form of SPEC section 3 with G_t laid over M = S^T (any E, S_0 != 0), its gradients
+// elementwise form of math.md section 3 with G_t laid over M = S^T (any E, S_0 != 0), its gradients
 // against central differences, and `memory-op`'s "block_axis".
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ using namespace proteus;
 using namespace proteus::memory;
 using proteus::memory::testing::RandomRuleInputs;
 
-// The delta rule (or linear, erase = false) written elementwise straight from SPEC section 3:
+// The delta rule (or linear, erase = false) written elementwise straight from math.md section 3:
 // S_t = S + G ⊙ ((a-1) S + beta k (v - a Sg^T k)^T), o_t = (G ⊙ S_t)^T q, G over M = S^T.
 void brute_force(const RuleInputs<double>& in, const Schedule& s, bool erase, std::vector<double>& o,
                  std::vector<double>& S) {

@@ -1,6 +1,6 @@
 // The whole model's gradient against central finite differences in float64, on tiny configs of
 // every mixer (each memory rule with E > 1 and the attention reference) and of the readings of
-// SPEC section 8 (output gate, value_rows, the MLP chain of Hope-Attention), with the parameter
+// math.md section 8 (output gate, value_rows, the MLP chain of Hope-Attention), with the parameter
 // schedule's mask and per-position loss weights; plus same-seed-same-bits in float.
 #include <gtest/gtest.h>
 
@@ -99,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(Mixers, ModelGradient,
                                            std::pair{"memory", "swla"}, std::pair{"attention", ""}),
                          [](const auto& info) { return info.param.first + "_" + info.param.second; });
 
-// The readings of SPEC section 8: the output gate (W_g gets its gradient too) and value_rows
+// The readings of math.md section 8: the output gate (W_g gets its gradient too) and value_rows
 // (E = 3 divides d_head = 3: one value dimension per block) and layer (2 key rows per block over
 // 2 heads of 3), on rules of each family.
 class ReadingGradient : public ::testing::TestWithParam<std::tuple<std::string, std::string, std::string>> {};

@@ -2,7 +2,7 @@
 // in float64 on the weights of tiny trained runs: the per-position NLL and the gradient of every
 // parameter, for every rule at E = 1, a row-aligned E and a non-row-aligned E (and E = D), other
 // schedules, no decay, no convolution, the attention mixer and both re-normalising variants of
-// model.mixer.normalize, the readings of SPEC section 8 (block_axis value_rows and layer, swla's
+// model.mixer.normalize, the readings of math.md section 8 (block_axis value_rows and layer, swla's
 // window under both, the output gates, the MLP chain behind a memory and the attention mixer); the
 // reference's chunked form (NLL and gradients) against its recurrent one and the C++; and controls
 // showing the check catches a wrong E and a wrong block axis.
@@ -85,7 +85,7 @@ std::vector<Case> cases() {
   c.push_back({"delta-E4-mask-then-normalize", "memory", "delta", 4, true, 4, "uniform", false, "mask_then_normalize"});
   c.push_back({"comba-E3-capped-renormalize", "memory", "comba", 3, true, 4, "uniform", false, "capped_renormalize"});
   c.push_back({"linear-E5-capped-renormalize", "memory", "linear", 5, false, 4, "uniform", false, "capped_renormalize"});
-  // The readings of SPEC section 8: value_rows (E divides d_head 8), layer (E divides 2 x 8), swla's
+  // The readings of math.md section 8: value_rows (E divides d_head 8), layer (E divides 2 x 8), swla's
   // window under each, the output gates, the MLP chain.
   const std::string ntm = "normalize_then_mask";
   c.push_back({"delta-E4-value-rows", "memory", "delta", 4, true, 4, "uniform", false, ntm, "value_rows"});

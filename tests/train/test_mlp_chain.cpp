@@ -1,4 +1,4 @@
-// The MLP chain's training (model.mlp.chain, SPEC section 8's Hope-Attention): a block with
+// The MLP chain's training (model.mlp.chain, math.md section 8's Hope-Attention): a block with
 // every = C keeps its weights for C - 1 steps, then takes one AdamW step with the mean of the C
 // gradients (its own step count for the bias corrections); the parameter schedule gates that step
 // like every other; and a run cancelled mid-period resumes to the uninterrupted run's weights bit

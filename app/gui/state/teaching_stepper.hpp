@@ -26,7 +26,7 @@ using teaching::ungated_input;
 // An error below this counts as "recalled" in the caption (the bars show the number itself).
 inline constexpr double kRecalledBelow = 0.25;
 
-// The update and read of a rule as the SPEC writes them (gated form), one line each.
+// The update and read of a rule as math.md section 3 writes them (gated form), one line each.
 std::vector<std::string> rule_equations(const std::string& rule);
 
 // One memory at step t.

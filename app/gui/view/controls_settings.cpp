@@ -152,7 +152,7 @@ bool draw_niah_tasks(config::DataConfig& d) {
   return changed;
 }
 
-// Bytes or a BPE trained on the training split (SPEC section 8), through the editor, which keeps
+// Bytes or a BPE trained on the training split (math.md section 8), through the editor, which keeps
 // model.vocab equal to the tokenizer's.
 bool draw_tokenizer(ExperimentEditor& ed) {
   auto& d = ed.config.data;

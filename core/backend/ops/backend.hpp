@@ -44,7 +44,7 @@ struct MemoryRuleArgs {
   const F* gamma = nullptr;  // (B, T, H, window)    swla
   memory::RuleForm form = memory::RuleForm::automatic;  // which form runs (a backend may have only one)
   int chunk = 0;  // chunk size of the chunked form and checkpoint spacing of the recurrent; 0 = by d_k
-  // block_axis value_rows / layer (SPEC section 8): (T, H) device ints, head h's open value
+  // block_axis value_rows / layer (math.md section 8): (T, H) device ints, head h's open value
   // columns (or key rows) at step t, gating the rule on top of the schedule (null = none). A
   // backend that does not gate by them (gates_by_open_widths) is given v (q, k, p) masked past the
   // widths and runs the ungated rule (the zero-state lemma), except for swla, whose window writes
@@ -80,7 +80,7 @@ class Backend {
   virtual bool gates_by_open_widths() const { return false; }
 
   // The self-check's per-op fallback: once this backend's chunked form of `rule` has disagreed
-  // with the CPU, the rule runs its recurrent form here (both compute SPEC section 3's rule).
+  // with the CPU, the rule runs its recurrent form here (both compute math.md section 3's rule).
   void refuse_chunked_form(Rule rule) { refused_chunked_ |= 1u << static_cast<unsigned>(rule); }
   bool chunked_form_refused(Rule rule) const { return (refused_chunked_ >> static_cast<unsigned>(rule)) & 1u; }
   // Whether a fault has left the device unusable until it is reset (on CUDA an illegal address
