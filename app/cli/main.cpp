@@ -8,6 +8,7 @@
 
 #include "app/cli/bench_command.hpp"
 #include "app/cli/command_support.hpp"
+#include "app/cli/config_reference_command.hpp"
 #include "app/cli/experiment_commands.hpp"
 #include "app/cli/job_commands.hpp"
 #if PROTEUS_HAVE_FIGURES
@@ -47,7 +48,7 @@ int exit_status(const CLI::App& app, const CLI::ParseError& e) {
 int main(int argc, char** argv) {
   CLI::App app{"Proteus Lab: gated memory rules, their schedules and the models around them.", "proteus"};
   app.require_subcommand(1);
-  app.footer("Run 'proteus <command> --help' for a command's options; README.md has the full guide.");
+  app.footer("Run 'proteus <command> --help' for a command's options; docs/cli.md has the full guide.");
   proteus::cli::add_train_command(app);
   proteus::cli::add_eval_command(app);
   proteus::cli::add_sweep_command(app);
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   proteus::cli::add_job_merge_command(app);
   proteus::cli::add_memory_op_command(app);
   proteus::cli::add_bench_command(app);
+  proteus::cli::add_config_reference_command(app);
 #if PROTEUS_HAVE_FIGURES
   proteus::cli::add_export_command(app);
 #endif

@@ -3,6 +3,7 @@
 // and goes on with the rest, and never aborts on an uncaught filesystem_error.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -20,9 +21,10 @@ proteus::test_support::CommandResult proteus_in(const TempDir& tmp, const std::s
   return proteus::test_support::run_proteus_in(tmp.path().string(), args);
 }
 
-// An abort (SIGABRT: status 134 through the shell) or an uncaught exception's text.
+// An abort (any signal, as the shell passes it on: ended by it, or status 128 + n) or an uncaught
+// exception's text.
 void expect_no_crash(const proteus::test_support::CommandResult& r, const std::string& what) {
-  EXPECT_NE(r.status, 134) << what << "\n" << r.out;
+  EXPECT_EQ(r.signal, 0) << what << ": ended by signal " << r.signal << "\n" << r.out;
   EXPECT_EQ(r.out.find("terminate called"), std::string::npos) << what << "\n" << r.out;
 }
 
@@ -41,9 +43,22 @@ class FolderWalks : public ::testing::Test {
   TempDir tmp_;
 };
 
+// The crash check itself: an abort is seen whether the shell execs the command (bash, dash) or
+// reports its signal as 128 + 6, and a clean exit is not taken for one.
+TEST(CrashCheck, SeesAnAbortHoweverTheShellPassesItOn) {
+  using proteus::test_support::run_shell;
+  EXPECT_EQ(run_shell("kill -ABRT $$").signal, SIGABRT);
+  EXPECT_EQ(run_shell("sh -c 'kill -ABRT $$'; exit $?").signal, SIGABRT);
+  EXPECT_EQ(run_shell("cd / && sh -c 'kill -ABRT $$'").signal, SIGABRT);
+  const auto clean = run_shell("exit 2");
+  EXPECT_EQ(clean.signal, 0);
+  EXPECT_EQ(clean.status, 2);
+}
+
 TEST_F(FolderWalks, JobsNamesTheLoopAndShowsTheJob) {
   const auto r = proteus_in(tmp_, "jobs runs");
   expect_no_crash(r, "jobs");
+  EXPECT_EQ(r.status, 1) << "jobs exits 1 when a path could not be read, after showing the rest\n" << r.out;
   EXPECT_NE(r.out.find("runs/jobs/loop: cannot read it (Too many levels of symbolic links); skipped"),
             std::string::npos)
       << r.out;

@@ -15,6 +15,7 @@
 #include "tests/data/brown_sample.hpp"
 #include "tests/data/temp_corpus.hpp"
 #include "tests/support/input_error_field.hpp"
+#include "tests/support/required_check.hpp"
 
 namespace {
 
@@ -39,7 +40,7 @@ const Fixture* brown_bpe() {
 
 TEST(NiahTokens, ARowIsPromptAnswerFillerWithTheAnswersOwnTokensMasked) {
   const Fixture* f = brown_bpe();
-  if (!f) GTEST_SKIP() << "built without SentencePiece";
+  if (!f) PROTEUS_SKIP_UNLESS_REQUIRED("built without SentencePiece");
   const double bpt = niah::bytes_per_token(f->corpus, f->tokens, Split::train);
   EXPECT_GT(bpt, 1.5) << "a BPE of English text packs more than a byte a token";
   std::mt19937_64 rng(3);
@@ -70,7 +71,7 @@ TEST(NiahTokens, EvaluationLengthsInTokensBecomeBytesByTheCorpusRate) {
 
 TEST(NiahTokens, ARowTooShortForEvenTheShortestSampleIsRefusedNamingSeqLen) {
   const Fixture* f = brown_bpe();
-  if (!f) GTEST_SKIP() << "built without SentencePiece";
+  if (!f) PROTEUS_SKIP_UNLESS_REQUIRED("built without SentencePiece");
   std::mt19937_64 rng(1);
   // A ruler-template prompt is ~60 tokens at the least: 16 tokens cannot hold it.
   EXPECT_EQ(proteus::test_support::field_of([&] {
@@ -81,7 +82,7 @@ TEST(NiahTokens, ARowTooShortForEvenTheShortestSampleIsRefusedNamingSeqLen) {
 }
 
 TEST(NiahTokens, ABpeBatchSourceDrawsNiahRowsInTokensAndWeightsTheAnswer) {
-  if (!bpe_available()) GTEST_SKIP() << "built without SentencePiece";
+  if (!bpe_available()) PROTEUS_SKIP_UNLESS_REQUIRED("built without SentencePiece");
   proteus::data::testing::TempDir dir;
   proteus::config::DataConfig d;
   d.text.path = proteus::data::testing::write_corpus(dir, "corpus", proteus::data::testing::brown_documents(20));

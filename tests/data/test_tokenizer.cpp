@@ -1,8 +1,9 @@
-// The tokenizer (SPEC section 8): bytes are the identity; a BPE trained on text round-trips any
+// The tokenizer (math.md section 8): bytes are the identity; a BPE trained on text round-trips any
 // text (byte fallback), is the same model from the same text, is kept in a run folder and named
 // by its hash, a missing or altered file is refused by name, and a vocabulary the text cannot
-// hold is refused naming data.vocab. Without SentencePiece in the build, bpe is refused naming
-// data.tokenizer.
+// hold is refused naming data.vocab. A build without SentencePiece skips these, except under
+// scripts/test.sh (PROTEUS_REQUIRE_REFERENCE=1), where they fail; its refusal of bpe is checked in
+// test_tokenizer_without_sentencepiece, which always builds that fallback.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -15,6 +16,7 @@
 #include "core/data/tokenizer.hpp"
 #include "tests/data/brown_sample.hpp"
 #include "tests/support/input_error_field.hpp"
+#include "tests/support/required_check.hpp"
 
 namespace {
 
@@ -70,20 +72,10 @@ TEST(Tokenizer, BytesLeaveTextRowsAsTheCorpusWindows) {
   EXPECT_EQ(drawn(), expected());  // and the generator is where it would have been
 }
 
-TEST(Tokenizer, WithoutSentencePieceBpeIsRefusedNamingTheField) {
-  if (proteus::data::bpe_available()) GTEST_SKIP() << "this build has SentencePiece";
-  EXPECT_EQ(field_of([] { Tokenizer::train_bpe(brown_documents(2), 512); }), "data.tokenizer");
-  proteus::config::DataConfig d;
-  d.tokenizer = "bpe";
-  d.vocab = 512;
-  d.tokenizer_hash = "0123456789abcdef";
-  EXPECT_EQ(field_of([&] { Tokenizer::for_run("/nonexistent", d); }), "data.tokenizer");
-}
-
 class BpeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!proteus::data::bpe_available()) GTEST_SKIP() << "built without SentencePiece";
+    if (!proteus::data::bpe_available()) PROTEUS_SKIP_UNLESS_REQUIRED("built without SentencePiece");
   }
 };
 

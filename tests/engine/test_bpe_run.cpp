@@ -6,8 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
 
 #include "core/common/input_error.hpp"
+#include "core/config/config.hpp"
+#include "core/data/byte_corpus.hpp"
+#include "core/data/token_corpus.hpp"
 #include "core/data/tokenizer.hpp"
 #include "core/engine/experiment_job.hpp"
 #include "core/engine/trained_run.hpp"
@@ -16,6 +23,7 @@
 #include "core/train/trainer.hpp"
 #include "tests/data/brown_sample.hpp"
 #include "tests/support/input_error_field.hpp"
+#include "tests/support/required_check.hpp"
 #include "tests/train/tiny_run.hpp"
 
 namespace {
@@ -36,8 +44,40 @@ proteus::config::RunConfig tiny_text_run(const TempDir& dir, const std::string& 
   return c;
 }
 
+// An exact oracle for the units: the held-out rows the evaluation scored, rebuilt here (checked to
+// be the same rows by their fingerprint), their scored targets decoded (each must be a stretch of
+// the held-out text), and the bytes and whitespace-separated words of that text counted.
+struct ScoredCount {
+  int64_t tokens = 0, bytes = 0, words = 0;
+  uint64_t fingerprint = 1469598103934665603ull;  // FNV-1a over every token id, as the evaluation's
+};
+
+ScoredCount count_scored_text(const std::string& run_dir) {
+  const auto cfg = proteus::runs::RunReader::open(run_dir).run_config();
+  const auto tokenizer = proteus::data::Tokenizer::for_run(run_dir, cfg.data);
+  const auto corpus = proteus::data::ByteCorpus::load(cfg.data.text.path, cfg.data.text.holdout);
+  std::optional<proteus::data::TokenCorpus> tokens;
+  if (!tokenizer.is_bytes()) tokens.emplace(corpus, tokenizer);
+  const int L = proteus::config::resolved_per_position_length(cfg), n = cfg.eval.per_position.sequences;
+  std::mt19937_64 rng(0x7e57u);
+  const auto val = proteus::data::Split::val;
+  const auto flat = tokens ? tokens->sample_windows(val, n, L, rng) : corpus.sample_windows(val, n, L, rng);
+  const std::string held_out = corpus.stream(val) + corpus.stream(val);  // windows wrap around its end
+  ScoredCount c;
+  for (int32_t id : flat) c.fingerprint = (c.fingerprint ^ static_cast<uint32_t>(id)) * 1099511628211ull;
+  for (int i = 0; i < n; ++i) {
+    const std::string text = tokenizer.decode(flat.data() + static_cast<size_t>(i) * (L + 1) + 1, L);
+    EXPECT_NE(held_out.find(text), std::string::npos) << "row " << i << " decodes to held-out text";
+    std::istringstream words(text);
+    for (std::string w; words >> w;) ++c.words;
+    c.bytes += static_cast<int64_t>(text.size());
+    c.tokens += L;
+  }
+  return c;
+}
+
 TEST(BpeRun, KeepsItsTokenizerAndReportsEveryUnit) {
-  if (!proteus::data::bpe_available()) GTEST_SKIP() << "built without SentencePiece";
+  if (!proteus::data::bpe_available()) PROTEUS_SKIP_UNLESS_REQUIRED("built without SentencePiece");
   TempDir dir;
   const auto trained = proteus::train::train_new_run(tiny_text_run(dir, "bpe"));
   ASSERT_EQ(trained.state, "finished") << trained.message;
@@ -51,10 +91,15 @@ TEST(BpeRun, KeepsItsTokenizerAndReportsEveryUnit) {
   ASSERT_TRUE(report.per_position);
   const auto& p = *report.per_position;
   EXPECT_EQ(p.seq_len, 24);  // positions are tokens
-  EXPECT_GT(p.bytes_per_token, 1.5);
-  EXPECT_GT(p.bytes_per_word, p.bytes_per_token);
-  EXPECT_NEAR(p.nll_per_byte() * p.bytes_per_token, p.mean_nll, 1e-12);
-  EXPECT_NEAR(p.nll_per_word(), p.mean_nll / p.bytes_per_token * p.bytes_per_word, 1e-12);
+  const ScoredCount c = count_scored_text(trained.run_dir);
+  ASSERT_EQ(p.sequences_fingerprint, c.fingerprint) << "the oracle rebuilt the rows the evaluation scored";
+  EXPECT_DOUBLE_EQ(p.bytes_per_token, static_cast<double>(c.bytes) / c.tokens);
+  EXPECT_DOUBLE_EQ(p.bytes_per_word, static_cast<double>(c.bytes) / c.words);
+  EXPECT_GT(p.bytes_per_token, 1.5);  // 400 pieces of English hold more than a byte each
+  // NLL summed over the scored tokens, spread over their bytes and over their words.
+  const double total_nll = p.mean_nll * static_cast<double>(c.tokens);
+  EXPECT_NEAR(p.nll_per_byte(), total_nll / static_cast<double>(c.bytes), 1e-12 * total_nll);
+  EXPECT_NEAR(p.nll_per_word(), total_nll / static_cast<double>(c.words), 1e-12 * total_nll);
   EXPECT_NEAR(p.bits_per_byte(), p.nll_per_byte() / std::log(2.0), 1e-12);
 
   const auto json = reader.read_json("per_position.json");
@@ -82,10 +127,13 @@ TEST(BpeRun, AByteRunCountsOneBytePerToken) {
   const auto report = proteus::engine::evaluate_saved_run(trained.run_dir);
   ASSERT_TRUE(report.per_position);
   const auto& p = *report.per_position;
+  const ScoredCount c = count_scored_text(trained.run_dir);
+  ASSERT_EQ(p.sequences_fingerprint, c.fingerprint) << "the oracle rebuilt the rows the evaluation scored";
+  EXPECT_EQ(c.bytes, c.tokens);
   EXPECT_EQ(p.bytes_per_token, 1.0);
   EXPECT_EQ(p.nll_per_byte(), p.mean_nll);
-  EXPECT_EQ(p.nll_per_word(), p.mean_nll * p.bytes_per_word);
-  EXPECT_GT(p.bytes_per_word, 3.0);
+  EXPECT_DOUBLE_EQ(p.bytes_per_word, static_cast<double>(c.bytes) / c.words);
+  EXPECT_NEAR(p.nll_per_word(), p.mean_nll * static_cast<double>(c.tokens) / c.words, 1e-12 * p.nll_per_word());
 }
 
 }  // namespace

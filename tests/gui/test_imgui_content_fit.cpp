@@ -109,6 +109,16 @@ TEST_F(ContentFitView, APresentedFigureKeepsRoomSizedTextAt1920x1080Scale2) {
     const float note_px = gui::kBaseFontPx * 2.0f * gui::kPresentationFontFactor * app_->display.presented_text_step *
                           float(figures::kNoteSize / figures::kLabelSize);
     EXPECT_GE(note_px, 24.0f - 1e-3f) << name;
+    // The check below must have the presented plot to look at: registered, on screen, readable.
+    int plots = 0;
+    for (const auto& c : gui::drawn_content()) {
+      if (c.kind != gui::ContentKind::plot) continue;
+      ++plots;
+      EXPECT_GT(c.readable_px, 200.0f) << name << ": " << c.name << " is drawn too small to read";
+      EXPECT_LE(c.rect.y1, 1080.0f) << name << ": " << c.name;
+      EXPECT_LE(c.rect.x1, 1920.0f) << name << ": " << c.name;
+    }
+    EXPECT_GE(plots, 1) << name << ": no plot registered with the content check";
     for (const auto& p : gui::find_content_problems(gui::drawn_content())) ADD_FAILURE() << name << ": " << p;
     for (const auto& c : gui::find_cut_text(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts))
       ADD_FAILURE() << name << ": text cut in " << c.window << ": " << c.text;

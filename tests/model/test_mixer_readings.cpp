@@ -1,10 +1,10 @@
-// The readings of SPEC section 8 in the model: output_gate none is today's model; E = 1 ignores the
+// The readings of math.md section 8 in the model: output_gate none is the mixer without a gate (against a gate held at exactly 1/2); E = 1 ignores the
 // schedule and the block axis bit for bit under each gate; and block_axis value_rows on the
 // backend's ops, both ways it runs (the rule gated by the open widths on raw inputs, the CPU's; the
 // ungated rule between masks n ⊙ v, n ⊙ o, what a backend without the table runs) equals the
 // elementwise reference (value_rows_rule.hpp), outputs and gradients, in the recurrent and chunked
 // forms, swla's window (step t's widths on earlier tokens) by the widths only; block_axis layer equals
-// SPEC section 3's elementwise rule with r_h(t) open rows (delta both ways, swla by the widths).
+// math.md section 3's elementwise rule with r_h(t) open rows (delta both ways, swla by the widths).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,18 +62,72 @@ bool same_bits(const Result& a, const Result& b) {
          std::memcmp(a.grads.data(), b.grads.data(), a.grads.size() * sizeof(float)) == 0;
 }
 
-TEST(OutputGate, NoneIsTodaysModel) {
+// output_gate none is the mixer with no gate at all. The oracle: the sigmoid gate held at exactly
+// 1/2 (W_g = 0, so sigmoid(0) = 0.5) with W_o doubled computes the same numbers, since scaling by 2
+// and by 1/2 is exact in floating point. The loss and every gradient but W_o's agree bit for bit;
+// W_o's is exactly half. A `none` that gated, normalised or projected differently would differ.
+struct Named {
+  std::vector<float> values;
+  const model::ParamTable* table = nullptr;
+  std::vector<float>::iterator at(const std::string& name) {
+    for (const auto& e : table->entries())
+      if (e.name == name) return values.begin() + static_cast<std::ptrdiff_t>(e.offset);
+    ADD_FAILURE() << "no parameter " << name;
+    return values.begin();
+  }
+};
+
+TEST(OutputGate, NoneIsTheMixerWithoutAGate) {
   auto cfg = small_config();
   cfg.mixer.E = 2;
-  const Result today = run(cfg, 6);
-  cfg.mixer.output_gate = "none";
-  cfg.mixer.block_axis = "key_rows";
-  EXPECT_TRUE(same_bits(today, run(cfg, 6)));
-  for (const auto& name : today.names) EXPECT_EQ(name.find("g_proj"), std::string::npos) << name;
+  auto be = backend::make_cpu_backend<float>(1);
+  model::Model<float> none(cfg, 6, *be, 9);
+  cfg.mixer.output_gate = "sigmoid";
+  model::Model<float> half(cfg, 6, *be, 9);
+  ASSERT_EQ(half.table().entries().size(), none.table().entries().size() + 2) << "one W_g per layer";
+  Named a{std::vector<float>(none.num_params()), &none.table()};
+  Named b{std::vector<float>(half.num_params(), 0.0f), &half.table()};
+  be->download(a.values.data(), none.params(), a.values.size());
+  for (const auto& e : none.table().entries()) {
+    std::copy_n(a.at(e.name), e.size, b.at(e.name));  // W_g stays 0
+    if (e.name.find("o_proj") != std::string::npos)
+      for (size_t i = 0; i < e.size; ++i) b.at(e.name)[static_cast<std::ptrdiff_t>(i)] *= 2.0f;
+  }
+  be->upload(half.params(), b.values.data(), b.values.size());
+  std::mt19937 rng(4);
+  std::vector<int32_t> tokens(2 * 12), targets(2 * 12);
+  for (auto* v : {&tokens, &targets})
+    for (auto& x : *v) x = static_cast<int32_t>(rng() % cfg.vocab);
+  const double loss_none = none.forward(tokens.data(), targets.data(), nullptr, 2, 12);
+  none.backward();
+  const double loss_half = half.forward(tokens.data(), targets.data(), nullptr, 2, 12);
+  half.backward();
+  EXPECT_EQ(loss_none, loss_half);
+  Named ga{std::vector<float>(none.num_params()), &none.table()};
+  Named gb{std::vector<float>(half.num_params()), &half.table()};
+  be->download(ga.values.data(), none.grads(), ga.values.size());
+  be->download(gb.values.data(), half.grads(), gb.values.size());
+  int o_proj = 0;
+  for (const auto& e : none.table().entries()) {
+    const bool wo = e.name.find("o_proj") != std::string::npos;
+    o_proj += wo;
+    for (size_t i = 0; i < e.size; ++i) {
+      const auto k = static_cast<std::ptrdiff_t>(i);
+      ASSERT_EQ(ga.at(e.name)[k], wo ? 2.0f * gb.at(e.name)[k] : gb.at(e.name)[k]) << e.name << "[" << i << "]";
+    }
+  }
+  EXPECT_EQ(o_proj, cfg.layers) << "the test must find each layer's W_o";
+}
+
+TEST(OutputGate, AGateAddsOneWeightPerLayerAndChangesTheModel) {
+  auto cfg = small_config();
+  cfg.mixer.E = 2;
+  const Result none = run(cfg, 6);
+  for (const auto& name : none.names) EXPECT_EQ(name.find("g_proj"), std::string::npos) << name;
   cfg.mixer.output_gate = "swish";
   const Result gated = run(cfg, 6);
-  EXPECT_EQ(gated.names.size(), today.names.size() + 2) << "one W_g per layer";
-  EXPECT_NE(gated.loss, today.loss);
+  EXPECT_EQ(gated.names.size(), none.names.size() + 2) << "one W_g per layer";
+  EXPECT_NE(gated.loss, none.loss);
 }
 
 TEST(OutputGate, EOneIgnoresScheduleAndBlockAxisUnderEachGate) {
@@ -246,7 +300,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- layer on the backend's ops against the elementwise delta rule per head ----
 
-// One head of SPEC section 3's gated delta rule (or swla), elementwise, with `rows[t]` open key
+// One head of math.md section 3's gated delta rule (or swla), elementwise, with `rows[t]` open key
 // rows (0 too); swla writes its window's earlier tokens on step t's open rows.
 std::vector<double> rule_with_open_rows(memory::Rule rule, const memory::RuleInputs<double>& in,
                                         const std::vector<int>& rows) {
@@ -385,6 +439,40 @@ TEST(LayerOps, GradientsUnderOpenWidthsAgreeBetweenForms) {
     ASSERT_EQ(by_form[0].size(), by_form[1].size());
     for (size_t i = 0; i < by_form[0].size(); ++i)
       EXPECT_NEAR(by_form[0][i], by_form[1][i], 1e-10) << memory::rule_name(rule) << " value " << i;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// The open-widths table is made for one length T and kept until T changes: one value_rows or layer
+// model run at 7, then 12, then 7 positions gives each length's loss and gradients of a model that
+// only ever saw that length (a table kept from the wrong T would gate the wrong positions).
+TEST(OpenWidths, OneModelAtTwoLengthsEqualsAFreshModelAtEach) {
+  for (const std::string axis : {"value_rows", "layer"}) {
+    auto cfg = small_config();
+    cfg.mixer.E = 4;
+    cfg.mixer.block_axis = axis;
+    auto be = backend::make_cpu_backend<float>(1);
+    model::Model<float> reused(cfg, 8, *be, 9);
+    auto pass = [&](model::Model<float>& m, int T) {
+      std::mt19937 rng(100 + T);
+      std::vector<int32_t> tokens(2 * T), targets(2 * T);
+      for (auto* v : {&tokens, &targets})
+        for (auto& x : *v) x = static_cast<int32_t>(rng() % cfg.vocab);
+      Result r;
+      r.loss = m.forward(tokens.data(), targets.data(), nullptr, 2, T);
+      m.backward();
+      r.grads.resize(m.num_params());
+      be->download(r.grads.data(), m.grads(), r.grads.size());
+      return r;
+    };
+    for (int T : {7, 12, 7}) {
+      model::Model<float> fresh(cfg, 8, *be, 9);
+      const Result a = pass(reused, T), b = pass(fresh, T);
+      EXPECT_TRUE(same_bits(a, b)) << axis << " at T = " << T;
+    }
   }
 }
 

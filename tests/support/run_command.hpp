@@ -10,7 +10,8 @@
 namespace proteus::test_support {
 
 struct CommandResult {
-  int status = -1;
+  int status = -1;  // the exit status; -1 when a signal ended the command
+  int signal = 0;   // the signal that ended the command, however the shell passes it on
   std::string out;
 };
 
@@ -23,6 +24,8 @@ inline CommandResult run_shell(const std::string& command) {
   while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
   const int s = pclose(p);
   r.status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+  // bash and dash exec the last command of a list or report its signal n as status 128 + n.
+  r.signal = WIFSIGNALED(s) ? WTERMSIG(s) : (r.status > 128 && r.status <= 128 + 64 ? r.status - 128 : 0);
   return r;
 }
 

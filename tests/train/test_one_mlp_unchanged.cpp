@@ -1,9 +1,13 @@
 // The default MLP chain (model.mlp.chain absent, or one block updated every step) is the one-MLP
 // model as it was before the chain existed: same parameter table, same initial weights, same
-// losses and weights through a few AdamW steps with the parameter schedule on. The numbers below
-// were taken from the code before the chain (commit 53afc0a) on x86-64; on this instruction set the
-// weights' hash matched bit for bit, and the losses and sums are checked to float rounding so that
-// the test also holds where another instruction set rounds differently.
+// losses and weights through a few AdamW steps with the parameter schedule on. The losses and the
+// weights' absolute sum below were taken from the code before the chain (commit 53afc0a) on an
+// AVX-512 machine. Another instruction set rounds float sums in another order, and AdamW amplifies
+// that: on an AVX2 machine (and in this repository's x86-64-v3 build) the step-4 loss moved by
+// 5.4e-6 relative and the sum by 4.3e-5. The bounds are about ten times those (1e-5 for the first
+// loss, from the initial weights alone; 5e-5 for the others; 5e-4 for the sum), still far below
+// what a change of the model moves (TheBoundsSeeAChangeOfTheModel). Bits are compared only within one process:
+// the same training twice gives the same weights' hash.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -79,8 +83,9 @@ TEST(OneMlpUnchanged, SameWeightsAndLossesAsBeforeTheChain) {
   const Trace t = train_a_few_steps(one_mlp_config());
   // Taken before the chain existed (see the top): losses of steps 1-4 and the final weights.
   const double losses[] = {2.5862226486206055, 2.5717088646358914, 2.5648309787114463, 2.5946792231665716};
-  for (int i = 0; i < 4; ++i) EXPECT_NEAR(t.losses[i], losses[i], 1e-6 * losses[i]) << "step " << i + 1;
-  EXPECT_NEAR(t.abs_sum, 231.32703631414915, 1e-6 * 231.32703631414915);
+  const double bounds[] = {1e-5, 5e-5, 5e-5, 5e-5};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(t.losses[i], losses[i], bounds[i] * losses[i]) << "step " << i + 1;
+  EXPECT_NEAR(t.abs_sum, 231.32703631414915, 5e-4 * 231.32703631414915);
   EXPECT_EQ(t.params, 3952u);
   // The table as it was: block 0 keeps the one MLP's names and offsets.
   const std::vector<std::string> mlp = {"layers.0.mlp_norm.weight@904", "layers.0.mlp.w1.weight@920",
@@ -89,9 +94,25 @@ TEST(OneMlpUnchanged, SameWeightsAndLossesAsBeforeTheChain) {
                                         "layers.1.mlp.w2.weight@3552", "norm.weight@3936"};
   for (const auto& name : mlp) EXPECT_NE(std::find(t.names.begin(), t.names.end(), name), t.names.end()) << name;
   EXPECT_EQ(t.names.size(), 36u);
-  // x86-64 with AVX-512 (the development VM) gave this hash before the chain, and gives it now.
-  std::printf("weights' FNV-1a hash %llu (9434336565943347764 before the chain on x86-64 AVX-512)\n",
-              static_cast<unsigned long long>(t.hash));
+  // Same seed, same bits, on whatever machine this runs.
+  EXPECT_EQ(train_a_few_steps(one_mlp_config()).hash, t.hash);
+}
+
+// The bounds above see a change of the model: the same table with the MLP's units unlocked in 2
+// blocks instead of 4, or initial weights 1% wider, moves the losses and the sum by more than ten
+// times the bounds.
+TEST(OneMlpUnchanged, TheBoundsSeeAChangeOfTheModel) {
+  const Trace base = train_a_few_steps(one_mlp_config());
+  auto blocks = one_mlp_config();
+  blocks.model.param_schedule.E = 2;
+  auto wider = one_mlp_config();
+  wider.model.init_std *= 1.01;
+  for (const auto& changed : {blocks, wider}) {
+    const Trace t = train_a_few_steps(changed);
+    ASSERT_EQ(t.params, base.params);
+    EXPECT_GT(std::fabs(t.abs_sum - base.abs_sum), 10 * 5e-4 * base.abs_sum) << "ten times the sum's bound";
+    EXPECT_GT(std::fabs(t.losses[3] - base.losses[3]), 10 * 5e-5 * base.losses[3]) << "ten times the loss's bound";
+  }
 }
 
 TEST(OneMlpUnchanged, AnAbsentChainIsOneBlockUpdatedEveryStep) {
