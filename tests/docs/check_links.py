@@ -11,6 +11,8 @@ file, by GitHub's rules: the heading's text lowercased, every character other th
 digit, '_', '-' or a space removed, spaces turned into '-'; a second heading with the same slug
 gets '-1', a third '-2', and so on.
 
+Also: kernels/README.md names every file of kernels/ (in backticks), so its file list is whole.
+
 Prints each broken link as FILE:LINE: target (and why), exits 1 when there is one, 0 when none.
 Standard library only.
 """
@@ -145,6 +147,12 @@ def main(argv):
             if why:
                 print(f"{source}:{number}: {target} ({why})")
                 broken += 1
+    with open(os.path.join("kernels", "README.md"), encoding="utf-8") as f:
+        kernels_readme = f.read()
+    for name in sorted(os.listdir("kernels")):
+        if name != "README.md" and f"`{name}`" not in kernels_readme:
+            print(f"kernels/README.md:0: {name} (a file of kernels/ the page does not name)")
+            broken += 1
     if broken:
         print(f"check_links: {broken} broken of {checked} links in {len(files)} files", file=sys.stderr)
         return 1
