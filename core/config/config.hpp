@@ -119,7 +119,7 @@ struct DataConfig {
   int batch = 8;
   // How text becomes tokens (math.md section 8): bytes (256 ids, today's model) | bpe (a SentencePiece
   // BPE of `vocab` pieces trained on the training split, kept in the run folder as tokenizer.model;
-  // model.vocab must equal vocab). Text and its evaluation only: MQAR, the needle and NIAH rows
+  // model.vocab follows vocab unless a file gives both). Text and its evaluation only: MQAR, the needle and NIAH rows
   // keep their own ids, so bpe is refused where the mix draws them.
   std::string tokenizer = "bytes";
   int vocab = 0;                 // bpe pieces; 0 with bytes

@@ -568,7 +568,8 @@ void check_tokenizer(const RunConfig& c) {
     throw InputError("data.vocab", "must be at least 260 with data.tokenizer bpe (256 byte pieces, <unk> and pieces "
                                    "learnt from the text), got " + std::to_string(d.vocab));
   if (c.model.vocab != d.vocab)
-    throw InputError("model.vocab", "must equal data.vocab = " + std::to_string(d.vocab) + " with data.tokenizer bpe, got " +
+    throw InputError("model.vocab", "must equal data.vocab = " + std::to_string(d.vocab) +
+                                        " with data.tokenizer bpe (leave model.vocab out: it follows data.vocab), got " +
                                         std::to_string(c.model.vocab));
   for (const auto& item : d.mix) {
     if (item.weight <= 0 || item.task == "text" || item.task == "niah") continue;
@@ -617,6 +618,10 @@ RunConfig parse_run_config(const json& j) {
   RunConfig c;
   Reader reader(j);
   reader.root([&] { visit(reader, c); });
+  // With bpe, data.vocab is the one fact: model.vocab follows it unless the file gives it too (then
+  // validate() asks that the two agree).
+  const bool model_vocab_given = j.contains("model") && j["model"].is_object() && j["model"].contains("vocab");
+  if (c.data.tokenizer == "bpe" && !model_vocab_given) c.model.vocab = c.data.vocab;
   validate(c);
   return c;
 }

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/common/input_error.hpp"
 #include "core/config/config.hpp"
 #include "core/config/config_json.hpp"
 #include "tests/support/input_error_field.hpp"
@@ -62,6 +63,29 @@ TEST(ConfigTokenizer, RefusalsNameTheirField) {
   RunConfig bytes_with_hash;
   bytes_with_hash.data.tokenizer_hash = "0123456789abcdef";
   EXPECT_EQ(field_of([&] { validate(bytes_with_hash); }), "data.tokenizer_hash");
+}
+
+// data.vocab is the one fact: a file that leaves model.vocab out gets the tokenizer's vocabulary;
+// one that gives both must make them agree, and is told it may leave model.vocab out.
+TEST(ConfigTokenizer, ModelVocabFollowsDataVocab) {
+  auto j = to_json(RunConfig{}, JsonForm::as_given);
+  j["data"]["tokenizer"] = "bpe";
+  j["data"]["vocab"] = 4096;
+  j["model"].erase("vocab");
+  EXPECT_EQ(parse_run_config(j).model.vocab, 4096);
+  j["model"]["vocab"] = 4096;
+  EXPECT_EQ(parse_run_config(j).model.vocab, 4096);
+  j["model"]["vocab"] = 256;
+  try {
+    parse_run_config(j);
+    ADD_FAILURE() << "model.vocab 256 against data.vocab 4096 was taken";
+  } catch (const proteus::InputError& e) {
+    EXPECT_EQ(e.field(), "model.vocab");
+    EXPECT_NE(e.reason().find("it follows data.vocab"), std::string::npos) << e.reason();
+  }
+  auto bytes = to_json(RunConfig{}, JsonForm::as_given);
+  bytes["model"].erase("vocab");
+  EXPECT_EQ(parse_run_config(bytes).model.vocab, 256) << "bytes keep the default";
 }
 
 TEST(ConfigTokenizer, SyntheticTasksWithTheirOwnVocabularyRefuseIt) {
