@@ -15,6 +15,7 @@ namespace {
 using nlohmann::json;
 using proteus::InputError;
 using namespace proteus::config;
+namespace memory = proteus::memory;
 
 json text(const char* json_text) { return json::parse(json_text); }
 
@@ -88,9 +89,9 @@ TEST(config, NonDefaultRoundTrip) {
   RunConfig c;
   c.name = "wide";
   c.seed = 18446744073709551615ull;  // the largest seed survives as an unsigned integer
-  c.model.mixer.rule = "titans";
+  c.model.mixer.rule = memory::Rule::titans;
   c.model.mixer.E = 8;
-  c.model.mixer.schedule.type = "custom";
+  c.model.mixer.schedule.type = memory::ScheduleType::custom;
   c.model.mixer.schedule.unlock = {1, 2, 4, 8, 16, 32, 64, 128};
   c.model.param_schedule.enabled = true;
   c.data.mix = {{"text", 0.5}, {"niah", 0.25}, {"mqar", 0.25}};
@@ -318,8 +319,8 @@ TEST(config, ValuesNearTheEdgesAreAccepted) {
   const RunConfig e = parse_run_config(text(R"({"model": {"mixer": {"E": 1024}}})"));
   EXPECT_EQ(e.model.mixer.E, 1024);
   const RunConfig attention = parse_run_config(text(R"({"model": {"mixer": {"type": "attention", "rule": "swla"}}})"));
-  EXPECT_EQ(attention.model.mixer.type, "attention");
-  EXPECT_EQ(attention.model.mixer.rule, "swla");
+  EXPECT_EQ(attention.model.mixer.type, MixerType::attention);
+  EXPECT_EQ(attention.model.mixer.rule, memory::Rule::swla);
   const RunConfig train = parse_run_config(text(R"({"train": {"min_lr": 0.003, "beta1": 0, "grad_clip": 0, "warmup": 0}})"));
   EXPECT_EQ(train.train.min_lr, 0.003);
   EXPECT_EQ(train.train.beta1, 0.0);
@@ -336,7 +337,7 @@ TEST(config, ValuesNearTheEdgesAreAccepted) {
   const RunConfig custom = parse_run_config(text(R"({"model": {"mixer": {"E": 4, "schedule": {"type": "custom",
                                                                    "unlock": [1, 1, 2, 300]}}}})"));
   EXPECT_EQ(custom.model.mixer.E, 4);
-  EXPECT_EQ(custom.model.mixer.schedule.type, "custom");
+  EXPECT_EQ(custom.model.mixer.schedule.type, memory::ScheduleType::custom);
   EXPECT_EQ(custom.model.mixer.schedule.unlock, (std::vector<int64_t>{1, 1, 2, 300}));
   const RunConfig commented = parse_run_config(text(R"({"comment": ["a preset", "with two lines"], "device": "cuda"})"));
   EXPECT_EQ(commented.device, "cuda");
@@ -401,10 +402,10 @@ TEST(config, EnumeratedChoicesComeFromTheirTables) {
     c.device = d;
     EXPECT_NO_THROW(validate(c)) << d;
   }
-  for (const auto& t : mixer_type_names()) {
+  for (const MixerType t : proteus::common::choice_values<MixerType>()) {
     RunConfig c;
     c.model.mixer.type = t;
-    EXPECT_NO_THROW(validate(c)) << t;
+    EXPECT_NO_THROW(validate(c)) << proteus::common::choice_name(t);
   }
   RunConfig bad;
   bad.device = "tpu";
@@ -432,24 +433,25 @@ json with_set(const std::string& path_equals_value) {
 
 TEST(ConfigReadings, DefaultsAreTodaysModel) {
   const RunConfig c;
-  EXPECT_EQ(c.model.mixer.output_gate, "none");
-  EXPECT_EQ(c.model.mixer.block_axis, "key_rows");
+  EXPECT_EQ(c.model.mixer.output_gate, OutputGate::none);
+  EXPECT_EQ(c.model.mixer.block_axis, memory::BlockAxis::key_rows);
   const json j = to_json(c, JsonForm::as_given);
   EXPECT_EQ(j["model"]["mixer"]["output_gate"], "none");
   EXPECT_EQ(j["model"]["mixer"]["block_axis"], "key_rows");
 }
 
 TEST(ConfigReadings, SetOnTheCommandLineAndRoundTrip) {
-  for (const std::string gate : output_gate_names()) {
-    const RunConfig c = parse_run_config(with_set("model.mixer.output_gate=" + gate));
-    EXPECT_EQ(c.model.mixer.output_gate, gate);
-    EXPECT_EQ(parse_run_config(to_json(c, JsonForm::as_given)).model.mixer.output_gate, gate);
+  for (const OutputGate gate : proteus::common::choice_values<OutputGate>()) {
+    const std::string name(proteus::common::choice_name(gate));
+    const RunConfig c = parse_run_config(with_set("model.mixer.output_gate=" + name));
+    EXPECT_EQ(c.model.mixer.output_gate, gate) << name;
+    EXPECT_EQ(parse_run_config(to_json(c, JsonForm::as_given)).model.mixer.output_gate, gate) << name;
   }
   json j = with_set("model.mixer.block_axis=value_rows");
   j = apply_override(j, "model.mixer.E", 8);
   const RunConfig c = parse_run_config(j);
-  EXPECT_EQ(c.model.mixer.block_axis, "value_rows");
-  EXPECT_EQ(parse_run_config(to_json(c, JsonForm::as_given)).model.mixer.block_axis, "value_rows");
+  EXPECT_EQ(c.model.mixer.block_axis, memory::BlockAxis::value_rows);
+  EXPECT_EQ(parse_run_config(to_json(c, JsonForm::as_given)).model.mixer.block_axis, memory::BlockAxis::value_rows);
 }
 
 TEST(ConfigReadings, UnknownNamesAreRefusedNamingTheField) {
@@ -479,7 +481,7 @@ TEST(ConfigReadings, LayerNeedsEToDivideTheLayersKeyRows) {
   j = apply_override(j, "model.mixer.E", 16);
   EXPECT_EQ(parse_run_config(j).model.mixer.E, 16);
   j = apply_override(j, "model.mixer.rule", "swla");  // its window gates by the open widths in the rule
-  EXPECT_EQ(parse_run_config(j).model.mixer.rule, "swla");
+  EXPECT_EQ(parse_run_config(j).model.mixer.rule, memory::Rule::swla);
 }
 
 TEST(ConfigReadings, TheAttentionMixerTakesNoOutputGate) {

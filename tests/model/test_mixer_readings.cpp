@@ -29,7 +29,7 @@ config::ModelConfig small_config() {
   m.layers = 2;
   m.d_hidden = 24;
   m.init_std = 0.2;
-  m.mixer.rule = "delta";
+  m.mixer.rule = memory::Rule::delta;
   m.mixer.heads = 2;
   m.mixer.d_head = 4;
   return m;
@@ -66,24 +66,24 @@ TEST(OutputGate, NoneIsTodaysModel) {
   auto cfg = small_config();
   cfg.mixer.E = 2;
   const Result today = run(cfg, 6);
-  cfg.mixer.output_gate = "none";
-  cfg.mixer.block_axis = "key_rows";
+  cfg.mixer.output_gate = config::OutputGate::none;
+  cfg.mixer.block_axis = memory::BlockAxis::key_rows;
   EXPECT_TRUE(same_bits(today, run(cfg, 6)));
   for (const auto& name : today.names) EXPECT_EQ(name.find("g_proj"), std::string::npos) << name;
-  cfg.mixer.output_gate = "swish";
+  cfg.mixer.output_gate = config::OutputGate::swish;
   const Result gated = run(cfg, 6);
   EXPECT_EQ(gated.names.size(), today.names.size() + 2) << "one W_g per layer";
   EXPECT_NE(gated.loss, today.loss);
 }
 
 TEST(OutputGate, EOneIgnoresScheduleAndBlockAxisUnderEachGate) {
-  for (const std::string gate : config::output_gate_names()) {
+  for (const config::OutputGate gate : common::choice_values<config::OutputGate>()) {
     auto cfg = small_config();
     cfg.mixer.output_gate = gate;
     const Result ungated = run(cfg, 6);
-    cfg.mixer.schedule.type = "geometric";
-    cfg.mixer.block_axis = "value_rows";
-    EXPECT_TRUE(same_bits(ungated, run(cfg, 3))) << gate;
+    cfg.mixer.schedule.type = memory::ScheduleType::geometric;
+    cfg.mixer.block_axis = memory::BlockAxis::value_rows;
+    EXPECT_TRUE(same_bits(ungated, run(cfg, 3))) << common::choice_name(gate);
   }
 }
 
@@ -91,7 +91,7 @@ TEST(ValueRows, DiffersFromKeyRowsOnceGated) {
   auto cfg = small_config();
   cfg.mixer.E = 4;
   const Result keys = run(cfg, 8);
-  cfg.mixer.block_axis = "value_rows";
+  cfg.mixer.block_axis = memory::BlockAxis::value_rows;
   EXPECT_NE(keys.loss, run(cfg, 8).loss);
 }
 
