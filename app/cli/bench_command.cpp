@@ -64,23 +64,25 @@ std::string today_utc() {
   return buf;
 }
 
+// An option's value by its choice's name table, or the program's refusal naming the names it takes.
+template <class E>
+E option_choice(const std::string& program, const char* option, const std::string& name) {
+  const auto value = common::choice_from_name<E>(name);
+  if (!value)
+    fail(program, std::string(option) + ": unknown value '" + name.substr(0, 32) + "' (" +
+                      common::choice_alternatives<E>(", ") + ")", exit_bad_input);
+  return *value;
+}
+
 void bench_memory_rule(const BenchOptions& o, const std::string& machine, const std::string& day) {
   const std::string program = "proteus bench --op memory-rule";
   backend::MemoryRuleBenchSpec spec;
-  const auto rule = memory::rule_from_name(o.rule);
-  if (!rule) fail(program, "--rule: unknown rule '" + o.rule.substr(0, 32) + "'", exit_bad_input);
+  spec.rule = option_choice<memory::Rule>(program, "--rule", o.rule);
   if (o.shape.size() != 4) fail(program, "--shape: give four numbers, B T H d_head", exit_bad_input);
   if (o.chunk < 0) fail(program, "--chunk: must be >= 1 (or 0 for the default), got " + std::to_string(o.chunk), exit_bad_input);
   std::vector<memory::RuleForm> forms;
-  for (const auto& name : o.forms) {
-    const auto form = memory::rule_form_from_name(name);
-    if (!form) fail(program, "--form: unknown form '" + name.substr(0, 32) + "' (auto, recurrent, chunked)", exit_bad_input);
-    forms.push_back(*form);
-  }
-  const auto axis = memory::block_axis_from_name(o.block_axis);
-  if (!axis) fail(program, "--block-axis: unknown axis '" + o.block_axis.substr(0, 32) + "' (key_rows, value_rows, layer)", exit_bad_input);
-  spec.rule = *rule;
-  spec.block_axis = *axis;
+  for (const auto& name : o.forms) forms.push_back(option_choice<memory::RuleForm>(program, "--form", name));
+  spec.block_axis = option_choice<memory::BlockAxis>(program, "--block-axis", o.block_axis);
   spec.B = o.shape[0], spec.T = o.shape[1], spec.H = o.shape[2], spec.d_k = spec.d_v = o.shape[3];
   spec.decay = !o.no_decay;
   spec.chunk = o.chunk;
@@ -207,10 +209,8 @@ void bench_explore(const BenchOptions& o, const std::string& machine, const std:
 void bench_kernels(const BenchOptions& o, const std::string& machine, const std::string& day) {
   const std::string program = "proteus bench --op kernels";
   backend::KernelBenchSpec spec;
-  const auto rule = memory::rule_from_name(o.rule);
-  if (!rule) fail(program, "--rule: unknown rule '" + o.rule.substr(0, 32) + "'", exit_bad_input);
+  spec.rule = option_choice<memory::Rule>(program, "--rule", o.rule);
   if (o.shape.size() != 4) fail(program, "--shape: give four numbers, B T H d_head", exit_bad_input);
-  spec.rule = *rule;
   spec.B = o.shape[0], spec.T = o.shape[1], spec.H = o.shape[2], spec.D = o.shape[3];
   spec.E = o.E;
   spec.warmup = o.warmup;
@@ -265,16 +265,19 @@ void add_bench_command(CLI::App& app) {
   c->add_option("--op", o->op,
                 "time ops instead of a training step: memory-rule (one rule), kernels (every op at one layer's sizes)")
       ->option_text("OP");
-  c->add_option("--rule", o->rule, "with --op: linear, delta, comba, titans or swla")->option_text("RULE");
+  c->add_option("--rule", o->rule, "with --op: " + common::choice_alternatives<memory::Rule>(", ") + " (default delta)")
+      ->option_text("RULE");
   c->add_option("--shape", o->shape, "with --op: B T H d_head (default 8 1024 8 64)")
       ->expected(4)
       ->option_text("B T H D");
   c->add_option("--E", o->E, "with --op: blocks to try (default 1 16)")->option_text("E...");
   c->add_flag("--no-decay", o->no_decay, "with --op memory-rule: the ungated-decay form (a = 1)");
-  c->add_option("--form", o->forms, "with --op memory-rule: forms to time side by side: auto, recurrent, chunked")
+  c->add_option("--form", o->forms,
+                "with --op memory-rule: forms to time side by side: " + common::choice_alternatives<memory::RuleForm>(", "))
       ->option_text("FORM...");
   c->add_option("--block-axis", o->block_axis,
-                "with --op memory-rule: key_rows (default), value_rows or layer, timed as the model runs it")
+                "with --op memory-rule: " + common::choice_alternatives<memory::BlockAxis>(", ") +
+                    " (default key_rows), timed as the model runs it")
       ->option_text("AXIS");
   using memory::ChunkBackend, memory::default_chunk_size;  // the one table of chunk sizes
   c->add_option("--chunk", o->chunk,

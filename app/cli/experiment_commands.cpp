@@ -148,7 +148,8 @@ int watch(const std::string& program, Start&& start) {
 int run_job(const std::string& program, const std::vector<config::RunConfig>& runs, const ExperimentOptions& o) {
   if (o.dry_run) {
     for (const auto& r : runs) {
-      std::cout << r.name << ": " << r.model.mixer.type << " " << r.model.mixer.rule << " E=" << r.model.mixer.E
+      std::cout << r.name << ": " << common::choice_name(r.model.mixer.type) << " " << memory::rule_name(r.model.mixer.rule)
+                << " E=" << r.model.mixer.E
                 << " seed=" << r.seed << " steps=" << r.train.steps;
       // What tells Hope-Attention's arms apart: the MLP chain's periods and the parameter schedule.
       if (r.model.mlp.chain.size() > 1) {

@@ -25,14 +25,21 @@ const std::vector<std::string>& device_names() {
   return names;
 }
 
-const std::vector<std::string>& mixer_type_names() {
-  static const std::vector<std::string> names = {"memory", "attention"};
-  return names;
+const std::vector<common::Named<MixerType>>& name_table(MixerType) {
+  static const std::vector<common::Named<MixerType>> table = {{MixerType::memory, "memory"},
+                                                              {MixerType::attention, "attention"}};
+  return table;
 }
 
-const std::vector<std::string>& output_gate_names() {
-  static const std::vector<std::string> names = {"none", "swish", "sigmoid"};
-  return names;
+const std::vector<common::Named<OutputGate>>& name_table(OutputGate) {
+  static const std::vector<common::Named<OutputGate>> table = {
+      {OutputGate::none, "none"}, {OutputGate::swish, "swish"}, {OutputGate::sigmoid, "sigmoid"}};
+  return table;
+}
+
+const std::vector<common::Named<Tokenizer>>& name_table(Tokenizer) {
+  static const std::vector<common::Named<Tokenizer>> table = {{Tokenizer::bytes, "bytes"}, {Tokenizer::bpe, "bpe"}};
+  return table;
 }
 
 int resolved_per_position_length(const RunConfig& c) {

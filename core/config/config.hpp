@@ -7,13 +7,36 @@
 #include <string>
 #include <vector>
 
+#include "core/common/name_table.hpp"
+#include "core/memory/block_axis.hpp"
+#include "core/memory/gated_rule.hpp"
+#include "core/memory/key_normalize.hpp"
+#include "core/memory/rule_form.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::config {
 
+// The config's own enumerated choices; a rule, its form, normalisation, block axis and schedule type
+// are the memory room's enums. Each has one name table (config.cpp, core/memory): the JSON reader
+// and writer, the window's combos, the help and the messages all read it, and nothing past the
+// reader compares a choice's name.
+enum class MixerType { memory, attention };  // attention: the Transformer reference
+enum class OutputGate { none, swish, sigmoid };
+enum class Tokenizer { bytes, bpe };
+const std::vector<common::Named<MixerType>>& name_table(MixerType);
+const std::vector<common::Named<OutputGate>>& name_table(OutputGate);
+const std::vector<common::Named<Tokenizer>>& name_table(Tokenizer);
+// JSON (nlohmann finds these by argument-dependent lookup) holds a choice as its name, never a number.
+template <class Json>
+void to_json(Json& j, MixerType value) { j = std::string(common::choice_name(value)); }
+template <class Json>
+void to_json(Json& j, OutputGate value) { j = std::string(common::choice_name(value)); }
+template <class Json>
+void to_json(Json& j, Tokenizer value) { j = std::string(common::choice_name(value)); }
+
 struct MixerConfig {
-  std::string type = "memory";  // memory | attention (the Transformer reference)
-  std::string rule = "delta";   // linear | delta | comba | titans | swla
+  MixerType type = MixerType::memory;
+  memory::Rule rule = memory::Rule::delta;  // linear | delta | comba | titans | swla
   int heads = 2;
   int d_head = 32;              // d_k = d_v per head; the state has D = d_head^2 elements
   int conv = 4;                 // short causal depthwise convolution width; 0 = none
@@ -27,19 +50,19 @@ struct MixerConfig {
   //   mask_then_normalize   re-normalised over the open rows: an early write has full strength
   //   capped_renormalize    the same, but never scaled up past what an evenly spread key gets
   //                         (sqrt(d_k / open rows)): stable, and weak keys stay weak
-  std::string normalize = "normalize_then_mask";
+  memory::KeyNormalize normalize = memory::KeyNormalize::normalize_then_mask;
   // Which form of the rule runs: auto (memory::resolve_rule_form, core/memory/rule_form.hpp, says
   // which) | recurrent (with checkpoints) | chunked (an error where it does not apply). Same
   // function, different cost.
-  std::string form = "auto";
+  memory::RuleForm form = memory::RuleForm::automatic;
   // Which way the E blocks run (math.md section 8, core/memory/block_axis.hpp): key_rows (d_k / E key
   // rows per block, the default) | value_rows (d_v / E value dimensions; E must divide d_head) |
   // layer (blocks across the layer's heads; E must divide heads * d_head). value_rows and layer
   // take normalize_then_mask and no swla (E > 1).
-  std::string block_axis = "key_rows";
+  memory::BlockAxis block_axis = memory::BlockAxis::key_rows;
   // A gate on the read (math.md section 8): none (the default) | swish (fla's gated RMSNorm of Gated
   // DeltaNet) | sigmoid: o <- RMSNorm_h(o) ⊙ act(x W_g) per head, W_g: d_model -> heads * d_head.
-  std::string output_gate = "none";
+  OutputGate output_gate = OutputGate::none;
 };
 
 // The paper's Hope-style extension: MLP hidden units in E blocks, unlocked over training steps.
@@ -121,7 +144,7 @@ struct DataConfig {
   // BPE of `vocab` pieces trained on the training split, kept in the run folder as tokenizer.model;
   // model.vocab follows vocab unless a file gives both). Text and its evaluation only: MQAR, the needle and NIAH rows
   // keep their own ids, so bpe is refused where the mix draws them.
-  std::string tokenizer = "bytes";
+  Tokenizer tokenizer = Tokenizer::bytes;
   int vocab = 0;                 // bpe pieces; 0 with bytes
   std::string tokenizer_hash;    // set by training: the hash of RUN/tokenizer.model (16 hex digits)
   TextConfig text;
@@ -205,11 +228,8 @@ struct RunConfig {
   EvalConfig eval;
 };
 
-// The choices of the schema's enumerated fields, one table each: the validator, the window's lists
-// and the messages read them (rules, schedules and normalize variants: the memory room's tables).
-const std::vector<std::string>& device_names();       // device: cpu, cuda
-const std::vector<std::string>& mixer_type_names();   // model.mixer.type: memory, attention
-const std::vector<std::string>& output_gate_names();  // model.mixer.output_gate: none, swish, sigmoid
+// The devices a run may name (device: cpu, cuda): the validator, the window's list and the messages.
+const std::vector<std::string>& device_names();
 
 // One line for the window: "MLP chain: 3 SwiGLU blocks, updated every 1, 4, 16 steps", or "MLP: one
 // SwiGLU block, updated every step" for the default.

@@ -185,6 +185,15 @@ using Writer = common::JsonWriter;
 
 // ---- Reading -----------------------------------------------------------------------------------
 
+// "model.mixer.rule: unknown value "combo" (did you mean comba?); expected one of linear, delta, ...".
+[[noreturn]] void refuse_unknown_value(const std::string& field, const std::string& value,
+                                       const std::vector<std::string>& allowed) {
+  std::string reason = "unknown value " + quoted(value);
+  const std::string best = closest_name(value, allowed);
+  if (!best.empty()) reason += " (did you mean " + best + "?)";
+  throw InputError(field, reason + "; expected one of " + join(allowed));
+}
+
 void read_value(const json& j, const std::string& field, std::string& out) {
   if (!j.is_string()) throw InputError(field, "expected a string, got " + describe_json(j));
   out = j.get<std::string>();
@@ -217,6 +226,18 @@ void read_value(const json& j, const std::string& field, int& out) {
 }
 
 void read_value(const json& j, const std::string& field, int64_t& out) { out = read_int64(j, field); }
+
+// The one place a choice's name becomes its value: anything not in its name table is refused here,
+// naming the field and the names it takes.
+template <class E>
+  requires common::is_named_choice_v<E>
+void read_value(const json& j, const std::string& field, E& out) {
+  std::string name;
+  read_value(j, field, name);
+  const auto value = common::choice_from_name<E>(name);
+  if (!value) refuse_unknown_value(field, name, common::choice_names<E>());
+  out = *value;
+}
 
 void read_value(const json& j, const std::string& field, uint64_t& out) {
   if (j.is_number_unsigned()) {
@@ -432,7 +453,7 @@ void check_derived_sizes(const RunConfig& c) {
       throw InputError(s.tokens_field, "with " + s.what + ", one buffer would hold " + with_commas(activations) +
                                            " numbers (tokens x the widest layer, " + with_commas(width) +
                                            "), more than the limit of " + with_commas(kMaxBufferElements));
-    const bool attention = x.type == "attention";
+    const bool attention = x.type == MixerType::attention;
     const int64_t mixer = attention ? saturating_product({s.B, H, s.T, s.T}) : saturating_product({s.T + 1, dh, dh});
     if (mixer > kMaxBufferElements)
       throw InputError(s.length_field, "with " + s.what + ", one buffer would hold " + with_commas(mixer) + " numbers (" +
@@ -464,11 +485,7 @@ void in_unit_range(const std::string& field, double value, Zero zero, const std:
 }
 
 void one_of(const std::string& field, const std::string& value, const std::vector<std::string>& allowed) {
-  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
-  std::string reason = "unknown value " + quoted(value);
-  const std::string best = closest_name(value, allowed);
-  if (!best.empty()) reason += " (did you mean " + best + "?)";
-  throw InputError(field, reason + "; expected one of " + join(allowed));
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) refuse_unknown_value(field, value, allowed);
 }
 
 void check_name(const std::string& field, const std::string& name) {
@@ -482,8 +499,7 @@ void check_name(const std::string& field, const std::string& name) {
 
 // `make` builds the schedule (schedule_from_config or param_schedule_from_config), once to check it.
 template <class Make>
-memory::Schedule check_schedule(const std::string& field, const memory::ScheduleSpec& spec, Make make) {
-  one_of(field + ".type", spec.type, memory::schedule_types());
+memory::Schedule check_schedule(const std::string& field, Make make) {
   try {
     return make();
   } catch (const InputError& e) {
@@ -491,31 +507,17 @@ memory::Schedule check_schedule(const std::string& field, const memory::Schedule
   }
 }
 
-// The mixer's enumerated fields, each against its table; the output gate is the memory mixer's.
-void check_mixer_choices(const MixerConfig& x) {
-  one_of("model.mixer.type", x.type, mixer_type_names());
-  {
-    std::vector<std::string> rules;  // the memory room's table of rules
-    for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
-    one_of("model.mixer.rule", x.rule, rules);
-  }
-  one_of("model.mixer.normalize", x.normalize, memory::key_normalize_names());
-  {
-    std::vector<std::string> forms;  // the memory room's table of forms
-    for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
-    one_of("model.mixer.form", x.form, forms);
-  }
-  one_of("model.mixer.output_gate", x.output_gate, output_gate_names());
-  one_of("model.mixer.block_axis", x.block_axis, memory::block_axis_names());
-  if (x.type == "attention" && x.output_gate != "none")
+// The output gate is the memory mixer's (the reader has already refused any name outside a table).
+void check_output_gate(const MixerConfig& x) {
+  if (x.type == MixerType::attention && x.output_gate != OutputGate::none)
     throw InputError("model.mixer.output_gate", "gates the memory mixer's read; the attention mixer takes none, got " +
-                                                    x.output_gate);
+                                                    std::string(common::choice_name(x.output_gate)));
 }
 
 // What each block axis asks of E and of the rest of the mixer (math.md section 8): whole value
 // dimensions (key rows of the layer) per block, and keys left whole (their normalisation untouched).
 void check_block_axis(const MixerConfig& x) {
-  const auto axis = *memory::block_axis_from_name(x.block_axis);
+  const memory::BlockAxis axis = x.block_axis;
   if (axis == memory::BlockAxis::key_rows) return;
   const std::string E = std::to_string(x.E);
   if (axis == memory::BlockAxis::value_rows && x.d_head % x.E != 0)
@@ -526,9 +528,10 @@ void check_block_axis(const MixerConfig& x) {
     throw InputError("model.mixer.E", "block_axis layer needs E to divide heads * d_head = " + std::to_string(x.heads) +
                                           " * " + std::to_string(x.d_head) + " = " + std::to_string(rows) +
                                           " (key rows of the layer), got E = " + E);
-  if (x.normalize != "normalize_then_mask")
+  if (x.normalize != memory::KeyNormalize::normalize_then_mask)
     throw InputError("model.mixer.normalize",
-                     "block_axis " + x.block_axis + " takes normalize_then_mask, got " + x.normalize +
+                     "block_axis " + std::string(memory::block_axis_name(axis)) + " takes normalize_then_mask, got " +
+                         std::string(memory::key_normalize_name(x.normalize)) +
                          (axis == memory::BlockAxis::value_rows
                               ? " (value_rows leaves the keys whole: there are no open key rows to re-normalise over)"
                               : " (re-normalising over each head's own open key rows, none for a locked head, is not "
@@ -556,8 +559,7 @@ void check_mlp_chain(const MlpConfig& mlp) {
 // the needle's vocabularies), so bpe is refused where the mix draws one; NIAH is text, tokenised.
 void check_tokenizer(const RunConfig& c) {
   const DataConfig& d = c.data;
-  one_of("data.tokenizer", d.tokenizer, tokenizer_names());
-  if (d.tokenizer == "bytes") {
+  if (d.tokenizer == Tokenizer::bytes) {
     if (d.vocab != 0)
       throw InputError("data.vocab", "applies to data.tokenizer bpe only (bytes are 256 ids), got " + std::to_string(d.vocab));
     if (!d.tokenizer_hash.empty())
@@ -604,7 +606,7 @@ json to_json(const RunConfig& c, JsonForm form) {
   json out = json::object();
   Writer writer(out);
   visit(writer, copy);
-  if (form == JsonForm::resolved && copy.model.mixer.type == "memory") {
+  if (form == JsonForm::resolved && copy.model.mixer.type == MixerType::memory) {
     const MemoryRegime r = memory_regime(copy);
     out["regime"] = {{"key_rows_per_block", r.key_rows_per_block},
                      {"tokens_per_key_dimension", r.tokens_per_key_dimension},
@@ -621,7 +623,7 @@ RunConfig parse_run_config(const json& j) {
   // With bpe, data.vocab is the one fact: model.vocab follows it unless the file gives it too (then
   // validate() asks that the two agree).
   const bool model_vocab_given = j.contains("model") && j["model"].is_object() && j["model"].contains("vocab");
-  if (c.data.tokenizer == "bpe" && !model_vocab_given) c.model.vocab = c.data.vocab;
+  if (c.data.tokenizer == Tokenizer::bpe && !model_vocab_given) c.model.vocab = c.data.vocab;
   validate(c);
   return c;
 }
@@ -647,10 +649,10 @@ void validate(const RunConfig& c) {
   positive("model.norm_eps", m.norm_eps);
   positive("model.init_std", m.init_std);
   const MixerConfig& x = m.mixer;
-  check_mixer_choices(x);
+  check_output_gate(x);
   const int64_t D = mixer_state_size(x);
   in_int_range("model.mixer.E", x.E, 1, D, "D = d_head^2 = " + std::to_string(D));
-  if (x.type == "memory") check_block_axis(x);
+  if (x.type == MixerType::memory) check_block_axis(x);
   check_mlp_chain(m.mlp);
   const ParamScheduleConfig& p = m.param_schedule;
   const int64_t F = resolved_d_hidden(m);
@@ -683,7 +685,7 @@ void validate(const RunConfig& c) {
   if (needle && c.model.vocab < d.needle.vocab)
     throw InputError("model.vocab", "must be >= data.needle.vocab = " + std::to_string(d.needle.vocab) +
                                         " for the needle task, got " + std::to_string(c.model.vocab));
-  if (bytes && d.tokenizer == "bytes" && c.model.vocab < 256)
+  if (bytes && d.tokenizer == Tokenizer::bytes && c.model.vocab < 256)
     throw InputError("model.vocab", "must be >= 256 for byte-level text and NIAH data, got " + std::to_string(c.model.vocab));
   if (mqar && c.model.vocab < d.mqar.vocab)
     throw InputError("model.vocab", "must be >= data.mqar.vocab = " + std::to_string(d.mqar.vocab) +
@@ -712,15 +714,15 @@ void validate(const RunConfig& c) {
 
   check_derived_sizes(c);
   // Last, once the horizons they default to (data.seq_len, train.steps) are known to be valid.
-  const auto schedule = check_schedule("model.mixer.schedule", x.schedule, [&] { return schedule_from_config(c); });
-  if (x.type == "memory" && x.form == "chunked") {  // only now is the schedule known to be valid
+  const auto schedule = check_schedule("model.mixer.schedule", [&] { return schedule_from_config(c); });
+  if (x.type == MixerType::memory && x.form == memory::RuleForm::chunked) {  // only now is the schedule known to be valid
     try {
-      memory::resolve_rule_form(memory::RuleForm::chunked, *memory::rule_from_name(x.rule), schedule, x.d_head);
+      memory::resolve_rule_form(memory::RuleForm::chunked, x.rule, schedule, x.d_head);
     } catch (const InputError& e) {
       throw e.under("model.mixer");
     }
   }
-  check_schedule("model.param_schedule.schedule", p.schedule, [&] { return param_schedule_from_config(c); });
+  check_schedule("model.param_schedule.schedule", [&] { return param_schedule_from_config(c); });
 }
 
 }  // namespace proteus::config

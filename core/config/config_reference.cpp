@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/name_table.hpp"
 #include "core/config/config.hpp"
 #include "core/config/config_json.hpp"
 #include "core/config/data_values.hpp"
@@ -133,17 +134,18 @@ std::string choice_list(const Names& names, ToString&& to_string) {
 // The range a choice field takes, from its one name table.
 std::map<std::string, std::string> choice_ranges() {
   const auto same = [](const std::string& s) { return s; };
+  const auto table = [&]<class E>(E) { return choice_list(common::choice_names<E>(), same); };
   return {
       {"device", choice_list(device_names(), same)},
-      {"model.mixer.type", choice_list(mixer_type_names(), same)},
-      {"model.mixer.rule", choice_list(memory::all_rules(), memory::rule_name)},
-      {"model.mixer.schedule.type", choice_list(memory::schedule_types(), same)},
-      {"model.param_schedule.schedule.type", choice_list(memory::schedule_types(), same)},
-      {"model.mixer.normalize", choice_list(memory::key_normalize_names(), same)},
-      {"model.mixer.form", choice_list(memory::all_rule_forms(), memory::rule_form_name)},
-      {"model.mixer.block_axis", choice_list(memory::block_axis_names(), same)},
-      {"model.mixer.output_gate", choice_list(output_gate_names(), same)},
-      {"data.tokenizer", choice_list(tokenizer_names(), same)},
+      {"model.mixer.type", table(MixerType{})},
+      {"model.mixer.rule", table(memory::Rule{})},
+      {"model.mixer.schedule.type", table(memory::ScheduleType{})},
+      {"model.param_schedule.schedule.type", table(memory::ScheduleType{})},
+      {"model.mixer.normalize", table(memory::KeyNormalize{})},
+      {"model.mixer.form", table(memory::RuleForm{})},
+      {"model.mixer.block_axis", table(memory::BlockAxis{})},
+      {"model.mixer.output_gate", table(OutputGate{})},
+      {"data.tokenizer", table(Tokenizer{})},
       {"data.niah.tasks", "each of " + choice_list(niah_task_names(), same)},
       {"eval.niah.tasks", "each of " + choice_list(niah_task_names(), same)},
       {"data.niah.question", choice_list(niah_question_styles(), same)},

@@ -23,11 +23,6 @@ const std::vector<std::string>& mqar_layout_names() {
   return names;
 }
 
-const std::vector<std::string>& tokenizer_names() {
-  static const std::vector<std::string> names = {"bytes", "bpe"};
-  return names;
-}
-
 const std::vector<std::string>& needle_form_names() {
   static const std::vector<std::string> names = {"single", "multikey"};
   return names;

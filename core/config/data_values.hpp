@@ -13,7 +13,6 @@ const std::vector<std::string>& mix_task_names();        // data.mix[i].task: te
 const std::vector<std::string>& niah_task_names();       // data.niah.tasks, eval.niah.tasks: RULER's 8
 const std::vector<std::string>& niah_question_styles();  // data.niah.question: short, ruler
 const std::vector<std::string>& mqar_layout_names();     // data.mqar.layout: pairs-first, spread
-const std::vector<std::string>& tokenizer_names();        // data.tokenizer: bytes, bpe
 const std::vector<std::string>& needle_form_names();     // data.needle.forms, eval.needle.forms: single, multikey
 
 }  // namespace proteus::config

@@ -537,7 +537,7 @@ Experiment Experiment::of_run(const RunConfig& run, int seed_count) {
 Experiment Experiment::compare_pair(const RunConfig& proteus, int seed_count) {
   Experiment e = of_run(proteus, seed_count);
   Variant baseline{"baseline", {{"model.mixer.E", 1}}};
-  if (proteus.model.mixer.schedule.type == "custom") baseline.set.emplace_back("model.mixer.schedule", nullptr);
+  if (proteus.model.mixer.schedule.type == memory::ScheduleType::custom) baseline.set.emplace_back("model.mixer.schedule", nullptr);
   e.variants = {std::move(baseline),
                 Variant{"proteus-e" + std::to_string(proteus.model.mixer.E), {{"model.mixer.E", proteus.model.mixer.E}}}};
   return e;

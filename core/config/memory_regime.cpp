@@ -13,8 +13,8 @@ MemoryRegime memory_regime(const RunConfig& c) {
   r.key_rows_per_block = block / x.d_head;
   r.tokens_per_key_dimension = double(c.data.seq_len) / x.d_head;
   r.row_aligned = x.E >= 1 && x.E <= x.d_head && x.d_head % x.E == 0;
-  if (x.block_axis == "value_rows") r.block_unit = "value dimension";
-  if (x.block_axis == "layer") {
+  if (x.block_axis == memory::BlockAxis::value_rows) r.block_unit = "value dimension";
+  if (x.block_axis == memory::BlockAxis::layer) {
     r.block_unit = "key row of the layer";
     r.key_rows_per_block = double(x.heads) * x.d_head / x.E;
     r.row_aligned = x.E >= 1 && (int64_t(x.heads) * x.d_head) % x.E == 0;

@@ -25,7 +25,7 @@ bool drawn(const config::DataConfig& cfg, const std::string& task) {
 }
 
 bool needs_corpus(const config::DataConfig& cfg) {
-  if (drawn(cfg, "text") || cfg.tokenizer == "bpe") return true;  // a BPE is trained on the corpus
+  if (drawn(cfg, "text") || cfg.tokenizer == config::Tokenizer::bpe) return true;  // a BPE is trained on the corpus
   if (!drawn(cfg, "niah")) return false;
   for (const auto& t : cfg.niah.tasks)
     if (niah::uses_essay(t)) return true;
@@ -88,7 +88,7 @@ BatchSource::BatchSource(const config::DataConfig& cfg, std::optional<Tokenizer>
   validate(cfg_);
   if (!needs_corpus(cfg_)) return;
   corpus_ = ByteCorpus::load(cfg_.text.path, cfg_.text.holdout);
-  if (cfg_.tokenizer == "bpe") {
+  if (cfg_.tokenizer == config::Tokenizer::bpe) {
     tokenizer_ = tokenizer ? std::move(*tokenizer) : Tokenizer::train_bpe(corpus_->documents(Split::train), cfg_.vocab);
     tokens_.emplace(*corpus_, tokenizer_);
     for (Split split : {Split::train, Split::val})

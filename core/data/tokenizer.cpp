@@ -212,7 +212,7 @@ std::string Tokenizer::decode(const int32_t* ids, size_t n) const {
 }
 
 Tokenizer Tokenizer::for_run(const std::filesystem::path& run_dir, const config::DataConfig& data) {
-  if (data.tokenizer != "bpe") return Tokenizer();
+  if (data.tokenizer != config::Tokenizer::bpe) return Tokenizer();
   if (!bpe_available()) no_sentencepiece();
   const auto file = run_dir / kTokenizerFile;
   if (data.tokenizer_hash.empty())

@@ -77,7 +77,7 @@ std::shared_ptr<const eval::PerPositionResult> live_per_position(const std::vect
 // (N/4, N/2, N, 2N) that fit in a row; null for E = 1, attention, or rows shorter than N/4.
 std::shared_ptr<const eval::BlockUseResult> live_block_use(model::Model<float>& model, const std::vector<data::Batch>& val) {
   const auto& mixer = model.config().mixer;
-  if (mixer.type != "memory" || mixer.E <= 1 || val.empty() || val.front().B < 1) return nullptr;
+  if (mixer.type != config::MixerType::memory || mixer.E <= 1 || val.empty() || val.front().B < 1) return nullptr;
   const auto& b = val.front();
   std::vector<int> positions;
   for (int p : eval::block_use_positions(model.horizon()))

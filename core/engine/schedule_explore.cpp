@@ -57,8 +57,8 @@ std::vector<SweepPoint> blocks_sweep(const config::RunConfig& run) {
   for (int e : {1, 2, 4, 8, 16, 32}) {
     if (e > D) break;
     SweepPoint p{double(e), {{"model.mixer.E", e}}, nullptr, ""};
-    if (run.model.mixer.schedule.type == "custom") {
-      p.edit.push_back({"model.mixer.schedule.type", "uniform"});
+    if (run.model.mixer.schedule.type == memory::ScheduleType::custom) {
+      p.edit.push_back({"model.mixer.schedule.type", memory::ScheduleType::uniform});
       p.edit.push_back({"model.mixer.schedule.unlock", nullptr});
     }
     out.push_back(std::move(p));

@@ -36,7 +36,7 @@ BlockUseResult block_use(model::Model<T>& model, const std::vector<int32_t>& tok
                          const std::vector<int>& positions) {
   BlockUseResult r;
   const auto& cfg = model.config();
-  if (cfg.mixer.type != "memory") {
+  if (cfg.mixer.type != config::MixerType::memory) {
     r.reason = "an attention model has no memory state";
     return r;
   }

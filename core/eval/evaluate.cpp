@@ -63,7 +63,7 @@ EvalReport evaluate(model::Model<float>& model, const config::RunConfig& cfg, co
     set_text_units(p, seqs, tokenizer);
     report.per_position = std::move(p);
   }
-  if (parts.occupancy && cfg.eval.occupancy.enabled && cfg.model.mixer.type == "memory") {
+  if (parts.occupancy && cfg.eval.occupancy.enabled && cfg.model.mixer.type == config::MixerType::memory) {
     if (!go_on("block occupancy", 0)) return report;
     const int L = cfg.eval.occupancy.seq_len > 0 ? cfg.eval.occupancy.seq_len : cfg.data.seq_len;
     const int B = 4;

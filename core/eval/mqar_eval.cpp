@@ -18,7 +18,7 @@ std::string mqar_layout_note(const config::RunConfig& cfg) {
   const int64_t last = 2 * int64_t(m.pairs);
   std::string note = "pairs-first (Zoology): every pair is written in positions 1-" + std::to_string(last) + " of " +
                      std::to_string(cfg.data.seq_len) + ", while the fewest memory blocks are active";
-  if (x.type == "memory") {
+  if (x.type == config::MixerType::memory) {
     const auto schedule = config::schedule_from_config(cfg);
     note += " (" + std::to_string(schedule.active_blocks(last)) + " of E = " + std::to_string(x.E) +
             " at position " + std::to_string(last) + ")";

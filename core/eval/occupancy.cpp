@@ -6,7 +6,7 @@ template <class T>
 OccupancyResult block_occupancy(model::Model<T>& model, const std::vector<int32_t>& tokens, int B, int seq_len,
                                 int blocks) {
   OccupancyResult r;
-  if (model.config().mixer.type != "memory") return r;
+  if (model.config().mixer.type != config::MixerType::memory) return r;
   model.forward(tokens.data(), nullptr, nullptr, B, seq_len);
   const auto raw = model.block_occupancy(blocks);  // (layers, B, H, T, blocks)
   r.layers = model.config().layers;

@@ -162,7 +162,7 @@ std::vector<NamedFigure> explore_figures(const ExploreResults& r) {
   out.push_back({"explore_per_position", explore_curve_figure(*r.trained->per_position, edited_pp, r.edit_label, r.train_len)});
   if (edited_pp)
     out.push_back({"explore_ratio", explore_ratio_figure(*r.trained->per_position, *edited_pp, r.edit_label, r.train_len)});
-  if (r.edited_config && r.edited_config->model.mixer.type == "memory") {
+  if (r.edited_config && r.edited_config->model.mixer.type == config::MixerType::memory) {
     const auto& m = r.edited_config->model.mixer;
     const int64_t N = config::resolved_mixer_horizon(*r.edited_config);
     const int64_t horizon = std::max<int64_t>(N + 1, edited_pp ? edited_pp->seq_len : 2 * N);

@@ -310,7 +310,7 @@ void add_block_use(const std::vector<RunResults>& runs, std::vector<NamedFigure>
 
 void add_activation_maps(const std::vector<RunResults>& runs, std::vector<NamedFigure>& out) {
   for (const auto& r : runs) {
-    if (!r.config || r.config->model.mixer.type != "memory" || !r.has_results()) continue;
+    if (!r.config || r.config->model.mixer.type != config::MixerType::memory || !r.has_results()) continue;
     const auto& m = r.config->model.mixer;
     const int64_t N = config::resolved_mixer_horizon(*r.config);
     const auto schedule = config::schedule_from_config(m, N);
@@ -319,12 +319,12 @@ void add_activation_maps(const std::vector<RunResults>& runs, std::vector<NamedF
     if (r.report && r.report->per_position && r.report->per_position->seq_len > 0)
       horizon = std::max<int64_t>(N + 1, r.report->per_position->seq_len);
     auto f = activation_map_figure(schedule, horizon, r.name);
-    f.notes.front() = m.schedule.type + " schedule, " + f.notes.front();
+    f.notes.front() = std::string(memory::schedule_type_name(m.schedule.type)) + " schedule, " + f.notes.front();
     out.push_back({"activation_map_" + file_name_part(r.name), std::move(f)});
     // Which elements those blocks are (the block axis); with one block there is nothing to show.
     if (m.E > 1)
       out.push_back({"state_opening_" + file_name_part(r.name),
-                     state_opening_figure(schedule, *memory::block_axis_from_name(m.block_axis), m.heads, m.d_head,
+                     state_opening_figure(schedule, m.block_axis, m.heads, m.d_head,
                                           m.d_head, r.name)});
   }
 }
@@ -333,16 +333,16 @@ void add_e_ablation(const std::vector<RunResults>& runs, std::vector<NamedFigure
   std::vector<EPoint> points;
   std::set<int> es;
   for (const auto& r : runs) {
-    if (!r.config || r.config->model.mixer.type != "memory") continue;
+    if (!r.config || r.config->model.mixer.type != config::MixerType::memory) continue;
     const auto& m = r.config->model.mixer;
     // Held-out bits per byte within the training length from the large evaluation, with its
     // interval (t over a group's seeds, bootstrap over sequences for one run); else the last
     // validation value, which has none.
     if (r.report && r.report->per_position && r.report->per_position->train_len > 0) {
       const auto i = r.report->per_position->heldout_bits_per_byte();
-      points.push_back({m.rule, m.E, i.mean, i.lo, i.hi});
+      points.push_back({std::string(memory::rule_name(m.rule)), m.E, i.mean, i.lo, i.hi});
     } else if (!r.curve.val_bpb.empty()) {
-      points.push_back({m.rule, m.E, r.curve.val_bpb.back()});
+      points.push_back({std::string(memory::rule_name(m.rule)), m.E, r.curve.val_bpb.back()});
     } else {
       continue;
     }

@@ -22,7 +22,7 @@ struct SeedGroupRuns {
 };
 
 bool evaluated_group_run(const EffectRun& r) {
-  return !r.config.group.empty() && r.config.model.mixer.type == "memory" && r.report && r.report->per_position &&
+  return !r.config.group.empty() && r.config.model.mixer.type == config::MixerType::memory && r.report && r.report->per_position &&
          !r.report->per_position->nll.empty();
 }
 

@@ -62,12 +62,12 @@ struct Point {
 std::vector<Point> paired_points(const std::vector<EffectRun>& runs) {
   std::map<std::string, const EffectRun*> baselines;  // pairing key + seed -> the first such baseline
   for (const auto& r : runs)
-    if (r.config.model.mixer.type == "memory" && r.config.model.mixer.E == 1 && r.report)
+    if (r.config.model.mixer.type == config::MixerType::memory && r.config.model.mixer.E == 1 && r.report)
       baselines.emplace(seeded_pairing_key(r.config), &r);
   std::vector<Point> points;
   std::map<std::string, size_t> index;
   for (const auto& r : runs) {
-    if (r.config.model.mixer.type != "memory" || r.config.model.mixer.E <= 1 || !r.report) continue;
+    if (r.config.model.mixer.type != config::MixerType::memory || r.config.model.mixer.E <= 1 || !r.report) continue;
     const Flat f = flat_config(r.config);
     const auto b = baselines.find(seeded_pairing_key(r.config));
     if (b == baselines.end()) continue;

@@ -4,19 +4,19 @@
 
 namespace proteus::memory {
 
+const std::vector<common::Named<BlockAxis>>& name_table(BlockAxis) {
+  static const std::vector<common::Named<BlockAxis>> table = {
+      {BlockAxis::key_rows, "key_rows"}, {BlockAxis::value_rows, "value_rows"}, {BlockAxis::layer, "layer"}};
+  return table;
+}
+
 const std::vector<std::string>& block_axis_names() {
-  static const std::vector<std::string> names = {"key_rows", "value_rows", "layer"};
+  static const std::vector<std::string> names = common::choice_names<BlockAxis>();
   return names;
 }
 
-std::string_view block_axis_name(BlockAxis axis) { return block_axis_names()[static_cast<size_t>(axis)]; }
-
-std::optional<BlockAxis> block_axis_from_name(std::string_view name) {
-  const auto& names = block_axis_names();
-  const auto it = std::find(names.begin(), names.end(), name);
-  if (it == names.end()) return std::nullopt;
-  return static_cast<BlockAxis>(it - names.begin());
-}
+std::string_view block_axis_name(BlockAxis axis) { return common::choice_name(axis); }
+std::optional<BlockAxis> block_axis_from_name(std::string_view name) { return common::choice_from_name<BlockAxis>(name); }
 
 Schedule rule_schedule(BlockAxis axis, const Schedule& schedule) {
   if (axis != BlockAxis::key_rows) return Schedule::uniform(schedule.D(), 1, schedule.N());

@@ -12,16 +12,22 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/name_table.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::memory {
 
 enum class BlockAxis { key_rows, value_rows, layer };
 
-// The three names, default (key_rows) first.
+// The axes' one name table (model.mixer.block_axis, memory-op's "block_axis", bench's --block-axis,
+// the window), default (key_rows) first; the three below read it.
+const std::vector<common::Named<BlockAxis>>& name_table(BlockAxis);
 const std::vector<std::string>& block_axis_names();
 std::string_view block_axis_name(BlockAxis axis);
 std::optional<BlockAxis> block_axis_from_name(std::string_view name);
+// JSON (nlohmann finds this by argument-dependent lookup) holds an axis as its name, never a number.
+template <class Json>
+void to_json(Json& j, BlockAxis axis) { j = std::string(block_axis_name(axis)); }
 
 // The schedule the memory rule itself runs under: `schedule` under key_rows; ungated (E = 1, the
 // same D and N) under value_rows and layer, which gate the rule's inputs instead (the zero-state lemma).

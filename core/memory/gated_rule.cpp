@@ -8,27 +8,19 @@
 
 namespace proteus::memory {
 
+const std::vector<common::Named<Rule>>& name_table(Rule) {
+  static const std::vector<common::Named<Rule>> table = {
+      {Rule::linear, "linear"}, {Rule::delta, "delta"}, {Rule::comba, "comba"}, {Rule::titans, "titans"}, {Rule::swla, "swla"}};
+  return table;
+}
+
 const std::vector<Rule>& all_rules() {
-  static const std::vector<Rule> rules = {Rule::linear, Rule::delta, Rule::comba, Rule::titans, Rule::swla};
+  static const std::vector<Rule> rules = common::choice_values<Rule>();
   return rules;
 }
 
-std::string_view rule_name(Rule rule) {
-  switch (rule) {
-    case Rule::linear: return "linear";
-    case Rule::delta: return "delta";
-    case Rule::comba: return "comba";
-    case Rule::titans: return "titans";
-    case Rule::swla: return "swla";
-  }
-  return "unknown";
-}
-
-std::optional<Rule> rule_from_name(std::string_view name) {
-  for (Rule r : all_rules())
-    if (rule_name(r) == name) return r;
-  return std::nullopt;
-}
+std::string_view rule_name(Rule rule) { return common::choice_name(rule); }
+std::optional<Rule> rule_from_name(std::string_view name) { return common::choice_from_name<Rule>(name); }
 
 bool rule_uses_beta(Rule rule) { return rule != Rule::swla; }
 bool rule_uses_p(Rule rule) { return rule == Rule::comba; }

@@ -13,15 +13,22 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/name_table.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::memory {
 
 enum class Rule { linear, delta, comba, titans, swla };
 
+// The rules' one name table (model.mixer.rule, memory-op's "rule", the window's lists, the help);
+// the three below read it.
+const std::vector<common::Named<Rule>>& name_table(Rule);
 const std::vector<Rule>& all_rules();
 std::string_view rule_name(Rule rule);
 std::optional<Rule> rule_from_name(std::string_view name);
+// JSON (nlohmann finds this by argument-dependent lookup) holds a rule as its name, never a number.
+template <class Json>
+void to_json(Json& j, Rule rule) { j = std::string(rule_name(rule)); }
 bool rule_uses_beta(Rule rule);   // all but swla (its window weights gamma play that part)
 bool rule_uses_p(Rule rule);      // comba
 bool rule_uses_eta(Rule rule);    // titans

@@ -4,20 +4,22 @@
 
 namespace proteus::memory {
 
+const std::vector<common::Named<KeyNormalize>>& name_table(KeyNormalize) {
+  static const std::vector<common::Named<KeyNormalize>> table = {
+      {KeyNormalize::normalize_then_mask, "normalize_then_mask"},
+      {KeyNormalize::mask_then_normalize, "mask_then_normalize"},
+      {KeyNormalize::capped_renormalize, "capped_renormalize"}};
+  return table;
+}
+
 const std::vector<std::string>& key_normalize_names() {
-  static const std::vector<std::string> names = {"normalize_then_mask", "mask_then_normalize", "capped_renormalize"};
+  static const std::vector<std::string> names = common::choice_names<KeyNormalize>();
   return names;
 }
 
-std::string_view key_normalize_name(KeyNormalize variant) {
-  return key_normalize_names()[static_cast<size_t>(variant)];
-}
-
+std::string_view key_normalize_name(KeyNormalize variant) { return common::choice_name(variant); }
 std::optional<KeyNormalize> key_normalize_from_name(std::string_view name) {
-  const auto& names = key_normalize_names();
-  const auto it = std::find(names.begin(), names.end(), name);
-  if (it == names.end()) return std::nullopt;
-  return static_cast<KeyNormalize>(it - names.begin());
+  return common::choice_from_name<KeyNormalize>(name);
 }
 
 void renormalize_sequence(KeyNormalize variant, const Schedule& schedule, int64_t T, int64_t d_k, int64_t d_v,

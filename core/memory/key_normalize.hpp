@@ -14,16 +14,22 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/name_table.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::memory {
 
 enum class KeyNormalize { normalize_then_mask, mask_then_normalize, capped_renormalize };
 
-// The three names, default (normalize_then_mask) first.
+// The variants' one name table (model.mixer.normalize, memory-op's "normalize", the window), default
+// (normalize_then_mask) first; the three below read it.
+const std::vector<common::Named<KeyNormalize>>& name_table(KeyNormalize);
 const std::vector<std::string>& key_normalize_names();
 std::string_view key_normalize_name(KeyNormalize variant);
 std::optional<KeyNormalize> key_normalize_from_name(std::string_view name);
+// JSON (nlohmann finds this by argument-dependent lookup) holds a variant as its name, never a number.
+template <class Json>
+void to_json(Json& j, KeyNormalize variant) { j = std::string(key_normalize_name(variant)); }
 inline bool renormalizes(KeyNormalize variant) { return variant != KeyNormalize::normalize_then_mask; }
 
 // The model's epsilon under a row's norm (its l2norm and prefix_renorm use 1e-6).

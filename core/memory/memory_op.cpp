@@ -120,25 +120,26 @@ ScheduleSpec read_schedule(const json& j) {
   const json* type = find(j, "type");
   if (!type) throw InputError("type", "required (one of " + join(schedule_types()) + ")");
   if (!type->is_string()) throw InputError("type", "expected a string, got " + describe(*type));
-  spec.type = type->get<std::string>();
-  const auto& types = schedule_types();
-  if (std::find(types.begin(), types.end(), spec.type) == types.end())
-    throw InputError("type", "unknown schedule '" + common::clipped(spec.type) + "' (expected " + join(types) + ")");
+  const std::string name = type->get<std::string>();
+  const auto parsed = common::choice_from_name<ScheduleType>(name);
+  if (!parsed)
+    throw InputError("type", "unknown schedule '" + common::clipped(name) + "' (expected " + join(schedule_types()) + ")");
+  spec.type = *parsed;
 
   std::vector<std::string> allowed = {"type"};
-  if (spec.type == "power") allowed.push_back("p");
-  if (spec.type == "custom") allowed.push_back("unlock");
+  if (spec.type == ScheduleType::power) allowed.push_back("p");
+  if (spec.type == ScheduleType::custom) allowed.push_back("unlock");
   for (const auto& [key, value] : j.items())
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      throw InputError(common::clipped(key), unknown_key_reason(key, allowed, " for a " + spec.type + " schedule"));
+      throw InputError(common::clipped(key), unknown_key_reason(key, allowed, " for a " + name + " schedule"));
 
-  if (spec.type == "power") {
+  if (spec.type == ScheduleType::power) {
     if (const json* p = find(j, "p")) {
       spec.power = read_number(*p, "p");
       if (!(spec.power > 0.0)) throw InputError("p", "must be > 0 (1 is uniform), got " + format_number(spec.power));
     }
   }
-  if (spec.type == "custom") {
+  if (spec.type == ScheduleType::custom) {
     const json* unlock = find(j, "unlock");
     if (!unlock) throw InputError("unlock", "required by a custom schedule: E positions, 1 = u_1 <= ... <= u_E");
     if (!unlock->is_array())
@@ -456,7 +457,7 @@ json run_memory_op(const MemoryOpRequest& r) {
   out["normalize"] = key_normalize_name(r.normalize);
   out["block_axis"] = block_axis_name(r.block_axis);
   json spec = {{"type", r.schedule.type}, {"unlock", schedule.unlock()}};
-  if (r.schedule.type == "power") spec["p"] = r.schedule.power;
+  if (r.schedule.type == ScheduleType::power) spec["p"] = r.schedule.power;
   out["schedule"] = spec;
   std::vector<int64_t> blocks, elements;
   for (int64_t t = 1; t <= r.T; ++t) {

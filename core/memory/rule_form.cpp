@@ -4,25 +4,19 @@
 
 namespace proteus::memory {
 
+const std::vector<common::Named<RuleForm>>& name_table(RuleForm) {
+  static const std::vector<common::Named<RuleForm>> table = {
+      {RuleForm::automatic, "auto"}, {RuleForm::recurrent, "recurrent"}, {RuleForm::chunked, "chunked"}};
+  return table;
+}
+
 const std::vector<RuleForm>& all_rule_forms() {
-  static const std::vector<RuleForm> forms = {RuleForm::automatic, RuleForm::recurrent, RuleForm::chunked};
+  static const std::vector<RuleForm> forms = common::choice_values<RuleForm>();
   return forms;
 }
 
-std::string_view rule_form_name(RuleForm form) {
-  switch (form) {
-    case RuleForm::automatic: return "auto";
-    case RuleForm::recurrent: return "recurrent";
-    case RuleForm::chunked: return "chunked";
-  }
-  return "unknown";
-}
-
-std::optional<RuleForm> rule_form_from_name(std::string_view name) {
-  for (RuleForm f : all_rule_forms())
-    if (rule_form_name(f) == name) return f;
-  return std::nullopt;
-}
+std::string_view rule_form_name(RuleForm form) { return common::choice_name(form); }
+std::optional<RuleForm> rule_form_from_name(std::string_view name) { return common::choice_from_name<RuleForm>(name); }
 
 std::string_view auto_form_rule() { return "chunked where it applies: every rule but titans, with E dividing d_head"; }
 

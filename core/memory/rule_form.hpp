@@ -18,10 +18,15 @@ enum class RuleForm {
   chunked,    // the chunked form; an input error where it does not apply
 };
 
-// The name table the config validator and the window read, in this order.
+// The forms' one name table (model.mixer.form, bench's --form, the window): "auto", "recurrent",
+// "chunked", in this order; the three below read it.
+const std::vector<common::Named<RuleForm>>& name_table(RuleForm);
 const std::vector<RuleForm>& all_rule_forms();
-std::string_view rule_form_name(RuleForm form);  // "auto", "recurrent", "chunked"
+std::string_view rule_form_name(RuleForm form);
 std::optional<RuleForm> rule_form_from_name(std::string_view name);
+// JSON (nlohmann finds this by argument-dependent lookup) holds a form as its name, never a number.
+template <class Json>
+void to_json(Json& j, RuleForm form) { j = std::string(rule_form_name(form)); }
 // resolve_rule_form's rule for `auto` in a phrase, for help texts: "chunked where it applies: every
 // rule but titans, with E dividing d_head".
 std::string_view auto_form_rule();

@@ -7,10 +7,20 @@
 
 namespace proteus::memory {
 
+const std::vector<common::Named<ScheduleType>>& name_table(ScheduleType) {
+  static const std::vector<common::Named<ScheduleType>> table = {{ScheduleType::uniform, "uniform"},
+                                                                 {ScheduleType::geometric, "geometric"},
+                                                                 {ScheduleType::power, "power"},
+                                                                 {ScheduleType::custom, "custom"}};
+  return table;
+}
+
 const std::vector<std::string>& schedule_types() {
-  static const std::vector<std::string> types = {"uniform", "geometric", "power", "custom"};
+  static const std::vector<std::string> types = common::choice_names<ScheduleType>();
   return types;
 }
+
+std::string_view schedule_type_name(ScheduleType type) { return common::choice_name(type); }
 
 void Schedule::check_sizes(int64_t D, int64_t E, int64_t N) {
   if (D < 1) throw InputError("D", "memory size must be >= 1, got " + std::to_string(D));
@@ -68,11 +78,13 @@ Schedule Schedule::custom(int64_t D, int64_t E, int64_t N, std::vector<int64_t> 
 }
 
 Schedule Schedule::make(const ScheduleSpec& spec, int64_t D, int64_t E, int64_t N) {
-  if (spec.type == "uniform") return uniform(D, E, N);
-  if (spec.type == "geometric") return geometric(D, E, N);
-  if (spec.type == "power") return power(D, E, N, spec.power);
-  if (spec.type == "custom") return custom(D, E, N, spec.unlock);
-  throw InputError("type", "unknown schedule '" + common::clipped(spec.type) + "' (expected uniform, geometric, power or custom)");
+  switch (spec.type) {
+    case ScheduleType::uniform: return uniform(D, E, N);
+    case ScheduleType::geometric: return geometric(D, E, N);
+    case ScheduleType::power: return power(D, E, N, spec.power);
+    case ScheduleType::custom: return custom(D, E, N, spec.unlock);
+  }
+  throw InputError("type", "unknown schedule (expected " + common::join(schedule_types()) + ")");
 }
 
 int64_t Schedule::active_blocks(int64_t t) const {

@@ -10,18 +10,27 @@
 #include <vector>
 
 #include "core/common/input_error.hpp"
+#include "core/common/name_table.hpp"
 
 namespace proteus::memory {
 
+enum class ScheduleType { uniform, geometric, power, custom };
+
+// The schedule types' one name table (the config's and memory-op's "type", the window's lists, the
+// docs), in the order they list them; schedule_types() is its names.
+const std::vector<common::Named<ScheduleType>>& name_table(ScheduleType);
+const std::vector<std::string>& schedule_types();
+std::string_view schedule_type_name(ScheduleType type);
+// JSON (nlohmann finds this by argument-dependent lookup) holds a type as its name, never a number.
+template <class Json>
+void to_json(Json& j, ScheduleType type) { j = std::string(schedule_type_name(type)); }
+
 // What a user names; Schedule::make turns it into unlock positions for given D, E, N.
 struct ScheduleSpec {
-  std::string type = "uniform";  // uniform | geometric | power | custom
+  ScheduleType type = ScheduleType::uniform;
   double power = 2.0;            // exponent of the power schedule (> 0; 1 is uniform)
   std::vector<int64_t> unlock;   // the custom schedule's unlock positions, E of them
 };
-
-// The named schedule types, in the order the window and the docs list them.
-const std::vector<std::string>& schedule_types();
 
 class Schedule {
  public:

@@ -13,15 +13,13 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
                             double out_std, double norm_eps)
     : be_(be),
       cfg_(cfg),
-      normalize_(*memory::key_normalize_from_name(cfg.normalize)),
-      rule_(*memory::rule_from_name(cfg.rule)),
-      form_(*memory::rule_form_from_name(cfg.form)),
+      normalize_(cfg.normalize),
+      rule_(cfg.rule),
+      form_(cfg.form),
       schedule_(schedule),
-      axis_(*memory::block_axis_from_name(cfg.block_axis)),
+      axis_(cfg.block_axis),
       rule_schedule_(memory::rule_schedule(axis_, schedule)),
-      gate_(cfg.output_gate == "swish" ? OutputGate::swish
-            : cfg.output_gate == "sigmoid" ? OutputGate::sigmoid
-                                           : OutputGate::none),
+      gate_(cfg.output_gate),
       C_(C),
       H_(cfg.heads),
       d_(cfg.d_head),

@@ -63,7 +63,7 @@ class MemoryMixer final : public Layer<T> {
   void rule_forward();
   void rule_backward(const backend::MemoryRuleGrads<T>& g);
   // The output gate: the gated read (N, H d) from the normed one; its backward fills don_ and dgpre_.
-  enum class OutputGate { none, swish, sigmoid };
+  using OutputGate = config::OutputGate;
   const T* gate_forward(const T* in);
   void gate_backward(const T* dgated);
 

@@ -31,7 +31,7 @@ Model<T>::Model(const config::ModelConfig& cfg, int horizon, backend::Backend<T>
   for (int l = 0; l < L_; ++l) {
     const std::string p = "layers." + std::to_string(l);
     ln1_.push_back(table_.add(p + ".mixer_norm.weight", {C_}, Init::ones, 0, Decay::none));
-    if (m.type == "attention") {
+    if (m.type == config::MixerType::attention) {
       mixers_.push_back(std::make_unique<AttentionMixer<T>>(be, table_, p + ".mixer", C_, m.heads, m.d_head, std, out_std));
     } else {
       const auto schedule = config::schedule_from_config(m, horizon);

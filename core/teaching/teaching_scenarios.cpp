@@ -63,7 +63,7 @@ const std::vector<TeachingScenario>& teaching_scenarios() {
                    "them better (lower mean error) in 19 of 20 seeds, by a small margin."});
 
     TeachingExample linear = ex;
-    linear.rule = "linear";
+    linear.rule = memory::Rule::linear;
     linear.filler = 8;
     linear.T = 10;
     linear.E = 32;

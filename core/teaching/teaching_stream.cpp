@@ -25,20 +25,20 @@ nlohmann::json teaching_input(const TeachingExample& ex) {
   }
   nlohmann::json in;
   in["comment"] = "proteus-lab Teach: seed " + std::to_string(ex.seed);
-  in["rule"] = ex.rule;
+  in["rule"] = memory::rule_name(ex.rule);
   in["E"] = ex.E;
   in["N"] = ex.horizon();
-  in["schedule"] = {{"type", ex.schedule}};
-  in["normalize"] = ex.normalize;
-  if (ex.block_axis != "key_rows") in["block_axis"] = ex.block_axis;
+  in["schedule"] = {{"type", memory::schedule_type_name(ex.schedule)}};
+  in["normalize"] = memory::key_normalize_name(ex.normalize);
+  if (ex.block_axis != memory::BlockAxis::key_rows) in["block_axis"] = memory::block_axis_name(ex.block_axis);
   in["q"] = keys;  // each token reads with its own key
   in["k"] = keys;
   in["v"] = values;
-  if (ex.rule != "swla") in["beta"] = std::vector<double>(ex.T, ex.beta);
+  if (memory::rule_uses_beta(ex.rule)) in["beta"] = std::vector<double>(ex.T, ex.beta);
   if (ex.decay != 1.0) in["a"] = std::vector<double>(ex.T, ex.decay);
-  if (ex.rule == "comba") in["p"] = in["k"];
-  if (ex.rule == "titans") in["eta"] = std::vector<double>(ex.T, 0.5);
-  if (ex.rule == "swla") in["gamma"] = std::vector<std::vector<double>>(ex.T, std::vector<double>{1.0, 1.0});
+  if (memory::rule_uses_p(ex.rule)) in["p"] = in["k"];
+  if (memory::rule_uses_eta(ex.rule)) in["eta"] = std::vector<double>(ex.T, 0.5);
+  if (memory::rule_uses_gamma(ex.rule)) in["gamma"] = std::vector<std::vector<double>>(ex.T, std::vector<double>{1.0, 1.0});
   in["recall"] = true;
   return in;
 }

@@ -8,18 +8,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/memory/block_axis.hpp"
+#include "core/memory/gated_rule.hpp"
+#include "core/memory/key_normalize.hpp"
+#include "core/memory/schedule.hpp"
+
 namespace proteus::teaching {
 
 struct TeachingExample {
-  std::string rule = "delta";
+  memory::Rule rule = memory::Rule::delta;
   int T = 12;      // associations: token t writes k_t -> v_t
   int d_k = 8;     // key width: rows of S (up to 16 in the panel)
   int d_v = 8;     // value width: columns of S
   int E = 4;       // blocks of the gated memory's D = d_k d_v state
   int N = 0;       // horizon (0 = T)
-  std::string schedule = "uniform";
-  std::string normalize = "normalize_then_mask";  // how the gated memory's mask meets q, k's norm
-  std::string block_axis = "key_rows";            // key_rows | value_rows: which way the blocks run
+  memory::ScheduleType schedule = memory::ScheduleType::uniform;  // all but custom
+  // How the gated memory's mask meets q, k's norm.
+  memory::KeyNormalize normalize = memory::KeyNormalize::normalize_then_mask;
+  memory::BlockAxis block_axis = memory::BlockAxis::key_rows;  // key_rows | value_rows: which way the blocks run
   double beta = 1.0;   // write strength of every token
   double decay = 1.0;  // a_t for every token (1 = none)
   uint64_t seed = 7;

@@ -15,6 +15,7 @@ namespace {
 using nlohmann::json;
 using proteus::InputError;
 using namespace proteus::config;
+namespace memory = proteus::memory;
 
 json text(const char* json_text) { return json::parse(json_text); }
 
@@ -88,9 +89,9 @@ TEST(config, NonDefaultRoundTrip) {
   RunConfig c;
   c.name = "wide";
   c.seed = 18446744073709551615ull;  // the largest seed survives as an unsigned integer
-  c.model.mixer.rule = "titans";
+  c.model.mixer.rule = memory::Rule::titans;
   c.model.mixer.E = 8;
-  c.model.mixer.schedule.type = "custom";
+  c.model.mixer.schedule.type = memory::ScheduleType::custom;
   c.model.mixer.schedule.unlock = {1, 2, 4, 8, 16, 32, 64, 128};
   c.model.param_schedule.enabled = true;
   c.data.mix = {{"text", 0.5}, {"niah", 0.25}, {"mqar", 0.25}};
@@ -318,8 +319,8 @@ TEST(config, ValuesNearTheEdgesAreAccepted) {
   const RunConfig e = parse_run_config(text(R"({"model": {"mixer": {"E": 1024}}})"));
   EXPECT_EQ(e.model.mixer.E, 1024);
   const RunConfig attention = parse_run_config(text(R"({"model": {"mixer": {"type": "attention", "rule": "swla"}}})"));
-  EXPECT_EQ(attention.model.mixer.type, "attention");
-  EXPECT_EQ(attention.model.mixer.rule, "swla");
+  EXPECT_EQ(attention.model.mixer.type, MixerType::attention);
+  EXPECT_EQ(attention.model.mixer.rule, memory::Rule::swla);
   const RunConfig train = parse_run_config(text(R"({"train": {"min_lr": 0.003, "beta1": 0, "grad_clip": 0, "warmup": 0}})"));
   EXPECT_EQ(train.train.min_lr, 0.003);
   EXPECT_EQ(train.train.beta1, 0.0);
@@ -336,7 +337,7 @@ TEST(config, ValuesNearTheEdgesAreAccepted) {
   const RunConfig custom = parse_run_config(text(R"({"model": {"mixer": {"E": 4, "schedule": {"type": "custom",
                                                                    "unlock": [1, 1, 2, 300]}}}})"));
   EXPECT_EQ(custom.model.mixer.E, 4);
-  EXPECT_EQ(custom.model.mixer.schedule.type, "custom");
+  EXPECT_EQ(custom.model.mixer.schedule.type, memory::ScheduleType::custom);
   EXPECT_EQ(custom.model.mixer.schedule.unlock, (std::vector<int64_t>{1, 1, 2, 300}));
   const RunConfig commented = parse_run_config(text(R"({"comment": ["a preset", "with two lines"], "device": "cuda"})"));
   EXPECT_EQ(commented.device, "cuda");
@@ -401,10 +402,10 @@ TEST(config, EnumeratedChoicesComeFromTheirTables) {
     c.device = d;
     EXPECT_NO_THROW(validate(c)) << d;
   }
-  for (const auto& t : mixer_type_names()) {
+  for (const MixerType t : proteus::common::choice_values<MixerType>()) {
     RunConfig c;
     c.model.mixer.type = t;
-    EXPECT_NO_THROW(validate(c)) << t;
+    EXPECT_NO_THROW(validate(c)) << proteus::common::choice_name(t);
   }
   RunConfig bad;
   bad.device = "tpu";
@@ -432,29 +433,74 @@ json with_set(const std::string& path_equals_value) {
 
 TEST(ConfigReadings, DefaultsAreTodaysModel) {
   const RunConfig c;
-  EXPECT_EQ(c.model.mixer.output_gate, "none");
-  EXPECT_EQ(c.model.mixer.block_axis, "key_rows");
+  EXPECT_EQ(c.model.mixer.output_gate, OutputGate::none);
+  EXPECT_EQ(c.model.mixer.block_axis, memory::BlockAxis::key_rows);
   const json j = to_json(c, JsonForm::as_given);
   EXPECT_EQ(j["model"]["mixer"]["output_gate"], "none");
   EXPECT_EQ(j["model"]["mixer"]["block_axis"], "key_rows");
 }
 
 TEST(ConfigReadings, SetOnTheCommandLineAndRoundTrip) {
-  for (const std::string gate : output_gate_names()) {
-    const RunConfig c = parse_run_config(with_set("model.mixer.output_gate=" + gate));
-    EXPECT_EQ(c.model.mixer.output_gate, gate);
-    EXPECT_EQ(parse_run_config(to_json(c, JsonForm::as_given)).model.mixer.output_gate, gate);
+  for (const OutputGate gate : proteus::common::choice_values<OutputGate>()) {
+    const std::string name(proteus::common::choice_name(gate));
+    const RunConfig c = parse_run_config(with_set("model.mixer.output_gate=" + name));
+    EXPECT_EQ(c.model.mixer.output_gate, gate) << name;
+    EXPECT_EQ(parse_run_config(to_json(c, JsonForm::as_given)).model.mixer.output_gate, gate) << name;
   }
   json j = with_set("model.mixer.block_axis=value_rows");
   j = apply_override(j, "model.mixer.E", 8);
   const RunConfig c = parse_run_config(j);
-  EXPECT_EQ(c.model.mixer.block_axis, "value_rows");
-  EXPECT_EQ(parse_run_config(to_json(c, JsonForm::as_given)).model.mixer.block_axis, "value_rows");
+  EXPECT_EQ(c.model.mixer.block_axis, memory::BlockAxis::value_rows);
+  EXPECT_EQ(parse_run_config(to_json(c, JsonForm::as_given)).model.mixer.block_axis, memory::BlockAxis::value_rows);
 }
 
 TEST(ConfigReadings, UnknownNamesAreRefusedNamingTheField) {
   EXPECT_EQ(refusal(with_set("model.mixer.output_gate=relu")).field(), "model.mixer.output_gate");
   EXPECT_EQ(refusal(with_set("model.mixer.block_axis=columns")).field(), "model.mixer.block_axis");
+}
+
+// Every enumerated field reads each name of its one table (through --set, as a variant or a sweep
+// sets it) and writes it back as the same string; any other name is refused naming the field and
+// the table's names. A name the table holds may still be refused for another field (custom needs
+// unlock points, bpe a vocabulary), never for its own.
+template <class E>
+void expect_names_read_and_written(const std::string& path) {
+  std::vector<std::string> names;
+  for (E value : proteus::common::choice_values<E>()) names.emplace_back(proteus::common::choice_name(value));
+  for (const std::string& name : names) {
+    const json j = with_set(path + "=" + name);
+    try {
+      const json written = to_json(parse_run_config(j), JsonForm::as_given);
+      const json* value = find_path(written, path);
+      ASSERT_NE(value, nullptr) << path;
+      EXPECT_EQ(*value, name) << path;
+    } catch (const InputError& e) {
+      EXPECT_NE(e.field(), path) << e.what();
+    }
+  }
+  const InputError e = refusal(with_set(path + "=nonsense"));
+  EXPECT_EQ(e.field(), path);
+  EXPECT_EQ(e.reason(), "unknown value \"nonsense\"; expected one of " + proteus::common::join(names)) << e.what();
+}
+
+TEST(ConfigReadings, EveryChoiceIsReadAndWrittenByTheNamesOfItsTable) {
+  expect_names_read_and_written<MixerType>("model.mixer.type");
+  expect_names_read_and_written<memory::Rule>("model.mixer.rule");
+  expect_names_read_and_written<memory::KeyNormalize>("model.mixer.normalize");
+  expect_names_read_and_written<memory::RuleForm>("model.mixer.form");
+  expect_names_read_and_written<memory::BlockAxis>("model.mixer.block_axis");
+  expect_names_read_and_written<OutputGate>("model.mixer.output_gate");
+  expect_names_read_and_written<memory::ScheduleType>("model.mixer.schedule.type");
+  expect_names_read_and_written<memory::ScheduleType>("model.param_schedule.schedule.type");
+  expect_names_read_and_written<Tokenizer>("data.tokenizer");
+  // The writer's names are the ones config.json has always held.
+  const json j = to_json(RunConfig{}, JsonForm::as_given);
+  EXPECT_EQ(j["model"]["mixer"]["form"], "auto");
+  EXPECT_EQ(j["model"]["mixer"]["rule"], "delta");
+  EXPECT_EQ(j["model"]["mixer"]["type"], "memory");
+  EXPECT_EQ(j["model"]["mixer"]["normalize"], "normalize_then_mask");
+  EXPECT_EQ(j["model"]["mixer"]["schedule"]["type"], "uniform");
+  EXPECT_EQ(j["data"]["tokenizer"], "bytes");
 }
 
 TEST(ConfigReadings, ValueRowsNeedsEToDivideTheValueWidth) {
@@ -479,7 +525,7 @@ TEST(ConfigReadings, LayerNeedsEToDivideTheLayersKeyRows) {
   j = apply_override(j, "model.mixer.E", 16);
   EXPECT_EQ(parse_run_config(j).model.mixer.E, 16);
   j = apply_override(j, "model.mixer.rule", "swla");  // its window gates by the open widths in the rule
-  EXPECT_EQ(parse_run_config(j).model.mixer.rule, "swla");
+  EXPECT_EQ(parse_run_config(j).model.mixer.rule, memory::Rule::swla);
 }
 
 TEST(ConfigReadings, TheAttentionMixerTakesNoOutputGate) {

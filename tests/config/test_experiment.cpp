@@ -15,6 +15,7 @@ namespace {
 using nlohmann::json;
 using proteus::InputError;
 using namespace proteus::config;
+namespace memory = proteus::memory;
 namespace fs = std::filesystem;
 
 json text(const char* json_text) { return json::parse(json_text); }
@@ -92,7 +93,7 @@ TEST_F(experiment, ParentFieldsAreOverriddenRecursively) {
   EXPECT_EQ(c.name, "leaf");
   EXPECT_EQ(c.seed, 7u);
   EXPECT_EQ(c.model.d_model, 64);
-  EXPECT_EQ(c.model.mixer.rule, "titans");  // from the grandparent
+  EXPECT_EQ(c.model.mixer.rule, memory::Rule::titans);  // from the grandparent
   EXPECT_EQ(c.model.mixer.E, 8);            // the parent overrides the grandparent
   EXPECT_EQ(c.model.mixer.heads, 4);        // the leaf adds its own
   EXPECT_EQ(c.train.steps, 50);
@@ -144,7 +145,7 @@ TEST(experiment_expand, Variants) {
   EXPECT_EQ(names(runs), (std::vector<std::string>{"cmp-baseline", "cmp-geo", "cmp-plain"}));
   EXPECT_EQ(runs[0].model.mixer.E, 1);
   EXPECT_EQ(runs[1].model.mixer.E, 4);
-  EXPECT_EQ(runs[1].model.mixer.schedule.type, "geometric");
+  EXPECT_EQ(runs[1].model.mixer.schedule.type, memory::ScheduleType::geometric);
   EXPECT_EQ(runs[1].train.lr, 0.001);
   EXPECT_EQ(runs[2].model.mixer.E, 4);
 }
@@ -161,7 +162,7 @@ TEST(experiment_expand, SweepIsAGridTimesTheVariants) {
   EXPECT_EQ(runs[11].name, "s-geo-E4-seed2");
   EXPECT_EQ(runs[11].model.mixer.E, 4);
   EXPECT_EQ(runs[11].seed, 2u);
-  EXPECT_EQ(runs[11].model.mixer.schedule.type, "geometric");
+  EXPECT_EQ(runs[11].model.mixer.schedule.type, memory::ScheduleType::geometric);
   // runs() leaves the grid alone.
   EXPECT_EQ(variant_runs(exp).size(), 2u);
 
@@ -395,7 +396,7 @@ TEST(experiment_type, OfRunAndTheComparePair) {
   // Read back from its file, the pair is still one.
   ASSERT_TRUE(Experiment::from_json(Experiment::compare_pair(run, 2).to_json()).compare_proteus());
   // A custom schedule fits one E: the baseline's goes back to the default.
-  run.model.mixer.schedule.type = "custom";
+  run.model.mixer.schedule.type = memory::ScheduleType::custom;
   EXPECT_EQ(Experiment::compare_pair(run).variants[0].set.back(), (std::pair<std::string, json>{"model.mixer.schedule", nullptr}));
 
   // Other variants are no compare pair; nor is an experiment without variants.

@@ -46,9 +46,9 @@ TEST(MemoryRegime, NamesTheBlockAxisUnit) {
   c.model.mixer.d_head = 64;
   c.model.mixer.E = 8;
   c.data.seq_len = 2048;
-  c.model.mixer.block_axis = "value_rows";
+  c.model.mixer.block_axis = memory::BlockAxis::value_rows;
   EXPECT_EQ(describe_regime(memory_regime(c)), "8 value dimensions per block, 32 tokens per key dimension");
-  c.model.mixer.block_axis = "layer";
+  c.model.mixer.block_axis = memory::BlockAxis::layer;
   const MemoryRegime layer = memory_regime(c);
   EXPECT_EQ(layer.key_rows_per_block, 32.0);
   EXPECT_EQ(describe_regime(layer), "32 key rows of the layer per block, 32 tokens per key dimension");
@@ -112,10 +112,10 @@ int check_presets_name_their_ratios(const std::string& folder) {
     const std::string text = comment_text(raw);
     const auto runs = Experiment::load(entry.path()).all_runs();
     // A preset without a memory mixer (Hope-Attention's softmax attention) has no ratios to name.
-    if (std::none_of(runs.begin(), runs.end(), [](const RunConfig& c) { return c.model.mixer.type == "memory"; })) continue;
+    if (std::none_of(runs.begin(), runs.end(), [](const RunConfig& c) { return c.model.mixer.type == MixerType::memory; })) continue;
     std::set<std::string> rows, tokens;  // what the gated runs of this preset really have
     for (const auto& c : runs) {
-      if (c.model.mixer.type != "memory" || c.model.mixer.E == 1) continue;
+      if (c.model.mixer.type != MixerType::memory || c.model.mixer.E == 1) continue;
       rows.insert(rows_text(c));
       tokens.insert(tokens_text(c));
       // The run's config.json says the same as the window's line (both from memory_regime).

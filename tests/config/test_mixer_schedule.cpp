@@ -34,7 +34,7 @@ TEST(MixerSchedule, MadeFromTheConfigAtTheRunsHorizon) {
   EXPECT_EQ(schedule_from_config(c).N(), 32);
   EXPECT_EQ(schedule_from_config(c.model.mixer, 100).N(), 100);
 
-  c.model.mixer.schedule.type = "custom";
+  c.model.mixer.schedule.type = memory::ScheduleType::custom;
   c.model.mixer.schedule.unlock = {1, 2, 3, 30};
   EXPECT_EQ(schedule_from_config(c).unlock(), (std::vector<int64_t>{1, 2, 3, 30}));
 }

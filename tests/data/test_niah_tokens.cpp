@@ -87,7 +87,7 @@ TEST(NiahTokens, ABpeBatchSourceDrawsNiahRowsInTokensAndWeightsTheAnswer) {
   proteus::config::DataConfig d;
   d.text.path = proteus::data::testing::write_corpus(dir, "corpus", proteus::data::testing::brown_documents(20));
   d.text.holdout = 0.2;
-  d.tokenizer = "bpe";
+  d.tokenizer = proteus::config::Tokenizer::bpe;
   d.vocab = 512;
   d.seq_len = 256;
   d.batch = 4;

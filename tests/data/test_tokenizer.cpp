@@ -121,7 +121,7 @@ TEST_F(BpeTest, TheRunFolderKeepsTheModelByItsHashAndRefusesAnAlteredOrMissingFi
   EXPECT_EQ(proteus::data::tokenizer_hash(TempDir::read(file)), bpe.hash());
 
   proteus::config::DataConfig d;
-  d.tokenizer = "bpe";
+  d.tokenizer = proteus::config::Tokenizer::bpe;
   d.vocab = 512;
   d.tokenizer_hash = bpe.hash();
   const Tokenizer loaded = Tokenizer::for_run(dir.path(), d);
@@ -137,7 +137,7 @@ TEST_F(BpeTest, TheRunFolderKeepsTheModelByItsHashAndRefusesAnAlteredOrMissingFi
   const auto missing = refusal_of([&] { Tokenizer::for_run(dir.path(), d); });
   EXPECT_EQ(missing.field(), file.string());
   EXPECT_NE(missing.reason().find("missing"), std::string::npos) << missing.reason();
-  d.tokenizer = "bytes";  // a byte run needs no file
+  d.tokenizer = proteus::config::Tokenizer::bytes;  // a byte run needs no file
   EXPECT_TRUE(Tokenizer::for_run(dir.path(), d).is_bytes());
 }
 
@@ -146,7 +146,7 @@ TEST_F(BpeTest, BatchSourceEncodesTextRowsWithTheGivenTokenizer) {
   proteus::config::DataConfig d;
   d.text.path = proteus::data::testing::write_corpus(dir, "corpus", brown_documents(10));
   d.text.holdout = 0.2;
-  d.tokenizer = "bpe";
+  d.tokenizer = proteus::config::Tokenizer::bpe;
   d.vocab = 512;
   d.seq_len = 64;
   const auto corpus = proteus::data::ByteCorpus::load(d.text.path, d.text.holdout);

@@ -20,7 +20,7 @@ TEST(TokenizerWithoutSentencePiece, BpeIsRefusedNamingTheField) {
   const std::vector<proteus::data::Document> documents(2);
   EXPECT_EQ(field_of([&] { Tokenizer::train_bpe(documents, 512); }), "data.tokenizer");
   proteus::config::DataConfig d;
-  d.tokenizer = "bpe";
+  d.tokenizer = proteus::config::Tokenizer::bpe;
   d.vocab = 512;
   d.tokenizer_hash = "0123456789abcdef";
   EXPECT_EQ(field_of([&] { Tokenizer::for_run("/nonexistent", d); }), "data.tokenizer");

@@ -31,16 +31,16 @@ namespace {
 using proteus::data::testing::TempDir;
 using proteus::test_support::refusal_of;
 
-proteus::config::RunConfig tiny_text_run(const TempDir& dir, const std::string& tokenizer) {
+using proteus::config::Tokenizer;
+
+proteus::config::RunConfig tiny_text_run(const TempDir& dir, Tokenizer tokenizer) {
   auto c = proteus::test_support::tiny_run(dir / "runs");
-  c.name = tokenizer;
+  c.name = proteus::common::choice_name(tokenizer);
   c.data.text.path = proteus::data::testing::write_corpus(dir, "corpus", proteus::data::testing::brown_documents(12));
   c.data.text.holdout = 0.2;
   c.eval.per_position.sequences = 4;
-  if (tokenizer == "bpe") {
-    c.data.tokenizer = "bpe";
-    c.data.vocab = c.model.vocab = 400;
-  }
+  c.data.tokenizer = tokenizer;
+  if (tokenizer == Tokenizer::bpe) c.data.vocab = c.model.vocab = 400;
   return c;
 }
 
@@ -79,7 +79,7 @@ ScoredCount count_scored_text(const std::string& run_dir) {
 TEST(BpeRun, KeepsItsTokenizerAndReportsEveryUnit) {
   if (!proteus::data::bpe_available()) PROTEUS_SKIP_UNLESS_REQUIRED("built without SentencePiece");
   TempDir dir;
-  const auto trained = proteus::train::train_new_run(tiny_text_run(dir, "bpe"));
+  const auto trained = proteus::train::train_new_run(tiny_text_run(dir, Tokenizer::bpe));
   ASSERT_EQ(trained.state, "finished") << trained.message;
   const auto file = std::filesystem::path(trained.run_dir) / proteus::data::kTokenizerFile;
   ASSERT_TRUE(std::filesystem::exists(file));
@@ -121,7 +121,7 @@ TEST(BpeRun, KeepsItsTokenizerAndReportsEveryUnit) {
 
 TEST(BpeRun, AByteRunCountsOneBytePerToken) {
   TempDir dir;
-  const auto trained = proteus::train::train_new_run(tiny_text_run(dir, "bytes"));
+  const auto trained = proteus::train::train_new_run(tiny_text_run(dir, Tokenizer::bytes));
   ASSERT_EQ(trained.state, "finished") << trained.message;
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(trained.run_dir) / proteus::data::kTokenizerFile));
   const auto report = proteus::engine::evaluate_saved_run(trained.run_dir);

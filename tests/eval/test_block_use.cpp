@@ -27,7 +27,7 @@ TEST(BlockUse, DefaultPositions) {
   EXPECT_EQ(eval::block_use_positions(2), (std::vector<int>{1, 2, 4}));
 }
 
-config::ModelConfig tiny(int E, const std::string& type = "memory") {
+config::ModelConfig tiny(int E, config::MixerType type = config::MixerType::memory) {
   config::ModelConfig m;
   m.vocab = 32;
   m.d_model = 16;
@@ -52,7 +52,7 @@ TEST(BlockUse, NotApplicableWithoutBlocks) {
   const auto r = eval::block_use(base, tokens(2, 16), 2, 16, {2, 8, 16});
   EXPECT_FALSE(r.applicable);
   EXPECT_NE(r.reason.find("E = 1"), std::string::npos);
-  model::Model<float> attn(tiny(1, "attention"), 8, *be, 1);
+  model::Model<float> attn(tiny(1, config::MixerType::attention), 8, *be, 1);
   EXPECT_FALSE(eval::block_use(attn, tokens(2, 16), 2, 16, {2}).applicable);
 }
 

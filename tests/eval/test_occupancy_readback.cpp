@@ -28,8 +28,8 @@ TEST(OccupancyReadback, OnlyTheNormsCrossToTheHost) {
   cfg.vocab = 17;
   cfg.d_model = 16;
   cfg.layers = 2;
-  cfg.mixer.type = "memory";
-  cfg.mixer.rule = "delta";
+  cfg.mixer.type = config::MixerType::memory;
+  cfg.mixer.rule = memory::Rule::delta;
   cfg.mixer.heads = 2;
   cfg.mixer.d_head = 8;
   cfg.mixer.E = 4;

@@ -78,7 +78,7 @@ TEST(FigureSet, TheLiveCurveUntilTheFinalEvaluation) {
 
 TEST(FigureSet, ActivationMapsForMemoryRunsWithResults) {
   auto queued = run("queued", 4, false), trained = run("trained", 4, true), attention = run("attention", 4, true);
-  attention.config->model.mixer.type = "attention";
+  attention.config->model.mixer.type = config::MixerType::attention;
   EXPECT_FALSE(queued.has_results());
   EXPECT_TRUE(trained.has_results());
   const auto names = names_of(figure_set({queued, trained, attention}));

@@ -63,7 +63,7 @@ std::vector<figures::EffectRun> diagnosis_runs(double per_word = 0) {
   for (const auto& cell : kCells)
     for (uint64_t s = 1; s <= 3; ++s) {
       auto b = cell_config(cell.baseline, 1, s), g = cell_config(cell.gated, 16, s);
-      if (cell.gated.find("normalize") != std::string::npos) g.model.mixer.normalize = "mask_then_normalize";
+      if (cell.gated.find("normalize") != std::string::npos) g.model.mixer.normalize = memory::KeyNormalize::mask_then_normalize;
       if (cell.gated.find("heads4") != std::string::npos) b.model.mixer.heads = g.model.mixer.heads = 4;
       // Each cell's arms lie at their own level (a group wrongly paired moves every mean); a seed's
       // arms share their noise (a seed wrongly paired widens every interval).

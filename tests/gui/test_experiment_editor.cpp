@@ -181,7 +181,7 @@ TEST(ExperimentEditor, SavedFilesRunTheSameRunsFromTheCommandLine) {
   for (auto mode : {gui::RunMode::single, gui::RunMode::compare, gui::RunMode::sweep_e}) {
     gui::ExperimentEditor ed;
     ed.config = test_support::tiny_run(dir / "runs");
-    ed.config.model.mixer.schedule.type = "power";
+    ed.config.model.mixer.schedule.type = memory::ScheduleType::power;
     ed.config.model.mixer.schedule.power = 3;
     ed.mode = mode;
     ed.sweep_E = {1, 4};
@@ -269,7 +269,7 @@ TEST(ExperimentEditor, DraggingACustomUnlockPointMovesTheActivationMap) {
   ed.config.data.seq_len = 64;
   ed.config.model.mixer.d_head = 8;  // D = 64
   ed.set_E(4);
-  ed.set_schedule_type("custom");
+  ed.set_schedule_type(memory::ScheduleType::custom);
   // Switching to custom starts from the schedule it replaces: uniform over N = 64, Delta = 16.
   EXPECT_EQ(ed.config.model.mixer.schedule.unlock, (std::vector<int64_t>{1, 17, 33, 49}));
   auto before = ed.activation_figure();
@@ -294,7 +294,7 @@ TEST(ExperimentEditor, ChangingEOrNKeepsACustomScheduleValid) {
   ed.config.data.seq_len = 64;
   ed.config.model.mixer.d_head = 8;
   ed.set_E(4);
-  ed.set_schedule_type("custom");
+  ed.set_schedule_type(memory::ScheduleType::custom);
   ed.drag_unlock(1, 9);
   for (int E : {8, 3, 1, 64, 100}) {
     ed.set_E(E);
@@ -332,7 +332,7 @@ TEST(ExperimentEditor, TheStatePictureFollowsTheBlockAxis) {
   ed.config.model.mixer.heads = 2;
   ed.config.model.d_model = 128;
   ed.set_E(2);
-  ed.config.model.mixer.block_axis = "layer";
+  ed.config.model.mixer.block_axis = memory::BlockAxis::layer;
   auto f = ed.state_opening_figure();
   ASSERT_TRUE(f && f->heatmap);
   const auto& h = *f->heatmap;
@@ -340,7 +340,7 @@ TEST(ExperimentEditor, TheStatePictureFollowsTheBlockAxis) {
   EXPECT_EQ(h.cols, 2 * d);
   EXPECT_EQ(h.values[0], 1.0) << "head 0 opens first";
   EXPECT_EQ(h.values[d], double(ed.schedule().unlock()[1])) << "head 1 opens with the second block";
-  ed.config.model.mixer.block_axis = "key_rows";
+  ed.config.model.mixer.block_axis = memory::BlockAxis::key_rows;
   EXPECT_EQ(ed.state_opening_figure()->heatmap->values[d], 1.0) << "key_rows opens row 0 of every head";
   ed.set_E(1);
   EXPECT_FALSE(ed.state_opening_figure()) << "one block: nothing to show";
@@ -351,7 +351,7 @@ TEST(ExperimentEditor, SwitchingTheTokenizerKeepsTheVocabulariesEqual) {
   gui::ExperimentEditor ed;
   ed.load(kExperiments / "paper/regime-comba-cpu.json");
   ASSERT_EQ(ed.problem(), "");
-  ed.set_tokenizer("bpe");
+  ed.set_tokenizer(config::Tokenizer::bpe);
   EXPECT_EQ(ed.config.data.vocab, 4096);
   EXPECT_EQ(ed.config.model.vocab, 4096);
   EXPECT_EQ(ed.problem(), "");
@@ -359,7 +359,7 @@ TEST(ExperimentEditor, SwitchingTheTokenizerKeepsTheVocabulariesEqual) {
   EXPECT_EQ(ed.config.model.vocab, 1024);
   EXPECT_EQ(ed.problem(), "");
   ed.config.data.tokenizer_hash = "0123456789abcdef";
-  ed.set_tokenizer("bytes");
+  ed.set_tokenizer(config::Tokenizer::bytes);
   EXPECT_EQ(ed.config.data.vocab, 0);
   EXPECT_EQ(ed.config.model.vocab, 256);
   EXPECT_EQ(ed.config.data.tokenizer_hash, "") << "a bytes config carries no tokenizer hash";

@@ -33,7 +33,7 @@ RunRow row(const config::RunConfig& c, double bpb = gui::kNoValue) {
   return r;
 }
 
-config::RunConfig member(const std::string& group, int E, uint64_t seed, const std::string& rule = "delta") {
+config::RunConfig member(const std::string& group, int E, uint64_t seed, memory::Rule rule = memory::Rule::delta) {
   auto c = test_support::seed_group_member(group, E, seed);
   c.model.mixer.rule = rule;
   return c;
@@ -68,9 +68,9 @@ TEST(RunsTable, NaturalOrderComparesDigitRunsAsNumbers) {
 }
 
 TEST(RunsTable, FilterTermsAreAndedOverFieldsAndTheName) {
-  const auto comba16 = row(member("comba-e16", 16, 1, "comba"));
-  const auto comba8 = row(member("comba-e8", 8, 1, "comba"));
-  const auto delta16 = row(member("delta-e16", 16, 1, "delta"));
+  const auto comba16 = row(member("comba-e16", 16, 1, memory::Rule::comba));
+  const auto comba8 = row(member("comba-e8", 8, 1, memory::Rule::comba));
+  const auto delta16 = row(member("delta-e16", 16, 1, memory::Rule::delta));
   auto f = gui::parse_run_filter("rule=comba E=16");
   ASSERT_TRUE(f.error.empty()) << f.error;
   ASSERT_EQ(f.terms.size(), 2u);
@@ -349,7 +349,7 @@ TEST(RunsTableTiming, DISABLED_RecomputeOf1000Rows) {
   std::vector<RunRow> rows;
   for (int i = 0; i < 1000; ++i) {
     const int E = std::vector<int>{1, 2, 4, 8, 16}[(i / 5) % 5];
-    auto c = member("g" + std::to_string(i / 5), E, i % 5 + 1, i % 2 ? "comba" : "delta");
+    auto c = member("g" + std::to_string(i / 5), E, i % 5 + 1, i % 2 ? memory::Rule::comba : memory::Rule::delta);
     rows.push_back(row(c, 2.0 + 0.001 * (i % 17)));
   }
   std::vector<RunRow*> mp;

@@ -15,7 +15,7 @@ using namespace proteus;
 
 // Each step against the whole run; locked elements (key rows, or value dimensions under value_rows)
 // keep their value and are not written.
-void expect_steps_agree_with_the_whole_run(const std::string& rule, const std::string& block_axis) {
+void expect_steps_agree_with_the_whole_run(memory::Rule rule, memory::BlockAxis block_axis) {
   gui::TeachingExample ex;
   ex.rule = rule;
   ex.block_axis = block_axis;
@@ -57,25 +57,24 @@ void expect_steps_agree_with_the_whole_run(const std::string& rule, const std::s
   }
 }
 
-class TeachingStepperRules : public ::testing::TestWithParam<std::string> {};
+class TeachingStepperRules : public ::testing::TestWithParam<memory::Rule> {};
 
 TEST_P(TeachingStepperRules, StepsAgreeWithTheWholeRunAndKeepLockedElements) {
-  expect_steps_agree_with_the_whole_run(GetParam(), "key_rows");
+  expect_steps_agree_with_the_whole_run(GetParam(), memory::BlockAxis::key_rows);
 }
 
 TEST_P(TeachingStepperRules, ValueRowsStepsAgreeAndKeepLockedColumns) {
-  expect_steps_agree_with_the_whole_run(GetParam(), "value_rows");
+  expect_steps_agree_with_the_whole_run(GetParam(), memory::BlockAxis::value_rows);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllRules, TeachingStepperRules,
-                         ::testing::Values("linear", "delta", "comba", "titans", "swla"));
+INSTANTIATE_TEST_SUITE_P(AllRules, TeachingStepperRules, ::testing::ValuesIn(memory::all_rules()));
 
 // Under value_rows the locked elements are whole value dimensions (columns of S): E = 4 over d_v = 4
 // opens one column a block.
 TEST(TeachingStepper, ValueRowsLocksColumns) {
   gui::TeachingExample ex;
   ex.T = 8, ex.d_k = ex.d_v = 4, ex.E = 4, ex.N = 8;
-  ex.block_axis = "value_rows";
+  ex.block_axis = memory::BlockAxis::value_rows;
   gui::TeachingStepper st;
   st.set_example(ex);
   st.go_to(1);
@@ -124,8 +123,8 @@ TEST(TeachingStepper, ABadExampleIsRefusedByFieldAndTheOldOneKept) {
 // (Delta = 2: active prefix ends 2 2 4 4 6 6); E = 4 (blocks of 1, the last [3, 6); ends 1 2 3 6
 // 6 6, ending inside a key row); the ungated memory's ends are all 6.
 TEST(TeachingStepper, RecallErrorsMatchADirectLoopForEveryVariant) {
-  for (const char* rule : {"delta", "linear"})
-    for (const char* normalize : {"normalize_then_mask", "mask_then_normalize", "capped_renormalize"})
+  for (const memory::Rule rule : {memory::Rule::delta, memory::Rule::linear})
+    for (const memory::KeyNormalize normalize : common::choice_values<memory::KeyNormalize>())
       for (const auto& [E, ends] : {std::pair{3, std::vector<int>{2, 2, 4, 4, 6, 6}},
                                     std::pair{4, std::vector<int>{1, 2, 3, 6, 6, 6}}}) {
         gui::TeachingExample ex;
@@ -135,7 +134,9 @@ TEST(TeachingStepper, RecallErrorsMatchADirectLoopForEveryVariant) {
         gui::TeachingStepper st;
         st.set_example(ex);
         test::DirectStream direct;
-        direct.rule = rule, direct.normalize = normalize, direct.d_k = 3, direct.d_v = 2;
+        // The direct loop knows no core/memory: it takes the names.
+        const std::string rule_name(memory::rule_name(rule)), normalize_name(memory::key_normalize_name(normalize));
+        direct.rule = rule_name, direct.normalize = normalize_name, direct.d_k = 3, direct.d_v = 2;
         direct.k = st.input()["k"].get<std::vector<std::vector<double>>>();
         direct.v = st.input()["v"].get<std::vector<std::vector<double>>>();
         direct.beta.assign(6, 0.9);
@@ -150,8 +151,8 @@ TEST(TeachingStepper, RecallErrorsMatchADirectLoopForEveryVariant) {
           ASSERT_EQ(s.gated.recall.size(), static_cast<size_t>(t));
           ASSERT_EQ(s.ungated.recall.size(), static_cast<size_t>(t));
           for (int i = 0; i < t; ++i) {
-            EXPECT_NEAR(s.gated.recall[i], gated[t - 1][i], 1e-12) << rule << " " << normalize << " E " << E << " t " << t << " i " << i;
-            EXPECT_NEAR(s.ungated.recall[i], ungated[t - 1][i], 1e-12) << rule << " " << normalize << " t " << t << " i " << i;
+            EXPECT_NEAR(s.gated.recall[i], gated[t - 1][i], 1e-12) << rule_name << " " << normalize_name << " E " << E << " t " << t << " i " << i;
+            EXPECT_NEAR(s.ungated.recall[i], ungated[t - 1][i], 1e-12) << rule_name << " " << normalize_name << " t " << t << " i " << i;
           }
         }
       }
@@ -176,19 +177,19 @@ TEST(TeachingStepper, TheCaptionSaysWhatTheStepShows) {
   EXPECT_EQ(s.gated.recalled(), below);
   st.go_to(5);
   EXPECT_EQ(st.caption().find("a block opened"), std::string::npos) << st.caption();
-  ex.normalize = "mask_then_normalize";
+  ex.normalize = memory::KeyNormalize::mask_then_normalize;
   st.set_example(ex);
   EXPECT_NE(st.caption().find("re-normalised over the open rows"), std::string::npos) << st.caption();
 }
 
 TEST(TeachingStepper, EveryRuleHasItsEquations) {
-  for (const char* rule : {"linear", "delta", "comba", "titans", "swla"}) {
+  for (const memory::Rule rule : memory::all_rules()) {
     const auto eq = gui::rule_equations(rule);
     ASSERT_GE(eq.size(), 2u);
     bool update = false;
     for (const auto& line : eq) update |= line.rfind("S_t = ", 0) == 0;
-    EXPECT_TRUE(update) << rule;
-    EXPECT_NE(eq[eq.size() - 3].find("o_t"), std::string::npos) << rule;
+    EXPECT_TRUE(update) << memory::rule_name(rule);
+    EXPECT_NE(eq[eq.size() - 3].find("o_t"), std::string::npos) << memory::rule_name(rule);
   }
 }
 

@@ -99,14 +99,14 @@ void expect_e1_is_ungated() {
       RandomRuleInputs<F> r(rule, T, d_k, d_v, 7, decay);
       std::vector<F> want_o, want_S;
       ungated_forward(r, want_o, want_S);
-      for (const char* type : {"uniform", "geometric", "power"}) {
+      for (ScheduleType type : {ScheduleType::uniform, ScheduleType::geometric, ScheduleType::power}) {
         ScheduleSpec spec;
         spec.type = type;
         const auto s = Schedule::make(spec, d_k * d_v, 1, 8);
         std::vector<F> o(T * d_v), S(d_k * d_v);
         gated_rule_forward<F>(rule, s, r.view(), o.data(), S.data(), nullptr);
-        EXPECT_EQ(0, std::memcmp(o.data(), want_o.data(), o.size() * sizeof(F))) << rule_name(rule) << " " << type;
-        EXPECT_EQ(0, std::memcmp(S.data(), want_S.data(), S.size() * sizeof(F))) << rule_name(rule) << " " << type;
+        EXPECT_EQ(0, std::memcmp(o.data(), want_o.data(), o.size() * sizeof(F))) << rule_name(rule) << " " << schedule_type_name(type);
+        EXPECT_EQ(0, std::memcmp(S.data(), want_S.data(), S.size() * sizeof(F))) << rule_name(rule) << " " << schedule_type_name(type);
       }
     }
 }

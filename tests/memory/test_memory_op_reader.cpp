@@ -137,7 +137,7 @@ TEST(MemoryOpReader, DefaultsAndEcho) {
   const auto request = parse_memory_op(in);
   EXPECT_EQ(request.E, 1);
   EXPECT_EQ(request.N, 3);
-  EXPECT_EQ(request.schedule.type, "uniform");
+  EXPECT_EQ(request.schedule.type, proteus::memory::ScheduleType::uniform);
   EXPECT_EQ(request.T, 3);
   EXPECT_EQ(request.d_k, 4);
   EXPECT_EQ(request.d_v, 4);

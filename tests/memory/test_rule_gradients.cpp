@@ -18,15 +18,15 @@ using proteus::memory::testing::RandomRuleInputs;
 struct Case {
   Rule rule;
   int64_t E;
-  std::string schedule;
+  ScheduleType schedule;
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-  *os << rule_name(c.rule) << " E=" << c.E << " " << c.schedule;
+  *os << rule_name(c.rule) << " E=" << c.E << " " << schedule_type_name(c.schedule);
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  return std::string(rule_name(info.param.rule)) + "_E" + std::to_string(info.param.E) + "_" + info.param.schedule;
+  return std::string(rule_name(info.param.rule)) + "_E" + std::to_string(info.param.E) + "_" + std::string(schedule_type_name(info.param.schedule));
 }
 
 class RuleGradient : public ::testing::TestWithParam<Case> {};
@@ -100,7 +100,7 @@ TEST_P(RuleGradient, MatchesCentralFiniteDifferences) {
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (Rule rule : all_rules())
-    for (int64_t E : {1, 3, 5, 12}) cases.push_back({rule, E, E == 5 ? "geometric" : "uniform"});
+    for (int64_t E : {1, 3, 5, 12}) cases.push_back({rule, E, E == 5 ? ScheduleType::geometric : ScheduleType::uniform});
   return cases;
 }
 

@@ -12,6 +12,7 @@ namespace {
 using proteus::InputError;
 using proteus::memory::Schedule;
 using proteus::memory::ScheduleSpec;
+using proteus::memory::ScheduleType;
 
 // math.md section 2's uniform formula, written out independently of the unlock-list implementation.
 int64_t uniform_k(int64_t t, int64_t E, int64_t N) {
@@ -51,12 +52,12 @@ TEST(Schedule, HorizonShorterThanE) {
 }
 
 TEST(Schedule, PastTheHorizonEverythingIsActive) {
-  for (const char* type : {"uniform", "geometric", "power"}) {
+  for (ScheduleType type : {ScheduleType::uniform, ScheduleType::geometric, ScheduleType::power}) {
     ScheduleSpec spec;
     spec.type = type;
     spec.power = 3.0;
     const auto s = Schedule::make(spec, 100, 10, 50);
-    for (int64_t t = 51; t < 200; t += 7) EXPECT_EQ(s.active_elements(t), 100) << type;
+    for (int64_t t = 51; t < 200; t += 7) EXPECT_EQ(s.active_elements(t), 100) << proteus::memory::schedule_type_name(type);
   }
   const auto late = Schedule::custom(10, 2, 20, {1, 1000});  // an unlock past N never waits
   EXPECT_EQ(late.active_blocks(20), 1);
@@ -105,7 +106,7 @@ TEST(Schedule, PowerOneIsUniformAndLargerPowersWaitLonger) {
 }
 
 TEST(Schedule, NamedSchedulesAreMonotoneAndStartAtOne) {
-  for (const char* type : {"uniform", "geometric", "power"})
+  for (ScheduleType type : {ScheduleType::uniform, ScheduleType::geometric, ScheduleType::power})
     for (int64_t E : {1, 2, 5, 16, 64})
       for (int64_t N : {1, 3, 64, 1000}) {
         ScheduleSpec spec;
@@ -136,7 +137,7 @@ TEST(Schedule, RefusesBadInput) {
   EXPECT_EQ(field_of([] { Schedule::uniform(16, 17, 16); }), "E");
   EXPECT_EQ(field_of([] { Schedule::uniform(16, 4, 0); }), "N");
   ScheduleSpec bad;
-  bad.type = "cosine";
+  bad.type = static_cast<ScheduleType>(99);  // a value outside the enum's table (names are the readers' to refuse)
   EXPECT_EQ(field_of([&] { Schedule::make(bad, 16, 4, 16); }), "type");
   try {
     Schedule::custom(16, 4, 16, {1, 9, 5, 13});

@@ -29,7 +29,7 @@ config::ModelConfig small_config() {
   m.layers = 2;
   m.d_hidden = 24;
   m.init_std = 0.2;
-  m.mixer.rule = "delta";
+  m.mixer.rule = memory::Rule::delta;
   m.mixer.heads = 2;
   m.mixer.d_head = 4;
   return m;
@@ -82,7 +82,7 @@ TEST(OutputGate, NoneIsTheMixerWithoutAGate) {
   cfg.mixer.E = 2;
   auto be = backend::make_cpu_backend<float>(1);
   model::Model<float> none(cfg, 6, *be, 9);
-  cfg.mixer.output_gate = "sigmoid";
+  cfg.mixer.output_gate = config::OutputGate::sigmoid;
   model::Model<float> half(cfg, 6, *be, 9);
   ASSERT_EQ(half.table().entries().size(), none.table().entries().size() + 2) << "one W_g per layer";
   Named a{std::vector<float>(none.num_params()), &none.table()};
@@ -124,20 +124,20 @@ TEST(OutputGate, AGateAddsOneWeightPerLayerAndChangesTheModel) {
   cfg.mixer.E = 2;
   const Result none = run(cfg, 6);
   for (const auto& name : none.names) EXPECT_EQ(name.find("g_proj"), std::string::npos) << name;
-  cfg.mixer.output_gate = "swish";
+  cfg.mixer.output_gate = config::OutputGate::swish;
   const Result gated = run(cfg, 6);
   EXPECT_EQ(gated.names.size(), none.names.size() + 2) << "one W_g per layer";
   EXPECT_NE(gated.loss, none.loss);
 }
 
 TEST(OutputGate, EOneIgnoresScheduleAndBlockAxisUnderEachGate) {
-  for (const std::string gate : config::output_gate_names()) {
+  for (const config::OutputGate gate : common::choice_values<config::OutputGate>()) {
     auto cfg = small_config();
     cfg.mixer.output_gate = gate;
     const Result ungated = run(cfg, 6);
-    cfg.mixer.schedule.type = "geometric";
-    cfg.mixer.block_axis = "value_rows";
-    EXPECT_TRUE(same_bits(ungated, run(cfg, 3))) << gate;
+    cfg.mixer.schedule.type = memory::ScheduleType::geometric;
+    cfg.mixer.block_axis = memory::BlockAxis::value_rows;
+    EXPECT_TRUE(same_bits(ungated, run(cfg, 3))) << common::choice_name(gate);
   }
 }
 
@@ -145,7 +145,7 @@ TEST(ValueRows, DiffersFromKeyRowsOnceGated) {
   auto cfg = small_config();
   cfg.mixer.E = 4;
   const Result keys = run(cfg, 8);
-  cfg.mixer.block_axis = "value_rows";
+  cfg.mixer.block_axis = memory::BlockAxis::value_rows;
   EXPECT_NE(keys.loss, run(cfg, 8).loss);
 }
 
@@ -450,7 +450,7 @@ namespace {
 // model run at 7, then 12, then 7 positions gives each length's loss and gradients of a model that
 // only ever saw that length (a table kept from the wrong T would gate the wrong positions).
 TEST(OpenWidths, OneModelAtTwoLengthsEqualsAFreshModelAtEach) {
-  for (const std::string axis : {"value_rows", "layer"}) {
+  for (const auto axis : {memory::BlockAxis::value_rows, memory::BlockAxis::layer}) {
     auto cfg = small_config();
     cfg.mixer.E = 4;
     cfg.mixer.block_axis = axis;
@@ -471,7 +471,7 @@ TEST(OpenWidths, OneModelAtTwoLengthsEqualsAFreshModelAtEach) {
     for (int T : {7, 12, 7}) {
       model::Model<float> fresh(cfg, 8, *be, 9);
       const Result a = pass(reused, T), b = pass(fresh, T);
-      EXPECT_TRUE(same_bits(a, b)) << axis << " at T = " << T;
+      EXPECT_TRUE(same_bits(a, b)) << memory::block_axis_name(axis) << " at T = " << T;
     }
   }
 }

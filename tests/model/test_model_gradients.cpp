@@ -17,7 +17,12 @@ namespace {
 
 using namespace proteus;
 
-config::ModelConfig tiny_config(const std::string& type, const std::string& rule) {
+using config::MixerType;
+using config::OutputGate;
+using memory::BlockAxis;
+using memory::Rule;
+
+config::ModelConfig tiny_config(MixerType type, Rule rule) {
   config::ModelConfig m;
   m.vocab = 13;
   m.d_model = 8;
@@ -88,7 +93,16 @@ void expect_gradients_match_finite_differences(const config::ModelConfig& cfg,
   }
 }
 
-class ModelGradient : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+// A mixer to test: its type, and the rule when it is a memory mixer ("memory_delta", "attention_").
+using Mixer = std::pair<MixerType, Rule>;
+constexpr Mixer kAttention{MixerType::attention, Rule::delta};
+constexpr Mixer memory_mixer(Rule rule) { return {MixerType::memory, rule}; }
+std::string mixer_name(const Mixer& m) {
+  return std::string(common::choice_name(m.first)) + "_" +
+         (m.first == MixerType::attention ? "" : std::string(memory::rule_name(m.second)));
+}
+
+class ModelGradient : public ::testing::TestWithParam<Mixer> {};
 
 TEST_P(ModelGradient, MatchesCentralFiniteDifferences) {
   const auto [type, rule] = GetParam();
@@ -96,61 +110,74 @@ TEST_P(ModelGradient, MatchesCentralFiniteDifferences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Mixers, ModelGradient,
-                         ::testing::Values(std::pair{"memory", "linear"}, std::pair{"memory", "delta"},
-                                           std::pair{"memory", "comba"}, std::pair{"memory", "titans"},
-                                           std::pair{"memory", "swla"}, std::pair{"attention", ""}),
-                         [](const auto& info) { return info.param.first + "_" + info.param.second; });
+                         ::testing::Values(memory_mixer(Rule::linear), memory_mixer(Rule::delta),
+                                           memory_mixer(Rule::comba), memory_mixer(Rule::titans),
+                                           memory_mixer(Rule::swla), kAttention),
+                         [](const auto& info) { return mixer_name(info.param); });
 
 // The readings of math.md section 8: the output gate (W_g gets its gradient too) and value_rows
 // (E = 3 divides d_head = 3: one value dimension per block) and layer (2 key rows per block over
 // 2 heads of 3), on rules of each family.
-class ReadingGradient : public ::testing::TestWithParam<std::tuple<std::string, std::string, std::string>> {};
+class ReadingGradient : public ::testing::TestWithParam<std::tuple<Rule, BlockAxis, OutputGate>> {};
 
 TEST_P(ReadingGradient, MatchesCentralFiniteDifferences) {
   const auto [rule, axis, gate] = GetParam();
-  auto cfg = tiny_config("memory", rule);
+  auto cfg = tiny_config(MixerType::memory, rule);
   cfg.mixer.block_axis = axis;
   cfg.mixer.output_gate = gate;
   expect_gradients_match_finite_differences(cfg);
 }
 
 INSTANTIATE_TEST_SUITE_P(Readings, ReadingGradient,
-                         ::testing::Values(std::tuple{"delta", "key_rows", "swish"}, std::tuple{"delta", "key_rows", "sigmoid"},
-                                           std::tuple{"swla", "key_rows", "sigmoid"}, std::tuple{"delta", "value_rows", "none"},
-                                           std::tuple{"comba", "value_rows", "swish"}, std::tuple{"titans", "value_rows", "none"},
-                                           std::tuple{"linear", "value_rows", "sigmoid"}, std::tuple{"delta", "layer", "none"},
-                                           std::tuple{"comba", "layer", "swish"}, std::tuple{"titans", "layer", "none"},
-                                           std::tuple{"swla", "value_rows", "none"}, std::tuple{"swla", "layer", "sigmoid"}),
+                         ::testing::Values(std::tuple{Rule::delta, BlockAxis::key_rows, OutputGate::swish},
+                                           std::tuple{Rule::delta, BlockAxis::key_rows, OutputGate::sigmoid},
+                                           std::tuple{Rule::swla, BlockAxis::key_rows, OutputGate::sigmoid},
+                                           std::tuple{Rule::delta, BlockAxis::value_rows, OutputGate::none},
+                                           std::tuple{Rule::comba, BlockAxis::value_rows, OutputGate::swish},
+                                           std::tuple{Rule::titans, BlockAxis::value_rows, OutputGate::none},
+                                           std::tuple{Rule::linear, BlockAxis::value_rows, OutputGate::sigmoid},
+                                           std::tuple{Rule::delta, BlockAxis::layer, OutputGate::none},
+                                           std::tuple{Rule::comba, BlockAxis::layer, OutputGate::swish},
+                                           std::tuple{Rule::titans, BlockAxis::layer, OutputGate::none},
+                                           std::tuple{Rule::swla, BlockAxis::value_rows, OutputGate::none},
+                                           std::tuple{Rule::swla, BlockAxis::layer, OutputGate::sigmoid}),
                          [](const auto& info) {
-                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" + std::get<2>(info.param);
+                           return std::string(memory::rule_name(std::get<0>(info.param))) + "_" +
+                                  std::string(memory::block_axis_name(std::get<1>(info.param))) + "_" +
+                                  std::string(common::choice_name(std::get<2>(info.param)));
                          });
 
 // The same readings on a backend without the open-widths table (as CUDA): the mixer masks the rule's
 // inputs and outputs around the ungated rule, and its backward is checked the same way.
-class MaskedReadingGradient : public ::testing::TestWithParam<std::tuple<std::string, std::string, std::string>> {};
+class MaskedReadingGradient : public ::testing::TestWithParam<std::tuple<Rule, BlockAxis, OutputGate>> {};
 
 TEST_P(MaskedReadingGradient, MatchesCentralFiniteDifferences) {
   const auto [rule, axis, gate] = GetParam();
-  auto cfg = tiny_config("memory", rule);
+  auto cfg = tiny_config(MixerType::memory, rule);
   cfg.mixer.block_axis = axis;
   cfg.mixer.output_gate = gate;
   expect_gradients_match_finite_differences(cfg, std::make_unique<test_support::MaskingCpuBackend<double>>(1));
 }
 
 INSTANTIATE_TEST_SUITE_P(Readings, MaskedReadingGradient,
-                         ::testing::Values(std::tuple{"delta", "value_rows", "none"}, std::tuple{"comba", "value_rows", "swish"},
-                                           std::tuple{"titans", "value_rows", "none"}, std::tuple{"linear", "value_rows", "sigmoid"},
-                                           std::tuple{"delta", "layer", "none"}, std::tuple{"comba", "layer", "swish"},
-                                           std::tuple{"titans", "layer", "none"}),
+                         ::testing::Values(std::tuple{Rule::delta, BlockAxis::value_rows, OutputGate::none},
+                                           std::tuple{Rule::comba, BlockAxis::value_rows, OutputGate::swish},
+                                           std::tuple{Rule::titans, BlockAxis::value_rows, OutputGate::none},
+                                           std::tuple{Rule::linear, BlockAxis::value_rows, OutputGate::sigmoid},
+                                           std::tuple{Rule::delta, BlockAxis::layer, OutputGate::none},
+                                           std::tuple{Rule::comba, BlockAxis::layer, OutputGate::swish},
+                                           std::tuple{Rule::titans, BlockAxis::layer, OutputGate::none}),
                          [](const auto& info) {
-                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" + std::get<2>(info.param);
+                           return std::string(memory::rule_name(std::get<0>(info.param))) + "_" +
+                                  std::string(memory::block_axis_name(std::get<1>(info.param))) + "_" +
+                                  std::string(common::choice_name(std::get<2>(info.param)));
                          });
 
 // Masking around the ungated rule and gating by the table are one model: loss and gradients of the
 // two backends agree to float64 rounding, and the masking backend does take the masked path.
 TEST(MaskedReading, EqualsTheGatedRuleOnTheSameWeights) {
-  for (const std::string axis : {"value_rows", "layer"}) {
-    auto cfg = tiny_config("memory", "delta");
+  for (const auto axis : {BlockAxis::value_rows, BlockAxis::layer}) {
+    auto cfg = tiny_config(MixerType::memory, Rule::delta);
     cfg.mixer.block_axis = axis;
     auto gating = backend::make_cpu_backend<double>(1);
     test_support::MaskingCpuBackend<double> masking(1);
@@ -160,7 +187,8 @@ TEST(MaskedReading, EqualsTheGatedRuleOnTheSameWeights) {
     Batch batch(cfg.vocab);
     const double la = a.forward(batch.tokens.data(), batch.targets.data(), batch.weights.data(), batch.B, batch.T);
     const double lb = b.forward(batch.tokens.data(), batch.targets.data(), batch.weights.data(), batch.B, batch.T);
-    EXPECT_NEAR(la, lb, 1e-13 * la) << axis;
+    const std::string_view name = memory::block_axis_name(axis);
+    EXPECT_NEAR(la, lb, 1e-13 * la) << name;
     a.backward();
     b.backward();
     std::vector<double> ga(a.num_params()), gb(b.num_params());
@@ -168,14 +196,14 @@ TEST(MaskedReading, EqualsTheGatedRuleOnTheSameWeights) {
     masking.download(gb.data(), b.grads(), gb.size());
     double worst = 0, scale = 0;
     for (size_t i = 0; i < ga.size(); ++i) worst = std::max(worst, std::fabs(ga[i] - gb[i])), scale = std::max(scale, std::fabs(ga[i]));
-    EXPECT_LT(worst, 1e-12 * scale) << axis;
+    EXPECT_LT(worst, 1e-12 * scale) << name;
   }
 }
 
 // The MLP chain of Hope-Attention (model.mlp.chain): three SwiGLU blocks, each a residual step with
 // its own norm gain, behind the attention mixer (the Hope-Attention arm) and behind a memory mixer.
 // The update periods do not touch the forward, so the gradient is the chain's whole backward.
-class ChainGradient : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+class ChainGradient : public ::testing::TestWithParam<Mixer> {};
 
 TEST_P(ChainGradient, MatchesCentralFiniteDifferences) {
   const auto [type, rule] = GetParam();
@@ -185,12 +213,12 @@ TEST_P(ChainGradient, MatchesCentralFiniteDifferences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Chains, ChainGradient,
-                         ::testing::Values(std::pair{"attention", ""}, std::pair{"memory", "comba"}),
-                         [](const auto& info) { return info.param.first + "_" + info.param.second; });
+                         ::testing::Values(kAttention, memory_mixer(Rule::comba)),
+                         [](const auto& info) { return mixer_name(info.param); });
 
 TEST(Model, SameSeedSameBits) {
   auto be = backend::make_cpu_backend<float>(0);
-  auto cfg = tiny_config("memory", "delta");
+  auto cfg = tiny_config(MixerType::memory, Rule::delta);
   cfg.d_model = 32;
   cfg.mixer.d_head = 8;
   cfg.mixer.E = 4;
@@ -216,11 +244,11 @@ TEST(Model, SameSeedSameBits) {
 TEST(Model, EOneMemoryModelIgnoresTheSchedule) {
   // With E = 1 the schedule type and horizon cannot change a single bit of the loss.
   auto be = backend::make_cpu_backend<float>(1);
-  auto cfg = tiny_config("memory", "delta");
+  auto cfg = tiny_config(MixerType::memory, Rule::delta);
   cfg.mixer.E = 1;
   Batch batch(cfg.vocab);
   model::Model<float> a(cfg, 5, *be, 3);
-  cfg.mixer.schedule.type = "geometric";
+  cfg.mixer.schedule.type = memory::ScheduleType::geometric;
   model::Model<float> b(cfg, 2, *be, 3);
   const double la = a.forward(batch.tokens.data(), batch.targets.data(), nullptr, batch.B, batch.T);
   const double lb = b.forward(batch.tokens.data(), batch.targets.data(), nullptr, batch.B, batch.T);
@@ -229,7 +257,7 @@ TEST(Model, EOneMemoryModelIgnoresTheSchedule) {
 
 TEST(Model, ParameterScheduleMaskCoversTheLockedHiddenUnits) {
   auto be = backend::make_cpu_backend<double>(1);
-  const auto cfg = tiny_config("memory", "delta");
+  const auto cfg = tiny_config(MixerType::memory, Rule::delta);
   model::Model<double> m(cfg, 5, *be, 1);
   const auto mask = m.mlp_update_mask(4);
   size_t zeros = 0;

@@ -16,7 +16,7 @@ using namespace proteus;
 using backend::testing::Fault;
 using backend::testing::FaultyBackend;
 
-config::ModelConfig tiny(const std::string& type, int d_head) {
+config::ModelConfig tiny(config::MixerType type, int d_head) {
   config::ModelConfig m;
   m.vocab = 11;
   m.d_model = 8;
@@ -41,19 +41,19 @@ std::string forward_error(const config::ModelConfig& cfg, backend::Backend<float
 
 TEST(ModelOpSupport, RefusesAMemoryRuleTheBackendCannotRun) {
   FaultyBackend be(Fault::narrow_rules, "narrow");
-  const std::string e = forward_error(tiny("memory", 8), be);
+  const std::string e = forward_error(tiny(config::MixerType::memory, 8), be);
   EXPECT_NE(e.find("the narrow backend cannot run memory_rule"), std::string::npos) << e;
   EXPECT_NE(e.find("value width 8 > 4"), std::string::npos) << e;
   EXPECT_NE(e.find("choose device cpu"), std::string::npos) << e;
-  EXPECT_EQ(forward_error(tiny("memory", 4), be), "") << "d_v = 4 is within the limit";
+  EXPECT_EQ(forward_error(tiny(config::MixerType::memory, 4), be), "") << "d_v = 4 is within the limit";
 }
 
 TEST(ModelOpSupport, RefusesAttentionTheBackendCannotRun) {
   FaultyBackend be(Fault::no_attention, "no-attn");
-  const std::string e = forward_error(tiny("attention", 4), be);
+  const std::string e = forward_error(tiny(config::MixerType::attention, 4), be);
   EXPECT_NE(e.find("the no-attn backend cannot run attention"), std::string::npos) << e;
   FaultyBackend plain(Fault::none);
-  EXPECT_EQ(forward_error(tiny("attention", 4), plain), "");
+  EXPECT_EQ(forward_error(tiny(config::MixerType::attention, 4), plain), "");
 }
 
 }  // namespace

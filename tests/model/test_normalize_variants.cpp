@@ -16,7 +16,10 @@ namespace {
 
 using namespace proteus;
 
-config::ModelConfig tiny(const std::string& rule, const std::string& normalize, int E) {
+using memory::KeyNormalize;
+using memory::Rule;
+
+config::ModelConfig tiny(Rule rule, KeyNormalize normalize, int E) {
   config::ModelConfig m;
   m.vocab = 11;
   m.d_model = 8;
@@ -44,7 +47,7 @@ struct Batch {
   }
 };
 
-using Param = std::tuple<std::string, std::string, int>;  // rule, normalize, E
+using Param = std::tuple<Rule, KeyNormalize, int>;  // rule, normalize, E
 class NormalizeGradient : public ::testing::TestWithParam<Param> {};
 
 TEST_P(NormalizeGradient, MatchesCentralFiniteDifferences) {
@@ -83,10 +86,12 @@ TEST_P(NormalizeGradient, MatchesCentralFiniteDifferences) {
 
 INSTANTIATE_TEST_SUITE_P(
     Variants, NormalizeGradient,
-    ::testing::Combine(::testing::Values("linear", "delta", "comba", "titans", "swla"),
-                       ::testing::Values("mask_then_normalize", "capped_renormalize"), ::testing::Values(2, 3)),
+    ::testing::Combine(::testing::ValuesIn(memory::all_rules()),
+                       ::testing::Values(KeyNormalize::mask_then_normalize, KeyNormalize::capped_renormalize),
+                       ::testing::Values(2, 3)),
     [](const auto& info) {
-      return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_E" + std::to_string(std::get<2>(info.param));
+      return std::string(memory::rule_name(std::get<0>(info.param))) + "_" +
+             std::string(memory::key_normalize_name(std::get<1>(info.param))) + "_E" + std::to_string(std::get<2>(info.param));
     });
 
 std::pair<double, std::vector<float>> loss_and_grads(const config::ModelConfig& cfg, backend::Backend<float>& be) {
@@ -101,23 +106,24 @@ std::pair<double, std::vector<float>> loss_and_grads(const config::ModelConfig& 
 
 TEST(NormalizeVariants, EOneIsTheUngatedModelBitForBit) {
   auto be = backend::make_cpu_backend<float>(1);
-  for (const char* rule : {"delta", "comba", "titans"}) {
-    const auto base = loss_and_grads(tiny(rule, "normalize_then_mask", 1), *be);
-    for (const char* variant : {"mask_then_normalize", "capped_renormalize"}) {
+  for (Rule rule : {Rule::delta, Rule::comba, Rule::titans}) {
+    const auto base = loss_and_grads(tiny(rule, KeyNormalize::normalize_then_mask, 1), *be);
+    for (KeyNormalize variant : {KeyNormalize::mask_then_normalize, KeyNormalize::capped_renormalize}) {
       const auto other = loss_and_grads(tiny(rule, variant, 1), *be);
-      EXPECT_EQ(other.first, base.first) << rule << " " << variant;
+      const std::string what = std::string(memory::rule_name(rule)) + " " + std::string(memory::key_normalize_name(variant));
+      EXPECT_EQ(other.first, base.first) << what;
       ASSERT_EQ(other.second.size(), base.second.size());
       EXPECT_EQ(0, std::memcmp(other.second.data(), base.second.data(), base.second.size() * sizeof(float)))
-          << rule << " " << variant << ": gradients differ";
+          << what << ": gradients differ";
     }
   }
 }
 
 TEST(NormalizeVariants, TheyDifferWhileBlocksAreLocked) {
   auto be = backend::make_cpu_backend<float>(1);
-  const double a = loss_and_grads(tiny("delta", "normalize_then_mask", 3), *be).first;
-  const double b = loss_and_grads(tiny("delta", "mask_then_normalize", 3), *be).first;
-  const double c = loss_and_grads(tiny("delta", "capped_renormalize", 3), *be).first;
+  const double a = loss_and_grads(tiny(Rule::delta, KeyNormalize::normalize_then_mask, 3), *be).first;
+  const double b = loss_and_grads(tiny(Rule::delta, KeyNormalize::mask_then_normalize, 3), *be).first;
+  const double c = loss_and_grads(tiny(Rule::delta, KeyNormalize::capped_renormalize, 3), *be).first;
   EXPECT_NE(a, b);
   EXPECT_NE(a, c);
   EXPECT_NE(b, c);

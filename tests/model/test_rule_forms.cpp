@@ -17,8 +17,11 @@ namespace {
 
 using namespace proteus;
 
-config::ModelConfig tiny(const std::string& rule, const std::string& normalize, int d_head, int E, bool decay,
-                         const std::string& form) {
+using memory::KeyNormalize;
+using memory::Rule;
+using memory::RuleForm;
+
+config::ModelConfig tiny(Rule rule, KeyNormalize normalize, int d_head, int E, bool decay, RuleForm form) {
   config::ModelConfig m;
   m.vocab = 11;
   m.d_model = 8;
@@ -64,15 +67,15 @@ LossAndGrads loss_and_grads(const config::ModelConfig& cfg, const Batch& batch) 
   return r;
 }
 
-using Param = std::tuple<std::string, std::string, int, bool>;  // rule, normalize, E, decay
+using Param = std::tuple<Rule, KeyNormalize, int, bool>;  // rule, normalize, E, decay
 class RuleForms : public ::testing::TestWithParam<Param> {};
 
 TEST_P(RuleForms, ChunkedAndRecurrentGiveTheSameLossAndGradients) {
   const auto [rule, normalize, E, decay] = GetParam();
   const int d_head = 4;  // D = 16: E = 1, 2, 4 are row-aligned, E = 16 is one element per block
   const Batch batch(11);
-  const auto rec = loss_and_grads(tiny(rule, normalize, d_head, E, decay, "recurrent"), batch);
-  const auto aut = loss_and_grads(tiny(rule, normalize, d_head, E, decay, "auto"), batch);
+  const auto rec = loss_and_grads(tiny(rule, normalize, d_head, E, decay, RuleForm::recurrent), batch);
+  const auto aut = loss_and_grads(tiny(rule, normalize, d_head, E, decay, RuleForm::automatic), batch);
   EXPECT_NEAR(aut.loss, rec.loss, 1e-12 * std::fabs(rec.loss));
   double diff = 0, scale = 0;
   for (size_t i = 0; i < rec.grads.size(); ++i) {
@@ -85,22 +88,23 @@ TEST_P(RuleForms, ChunkedAndRecurrentGiveTheSameLossAndGradients) {
 
 std::vector<Param> all_params() {
   std::vector<Param> ps;
-  for (const char* rule : {"linear", "delta", "comba", "titans", "swla"})
-    for (const auto& normalize : memory::key_normalize_names())
+  for (Rule rule : memory::all_rules())
+    for (KeyNormalize normalize : common::choice_values<KeyNormalize>())
       for (int E : {1, 2, 16})
         for (bool decay : {true, false}) ps.emplace_back(rule, normalize, E, decay);
   return ps;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRules, RuleForms, ::testing::ValuesIn(all_params()), [](const auto& info) {
-  return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_E" + std::to_string(std::get<2>(info.param)) +
+  return std::string(memory::rule_name(std::get<0>(info.param))) + "_" +
+         std::string(memory::key_normalize_name(std::get<1>(info.param))) + "_E" + std::to_string(std::get<2>(info.param)) +
          (std::get<3>(info.param) ? "_decay" : "_nodecay");
 });
 
 TEST(RuleForms, ChunkedIsRefusedWhereItDoesNotApply) {
   auto be = backend::make_cpu_backend<double>(1);
   const Batch batch(11);
-  model::Model<double> m(tiny("titans", "normalize_then_mask", 4, 2, true, "chunked"), 29, *be, 1);
+  model::Model<double> m(tiny(Rule::titans, KeyNormalize::normalize_then_mask, 4, 2, true, RuleForm::chunked), 29, *be, 1);
   try {
     m.forward(batch.tokens.data(), batch.targets.data(), nullptr, batch.B, batch.T);
     FAIL() << "a chunked titans must be refused";
@@ -110,8 +114,8 @@ TEST(RuleForms, ChunkedIsRefusedWhereItDoesNotApply) {
 }
 
 TEST(RuleForms, SameSeedSameBitsInEachForm) {
-  for (const char* form : {"recurrent", "chunked"}) {
-    auto cfg = tiny("delta", "normalize_then_mask", 16, 16, true, form);
+  for (RuleForm form : {RuleForm::recurrent, RuleForm::chunked}) {
+    auto cfg = tiny(Rule::delta, KeyNormalize::normalize_then_mask, 16, 16, true, form);
     cfg.d_model = 32;
     const Batch batch(cfg.vocab);
     std::vector<std::vector<float>> runs;
@@ -124,7 +128,7 @@ TEST(RuleForms, SameSeedSameBitsInEachForm) {
       be->download(g.data(), m.grads(), g.size());
       runs.push_back(g);
     }
-    EXPECT_EQ(0, std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(float))) << form;
+    EXPECT_EQ(0, std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(float))) << memory::rule_form_name(form);
   }
 }
 

@@ -103,6 +103,12 @@ std::vector<Case> cases() {
   return c;
 }
 
+// A case's choice by its name, as a config file names it (a misspelt name throws).
+template <class E>
+E named(const std::string& name) {
+  return common::choice_from_name<E>(name).value();
+}
+
 // A tiny run trained a few steps at a high learning rate, so that every parameter (norm gains,
 // comba's d, the decay's A_log and dt_bias) has moved well away from its initial value.
 config::RunConfig case_config(const Case& k, const fs::path& runs_dir) {
@@ -110,17 +116,17 @@ config::RunConfig case_config(const Case& k, const fs::path& runs_dir) {
   cfg.name = k.name;
   cfg.threads = 1;
   cfg.model.layers = 2;
-  cfg.model.mixer.type = k.type;
-  cfg.model.mixer.rule = k.rule;
+  cfg.model.mixer.type = named<config::MixerType>(k.type);
+  cfg.model.mixer.rule = named<memory::Rule>(k.rule);
   cfg.model.mixer.heads = 2;
   cfg.model.mixer.d_head = 8;
   cfg.model.mixer.E = k.E;
   cfg.model.mixer.decay = k.decay;
   cfg.model.mixer.conv = k.conv;
-  cfg.model.mixer.schedule.type = k.schedule;
-  cfg.model.mixer.normalize = k.normalize;
-  cfg.model.mixer.block_axis = k.block_axis;
-  cfg.model.mixer.output_gate = k.output_gate;
+  cfg.model.mixer.schedule.type = named<memory::ScheduleType>(k.schedule);
+  cfg.model.mixer.normalize = named<memory::KeyNormalize>(k.normalize);
+  cfg.model.mixer.block_axis = named<memory::BlockAxis>(k.block_axis);
+  cfg.model.mixer.output_gate = named<config::OutputGate>(k.output_gate);
   cfg.model.mlp.chain.clear();
   for (int every : k.chain) cfg.model.mlp.chain.push_back({every});
   cfg.model.mixer.window = k.name.ends_with("window3") ? 3 : 2;

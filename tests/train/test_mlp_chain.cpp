@@ -29,7 +29,7 @@ config::RunConfig chain_config() {
   c.model.d_model = 8;
   c.model.layers = 2;
   c.model.d_hidden = 8;
-  c.model.mixer.type = "attention";  // the Hope-Attention arm
+  c.model.mixer.type = config::MixerType::attention;  // the Hope-Attention arm
   c.model.mixer.heads = 2;
   c.model.mixer.d_head = 4;
   c.model.mlp.chain = {{1}, {3}};

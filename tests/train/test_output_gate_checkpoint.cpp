@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 TEST(OutputGateCheckpoint, WgRoundTripsBitForBit) {
   config::ModelConfig cfg;
   cfg.vocab = 17, cfg.d_model = 16, cfg.layers = 1, cfg.d_hidden = 24;
-  cfg.mixer.heads = 2, cfg.mixer.d_head = 4, cfg.mixer.output_gate = "sigmoid";
+  cfg.mixer.heads = 2, cfg.mixer.d_head = 4, cfg.mixer.output_gate = config::OutputGate::sigmoid;
   auto be = backend::make_cpu_backend<float>(1);
   model::Model<float> saved(cfg, 8, *be, 3);
   const fs::path path = fs::temp_directory_path() / ("proteus-gate-" + std::to_string(::getpid()) + ".safetensors");

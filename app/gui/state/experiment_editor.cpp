@@ -137,7 +137,8 @@ config::Experiment ExperimentEditor::to_experiment() const {
       if (sweep_baseline && config.model.mixer.E > 1 && !grid.contains(kE)) grid[kE] = {1, config.model.mixer.E};
     }
     e.sweep = std::move(grid);
-    if (config.model.mixer.schedule.type == "custom") e.base["model"]["mixer"]["schedule"] = {{"type", "uniform"}};  // as runs() does
+    if (config.model.mixer.schedule.type == memory::ScheduleType::custom)  // as runs() does
+      e.base["model"]["mixer"]["schedule"] = {{"type", memory::ScheduleType::uniform}};
   }
   return e;
 }
@@ -150,9 +151,9 @@ void ExperimentEditor::save(const std::filesystem::path& file) {
 std::vector<config::RunConfig> ExperimentEditor::runs() const {
   // What only the window's modes ask; the field errors of the runs themselves come from the checks below.
   if (mode == RunMode::compare) {
-    if (config.model.mixer.type != "memory")
+    if (config.model.mixer.type != config::MixerType::memory)
       throw InputError("model.mixer.type", "compare trains a baseline and a Proteus memory model; got '" +
-                                               config.model.mixer.type + "' (use one run)");
+                                               std::string(common::choice_name(config.model.mixer.type)) + "' (use one run)");
     if (config.model.mixer.E <= 1)
       throw InputError("model.mixer.E", "compare needs E > 1 for the Proteus run (the baseline is E = 1)");
   }
@@ -244,18 +245,18 @@ figures::Figure ExperimentEditor::activation_figure() const {
 
 std::optional<figures::Figure> ExperimentEditor::state_opening_figure() const {
   const auto& m = config.model.mixer;
-  const auto axis = memory::block_axis_from_name(m.block_axis);
-  if (m.E <= 1 || !axis) return std::nullopt;
-  return figures::state_opening_figure(schedule(), *axis, m.heads, m.d_head, m.d_head, config.name);
+  if (m.E <= 1) return std::nullopt;
+  return figures::state_opening_figure(schedule(), m.block_axis, m.heads, m.d_head, m.d_head, config.name);
 }
 
-void ExperimentEditor::set_tokenizer(const std::string& name) {
+void ExperimentEditor::set_tokenizer(config::Tokenizer tokenizer) {
   auto& d = config.data;
-  if (name == d.tokenizer) return;
-  d.tokenizer = name;
+  if (tokenizer == d.tokenizer) return;
+  d.tokenizer = tokenizer;
   d.tokenizer_hash.clear();
-  d.vocab = name == "bpe" ? 4096 : 0;
-  config.model.vocab = name == "bpe" ? d.vocab : 256;
+  const bool bpe = tokenizer == config::Tokenizer::bpe;
+  d.vocab = bpe ? 4096 : 0;
+  config.model.vocab = bpe ? d.vocab : 256;
 }
 
 void ExperimentEditor::set_bpe_vocab(int pieces) {
@@ -285,15 +286,15 @@ void ExperimentEditor::set_E(int E) {
   auto& m = config.model.mixer;
   const int D = int(config::mixer_state_size(m));
   E = std::clamp(E, 1, std::max(1, D));
-  if (m.schedule.type == "custom" && !m.schedule.unlock.empty() && E != m.E)
+  if (m.schedule.type == memory::ScheduleType::custom && !m.schedule.unlock.empty() && E != m.E)
     m.schedule.unlock = memory::respread_unlocks(m.schedule.unlock, E, config::resolved_mixer_horizon(config));
   m.E = E;
 }
 
-void ExperimentEditor::set_schedule_type(const std::string& type) {
+void ExperimentEditor::set_schedule_type(memory::ScheduleType type) {
   auto& spec = config.model.mixer.schedule;
   if (type == spec.type) return;
-  if (type == "custom") {
+  if (type == memory::ScheduleType::custom) {
     std::vector<int64_t> u;
     try {
       u = schedule().unlock();
@@ -309,7 +310,7 @@ void ExperimentEditor::set_schedule_type(const std::string& type) {
 
 int64_t ExperimentEditor::drag_unlock(int j, int64_t position) {
   auto& spec = config.model.mixer.schedule;
-  if (spec.type != "custom") return j == 0 ? 1 : -1;
+  if (spec.type != memory::ScheduleType::custom) return j == 0 ? 1 : -1;
   return memory::drag_unlock(spec.unlock, j, position, config::resolved_mixer_horizon(config));
 }
 

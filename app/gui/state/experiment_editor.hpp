@@ -106,11 +106,11 @@ class ExperimentEditor {
   void set_E(int E);
   // bytes or bpe (data.tokenizer), keeping model.vocab equal to the tokenizer's (bpe: 4096
   // pieces to start with, bytes: 256) and forgetting a trained tokenizer's hash.
-  void set_tokenizer(const std::string& name);
+  void set_tokenizer(config::Tokenizer tokenizer);
   // The BPE's pieces (data.vocab), model.vocab with it.
   void set_bpe_vocab(int pieces);
-  // Sets the type; switching to "custom" starts from the unlock points of the current schedule.
-  void set_schedule_type(const std::string& type);
+  // Sets the type; switching to custom starts from the unlock points of the current schedule.
+  void set_schedule_type(memory::ScheduleType type);
   // Moves custom unlock point j (j >= 1; u_1 = 1 is fixed) to `position`, clamped between its
   // neighbours and to [1, N]. Returns the position it landed on. No-op unless type is custom.
   int64_t drag_unlock(int j, int64_t position);

@@ -45,11 +45,12 @@ engine::ConfigDelta ExploreSession::delta() const {
   if (config::resolved_mixer_horizon(edit.config) != config::resolved_mixer_horizon(trained_))
     d.push_back({"model.mixer.N", config::resolved_mixer_horizon(edit.config)});
   if (b.schedule.type != a.schedule.type) d.push_back({"model.mixer.schedule.type", b.schedule.type});
-  if (b.schedule.type == "power" && b.schedule.power != a.schedule.power)
+  using memory::ScheduleType;
+  if (b.schedule.type == ScheduleType::power && b.schedule.power != a.schedule.power)
     d.push_back({"model.mixer.schedule.power", b.schedule.power});
-  if (b.schedule.type == "custom" && b.schedule.unlock != a.schedule.unlock)
+  if (b.schedule.type == ScheduleType::custom && b.schedule.unlock != a.schedule.unlock)
     d.push_back({"model.mixer.schedule.unlock", b.schedule.unlock});
-  else if (b.schedule.type != "custom" && !a.schedule.unlock.empty())
+  else if (b.schedule.type != ScheduleType::custom && !a.schedule.unlock.empty())
     d.push_back({"model.mixer.schedule.unlock", nullptr});
   return d;
 }

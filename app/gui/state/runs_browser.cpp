@@ -41,7 +41,9 @@ void describe_files(const runs::RunReader& reader, RunEntry& e) {
   try {
     const auto c = reader.config();
     const auto& m = c.at("model").at("mixer");
-    e.summary = m.value("type", "") == "attention"
+    // From the file's JSON, so that a run whose config no longer reads still has a summary.
+    const auto type = common::choice_from_name<config::MixerType>(m.value("type", ""));
+    e.summary = type == config::MixerType::attention
                     ? "attention"
                     : m.value("rule", "?") + ", E " + std::to_string(m.value("E", 1));
     e.summary += ", d_model " + std::to_string(c.at("model").value("d_model", 0));

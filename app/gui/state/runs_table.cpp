@@ -178,7 +178,7 @@ bool row_before(const RunRow& a, const RunRow& b, const SortSpec& spec) {
 }
 
 void pair_baselines(std::vector<RunRow*>& rows) {
-  auto memory = [](const RunRow* r) { return r->config && r->config->model.mixer.type == "memory"; };
+  auto memory = [](const RunRow* r) { return r->config && r->config->model.mixer.type == config::MixerType::memory; };
   std::map<std::string, const RunRow*> baselines;  // pairing key # seed -> the first such baseline
   std::vector<std::string> keys(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {

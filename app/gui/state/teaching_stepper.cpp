@@ -33,18 +33,17 @@ nlohmann::json prefix_input(const nlohmann::json& input, int n) {
 
 }  // namespace
 
-std::vector<std::string> rule_equations(const std::string& rule) {
+std::vector<std::string> rule_equations(memory::Rule rule) {
+  using memory::Rule;
   std::vector<std::string> eq;
-  if (rule == "linear") {
-    eq = {"S_t = S + G_t * ((a-1) S + beta k v^T)"};
-  } else if (rule == "delta") {
-    eq = {"Sg = G_t * S", "S_t = S + G_t * ((a-1) S + beta k (v - a Sg^T k)^T)"};
-  } else if (rule == "comba") {
-    eq = {"Sg = G_t * S", "S_t = S + G_t * ((a-1) S + beta k (v - Sg^T p)^T)"};
-  } else if (rule == "titans") {
-    eq = {"Sg = G_t * S", "Z_t = Z + G_t * ((eta-1) Z - beta k (Sg^T k - v)^T)", "S_t = S + G_t * ((a-1) S + Z_t)"};
-  } else if (rule == "swla") {
-    eq = {"S_t = S + G_t * ((a-1) S + sum_j gamma_t[j] k_{t-j} v_{t-j}^T)"};
+  switch (rule) {
+    case Rule::linear: eq = {"S_t = S + G_t * ((a-1) S + beta k v^T)"}; break;
+    case Rule::delta: eq = {"Sg = G_t * S", "S_t = S + G_t * ((a-1) S + beta k (v - a Sg^T k)^T)"}; break;
+    case Rule::comba: eq = {"Sg = G_t * S", "S_t = S + G_t * ((a-1) S + beta k (v - Sg^T p)^T)"}; break;
+    case Rule::titans:
+      eq = {"Sg = G_t * S", "Z_t = Z + G_t * ((eta-1) Z - beta k (Sg^T k - v)^T)", "S_t = S + G_t * ((a-1) S + Z_t)"};
+      break;
+    case Rule::swla: eq = {"S_t = S + G_t * ((a-1) S + sum_j gamma_t[j] k_{t-j} v_{t-j}^T)"}; break;
   }
   eq.push_back("o_t = (G_t * S_t)^T q_t");
   eq.push_back("S = S_{t-1};  * is elementwise;  G_t = 1 on the first k(t) blocks");
@@ -82,8 +81,9 @@ MemoryStep TeachingStepper::compute(const nlohmann::json& input, const nlohmann:
   s.written.assign(D, 0);
   const int E = input["E"].get<int>();
   // The mask at t (at t = 0: the one the first token will see), from the engine's schedule.
-  const auto schedule = memory::Schedule::make(memory::parse_memory_op(input).schedule, int64_t(D), E, ex_.horizon());
-  const bool by_value = input.value("block_axis", std::string("key_rows")) == "value_rows";
+  const auto request = memory::parse_memory_op(input);
+  const auto schedule = memory::Schedule::make(request.schedule, int64_t(D), E, ex_.horizon());
+  const bool by_value = request.block_axis == memory::BlockAxis::value_rows;
   s.mask = schedule.mask(std::max(1, t));
   s.open_rows = by_value ? ex_.d_k : static_cast<int>(schedule.active_rows(std::max(1, t), ex_.d_v));
   s.open_values = by_value ? static_cast<int>(schedule.active_rows(std::max(1, t), ex_.d_k)) : ex_.d_v;
@@ -125,7 +125,7 @@ std::string TeachingStepper::caption() const {
   const int D = e.d_k * e.d_v;
   const int rows = s.gated.open_rows;
   std::string text;
-  if (e.block_axis == "value_rows")
+  if (e.block_axis == memory::BlockAxis::value_rows)
     std::snprintf(buf, sizeof buf, "Token %d writes association %d. The gated memory has %d of %d blocks open (%d of %d elements, %d of %d value dimensions)",
                   s.t, s.t, s.gated.active_blocks, e.E, s.gated.active_elements, D, s.gated.open_values, e.d_v);
   else
@@ -135,8 +135,9 @@ std::string TeachingStepper::caption() const {
   const auto& blocks = gated_out_["active_blocks"];
   if (s.t > 1 && blocks[s.t - 1].get<int>() > blocks[s.t - 2].get<int>()) text += ": a block opened at this token";
   text += ".";
-  if (e.normalize != "normalize_then_mask" && rows < e.d_k)
-    text += " Its keys are re-normalised over the open rows (" + e.normalize + "), so an early write has more strength.";
+  if (memory::renormalizes(e.normalize) && rows < e.d_k)
+    text += " Its keys are re-normalised over the open rows (" + std::string(memory::key_normalize_name(e.normalize)) +
+            "), so an early write has more strength.";
   std::snprintf(buf, sizeof buf, " Recalled (error < %.2f) of the %d written so far: ungated %d, gated %d.",
                 kRecalledBelow, s.t, s.ungated.recalled(), s.gated.recalled());
   text += buf;

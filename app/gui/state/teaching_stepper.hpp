@@ -27,7 +27,7 @@ using teaching::ungated_input;
 inline constexpr double kRecalledBelow = 0.25;
 
 // The update and read of a rule as math.md section 3 writes them (gated form), one line each.
-std::vector<std::string> rule_equations(const std::string& rule);
+std::vector<std::string> rule_equations(memory::Rule rule);
 
 // One memory at step t.
 struct MemoryStep {

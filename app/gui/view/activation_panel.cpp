@@ -56,7 +56,7 @@ bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigur
 void draw_activation_panel(LabApp& app) {
   auto& ed = app.editor.experiment;
   auto& m = ed.config.model.mixer;
-  if (m.type != "memory") {
+  if (m.type != config::MixerType::memory) {
     ImGui::TextWrapped("The attention reference has no memory blocks: choose a memory mixer to see the activation map.");
     return;
   }
@@ -72,16 +72,16 @@ void draw_activation_panel(LabApp& app) {
                        ImGuiSliderFlags_Logarithmic))
     ed.set_N(N), changed = true;
   flow_same_line(ImGui::CalcTextSize("Back to uniform").x + 2 * ImGui::GetStyle().FramePadding.x);
-  if (m.schedule.type != "custom") {
-    if (ImGui::Button("Edit as custom")) ed.set_schedule_type("custom"), changed = true;
+  if (m.schedule.type != memory::ScheduleType::custom) {
+    if (ImGui::Button("Edit as custom")) ed.set_schedule_type(memory::ScheduleType::custom), changed = true;
   } else if (ImGui::Button("Back to uniform")) {
-    ed.set_schedule_type("uniform");
+    ed.set_schedule_type(memory::ScheduleType::uniform);
     changed = true;
   }
   if (changed) app.editor_changed();
 
   const float w = ImGui::GetContentRegionAvail().x;
-  const float strip = m.schedule.type == "custom" ? ui_px(56) : 0.0f;
+  const float strip = m.schedule.type == memory::ScheduleType::custom ? ui_px(56) : 0.0f;
   const float avail = std::max(ui_px(200), ImGui::GetContentRegionAvail().y - strip - 3 * ImGui::GetTextLineHeightWithSpacing());
   if (!app.editor.activation) {
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", app.editor.activation_error.c_str());
@@ -91,12 +91,12 @@ void draw_activation_panel(LabApp& app) {
   const bool state = app.editor.state_opening.has_value();
   const float h = state ? std::max(ui_px(200), 0.55f * avail) : avail;
   const DrawnFigure map = draw_figure("activation", *app.editor.activation, ImVec2(w, h));
-  if (m.schedule.type == "custom" && draw_unlock_strip(ed, app.editor.activation_panel.dragging_unlock, map, w))
+  if (m.schedule.type == memory::ScheduleType::custom && draw_unlock_strip(ed, app.editor.activation_panel.dragging_unlock, map, w))
     app.editor_changed();
   try {
     const auto s = ed.schedule();
     ImGui::PushTextWrapPos(0.0f);
-    if (m.block_axis == "layer")  // the blocks run over the layer's heads, not one head's state
+    if (m.block_axis == memory::BlockAxis::layer)  // the blocks run over the layer's heads, not one head's state
       ImGui::TextDisabled("The layer's %d heads x %lld = %lld elements in E = %lld blocks of %lld; a block unlocks at "
                           "each marked position; past N = %lld every block is active.",
                           m.heads, static_cast<long long>(s.D()), static_cast<long long>(m.heads * s.D()),

@@ -70,21 +70,17 @@ bool draw_model_section(ExperimentEditor& ed) {
   bool changed = false;
   auto& c = ed.config;
   auto& m = c.model.mixer;
-  changed |= combo("mixer", m.type, config::mixer_type_names());
-  if (m.type == "memory") {
-    std::vector<std::string> rules;
-    for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
-    changed |= combo("rule", m.rule, rules);
-  }
+  changed |= combo("mixer", m.type);
+  if (m.type == config::MixerType::memory) changed |= combo("rule", m.rule);
   changed |= input_config_int("d_model", "model.d_model", c.model.d_model, 8, 64);
   changed |= input_config_int("layers", "model.layers", c.model.layers);
   changed |= input_config_int("heads", "model.mixer.heads", m.heads);
   changed |= input_config_int("d_head", "model.mixer.d_head", m.d_head, 2, 16);
-  if (m.type == "memory") {
+  if (m.type == config::MixerType::memory) {
     changed |= input_config_int("conv width", "model.mixer.conv", m.conv);
     changed |= ImGui::Checkbox("data-dependent decay", &m.decay);
-    if (m.rule == "swla") changed |= input_config_int("swla window", "model.mixer.window", m.window);
-    changed |= combo("output gate", m.output_gate, config::output_gate_names());
+    if (memory::rule_uses_gamma(m.rule)) changed |= input_config_int("swla window", "model.mixer.window", m.window);
+    changed |= combo("output gate", m.output_gate);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("A gate on the memory's read (model.mixer.output_gate): none (the default), swish (the\n"
                         "gated RMSNorm of Gated DeltaNet and Comba) or sigmoid: RMSNorm(o) * act(W_g x) per head");
@@ -107,31 +103,29 @@ bool draw_memory_section(ExperimentEditor& ed) {
   ImGui::TextDisabled("%s", of_D.c_str());
   // The ratios that place the run in the paper's regime (8-16 rows, 32-64 tokens) or outside it.
   ImGui::TextWrapped("%s", config::describe_regime(config::memory_regime(c)).c_str());
-  std::string type = m.schedule.type;
-  if (combo("schedule", type, memory::schedule_types())) ed.set_schedule_type(type), changed = true;
-  if (m.schedule.type == "power") {
+  memory::ScheduleType type = m.schedule.type;
+  if (combo("schedule", type)) ed.set_schedule_type(type), changed = true;
+  if (m.schedule.type == memory::ScheduleType::power) {
     float p = static_cast<float>(m.schedule.power);
     if (ImGui::SliderFloat("power", &p, 0.25f, 4.0f, "%.2f")) m.schedule.power = p, changed = true;
   }
   int N = m.N;
   if (horizon_input("horizon N", N, c.data.seq_len)) ed.set_N(N), changed = true;
-  std::vector<std::string> forms;  // the memory room's table of forms
-  for (auto f : memory::all_rule_forms()) forms.emplace_back(memory::rule_form_name(f));
-  changed |= combo("form", m.form, forms);
+  changed |= combo("form", m.form);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", ("Which form of the rule runs (model.mixer.form): auto (" + std::string(memory::auto_form_rule()) +
                              "),\nrecurrent, or chunked. Same function, other cost.")
                                 .c_str());
-  changed |= combo("block axis", m.block_axis, memory::block_axis_names());
+  changed |= combo("block axis", m.block_axis);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Which way the E blocks run (model.mixer.block_axis): key_rows (d_head / E key rows per\n"
                       "block, the default), value_rows (d_head / E value dimensions; E must divide d_head) or\n"
                       "layer (across the layer's heads, one head after another; E must divide heads x d_head)");
-  changed |= combo("normalize", m.normalize, memory::key_normalize_names());
+  changed |= combo("normalize", m.normalize);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("How the mask meets the normalisation of q and k (model.mixer.normalize):\n"
                       "normalize_then_mask (the paper's), mask_then_normalize, capped_renormalize");
-  if (m.schedule.type == "custom") ImGui::TextDisabled("drag the unlock points under the activation map");
+  if (m.schedule.type == memory::ScheduleType::custom) ImGui::TextDisabled("drag the unlock points under the activation map");
   return changed;
 }
 
@@ -156,10 +150,10 @@ bool draw_niah_tasks(config::DataConfig& d) {
 // model.vocab equal to the tokenizer's.
 bool draw_tokenizer(ExperimentEditor& ed) {
   auto& d = ed.config.data;
-  std::string name = d.tokenizer;
+  config::Tokenizer tokenizer = d.tokenizer;
   bool changed = false;
-  if (combo("tokenizer", name, config::tokenizer_names())) ed.set_tokenizer(name), changed = true;
-  if (d.tokenizer == "bpe") {
+  if (combo("tokenizer", tokenizer)) ed.set_tokenizer(tokenizer), changed = true;
+  if (d.tokenizer == config::Tokenizer::bpe) {
     int pieces = d.vocab;
     if (input_config_int("BPE pieces", "data.vocab", pieces, 256, 1024)) ed.set_bpe_vocab(pieces), changed = true;
     ImGui::TextDisabled("trained on the training split when the run starts, kept in the run folder; "
@@ -222,7 +216,7 @@ bool draw_run_settings(LabApp& app) {
   auto& c = ed.config;
   bool changed = false;
   if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_model_section(ed);
-  if (c.model.mixer.type == "memory" && ImGui::CollapsingHeader("Memory blocks", ImGuiTreeNodeFlags_DefaultOpen))
+  if (c.model.mixer.type == config::MixerType::memory && ImGui::CollapsingHeader("Memory blocks", ImGuiTreeNodeFlags_DefaultOpen))
     changed |= draw_memory_section(ed);
   if (ImGui::CollapsingHeader("Data")) changed |= draw_data_section(ed);
   if (ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_training_section(c.train);

@@ -23,10 +23,10 @@ bool draw_schedule_controls(LabApp& app) {
   ImGui::SetNextItemWidth(ui_px(220));
   if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
   flow_same_line(ui_px(120) + label_width("schedule"));
-  std::string type = m.schedule.type;
+  memory::ScheduleType type = m.schedule.type;
   ImGui::SetNextItemWidth(ui_px(120));
-  if (combo("schedule", type, memory::schedule_types())) ed.set_schedule_type(type), changed = true;
-  if (m.schedule.type == "power") {
+  if (combo("schedule", type)) ed.set_schedule_type(type), changed = true;
+  if (m.schedule.type == memory::ScheduleType::power) {
     flow_same_line(ui_px(140) + label_width("p"));
     float p = static_cast<float>(m.schedule.power);
     ImGui::SetNextItemWidth(ui_px(140));
@@ -105,7 +105,7 @@ void draw_explore_panel(LabApp& app) {
     const auto map_fig = x.edit.activation_figure();
     const float w = ImGui::GetContentRegionAvail().x;
     const DrawnFigure map = draw_figure("explore-map", map_fig, ImVec2(w, readable_figure_height(map_fig, w, ui_px(150))));
-    if (x.edit.config.model.mixer.schedule.type == "custom")
+    if (x.edit.config.model.mixer.schedule.type == memory::ScheduleType::custom)
       changed |= draw_unlock_strip(x.edit, app.explore.panel.dragging_unlock, map, w);
   } catch (const std::exception& e) {
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", e.what());

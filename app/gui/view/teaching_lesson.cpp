@@ -111,8 +111,10 @@ struct LessonParts {
 LessonParts lesson_parts(const TeachingStepper& st) {
   const auto& s = st.current();
   const auto& e = st.example();
-  const std::string gated_title = "Gated memory (E = " + std::to_string(e.E) + ", " + e.schedule + " over N = " +
-                                  std::to_string(e.horizon()) + ", " + e.normalize + ", " + e.block_axis + ")";
+  const std::string gated_title = "Gated memory (E = " + std::to_string(e.E) + ", " +
+                                  std::string(memory::schedule_type_name(e.schedule)) + " over N = " +
+                                  std::to_string(e.horizon()) + ", " + std::string(memory::key_normalize_name(e.normalize)) +
+                                  ", " + std::string(memory::block_axis_name(e.block_axis)) + ")";
   return {st.caption(), {"ungated", "Ungated memory (E = 1)", &s.ungated, &st.ungated_output()},
           {"gated", gated_title, &s.gated, &st.gated_output()}};
 }

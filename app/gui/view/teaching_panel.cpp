@@ -15,6 +15,7 @@
 #include "app/gui/view/teaching_scenario_picker.hpp"
 #include "app/gui/view/teaching_views.hpp"
 #include "app/gui/view/widgets.hpp"
+#include "core/memory/block_axis.hpp"
 #include "core/memory/gated_rule.hpp"
 #include "core/memory/key_normalize.hpp"
 #include "core/memory/schedule.hpp"
@@ -22,13 +23,14 @@
 namespace proteus::gui {
 namespace {
 
-// A combo over `names`; true when the choice changed.
-bool choose(const char* label, std::string& value, const std::vector<std::string>& names, float width) {
+// A combo `width` wide over `choices`, shown by their names (the name tables'); true when one was picked.
+template <class E>
+bool choose(const char* label, E& value, const std::vector<E>& choices, float width) {
   bool changed = false;
   ImGui::SetNextItemWidth(width);
-  if (ImGui::BeginCombo(label, value.c_str())) {
-    for (const auto& n : names)
-      if (ImGui::Selectable(n.c_str(), n == value)) value = n, changed = true;
+  if (ImGui::BeginCombo(label, std::string(common::choice_name(value)).c_str())) {
+    for (E choice : choices)
+      if (ImGui::Selectable(std::string(common::choice_name(choice)).c_str(), choice == value)) value = choice, changed = true;
     ImGui::EndCombo();
   }
   return changed;
@@ -37,21 +39,19 @@ bool choose(const char* label, std::string& value, const std::vector<std::string
 // The example's controls; true when one changed (ex holds the new example).
 bool draw_example_controls(TeachingExample& ex) {
   bool changed = false;
-  std::vector<std::string> rules;
-  for (auto r : memory::all_rules()) rules.emplace_back(memory::rule_name(r));
-  changed |= choose("rule", ex.rule, rules, ui_px(90));
+  changed |= choose("rule", ex.rule, memory::all_rules(), ui_px(90));
   flow_same_line(ui_px(110) + label_width("E"));
   ImGui::SetNextItemWidth(ui_px(110));
   changed |= ImGui::SliderInt("E", &ex.E, 1, std::min(64, ex.d_k * ex.d_v));
-  std::vector<std::string> schedules;
-  for (const auto& s : memory::schedule_types())
-    if (s != "custom") schedules.push_back(s);
+  std::vector<memory::ScheduleType> schedules = common::choice_values<memory::ScheduleType>();
+  std::erase(schedules, memory::ScheduleType::custom);  // custom needs unlock points, which a lesson has not
   flow_same_line(ui_px(100) + label_width("schedule"));
   changed |= choose("schedule", ex.schedule, schedules, ui_px(100));
   flow_same_line(ui_px(170) + label_width("normalize"));
-  changed |= choose("normalize", ex.normalize, memory::key_normalize_names(), ui_px(170));
+  changed |= choose("normalize", ex.normalize, common::choice_values<memory::KeyNormalize>(), ui_px(170));
   flow_same_line(ui_px(120) + label_width("block axis"));
-  changed |= choose("block axis", ex.block_axis, {"key_rows", "value_rows"}, ui_px(120));
+  // One head's memory: the layer axis runs across a layer's heads (memory-op refuses it).
+  changed |= choose("block axis", ex.block_axis, {memory::BlockAxis::key_rows, memory::BlockAxis::value_rows}, ui_px(120));
 
   ImGui::SetNextItemWidth(ui_px(90));
   if (ImGui::SliderInt("d_k", &ex.d_k, 1, 16)) changed = true;

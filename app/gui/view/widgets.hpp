@@ -1,12 +1,27 @@
 // Small input widgets the controls share: each edits a value the caller owns, clamps it to its
 // range and returns whether it changed (Dear ImGui's own contract).
 #pragma once
+#include <algorithm>
 #include <string>
 #include <vector>
+
+#include "core/common/name_table.hpp"
 
 namespace proteus::gui {
 
 bool combo(const char* label, std::string& value, const std::vector<std::string>& items);
+// The same over an enumerated choice, its items shown by the names of its one name table
+// (core/common/name_table.hpp): every value, or `choices` where the caller offers fewer.
+template <class E>
+  requires common::is_named_choice_v<E>
+bool combo(const char* label, E& value, const std::vector<E>& choices = common::choice_values<E>()) {
+  std::vector<std::string> names;
+  for (E choice : choices) names.emplace_back(common::choice_name(choice));
+  std::string name(common::choice_name(value));
+  if (!combo(label, name, names)) return false;
+  value = choices[std::find(names.begin(), names.end(), name) - names.begin()];
+  return true;
+}
 bool input_int(const char* label, int& v, int lo, int hi, int step = 1, int fast = 10);
 // An integer config field, clamped to the range its schema bound gives (config::size_bound(path)),
 // the same range the validator checks: the window offers nothing the config would refuse by size.
