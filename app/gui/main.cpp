@@ -327,8 +327,6 @@ int main(int argc, char** argv) {
     app.display.default_ui_scale = proteus::gui::ui_scale_from_content_scale(content_scale);
     apply_scale(app, o.ui_scale.value_or(settings.ui_scale.value_or(app.display.default_ui_scale)), false);
     if (const auto tab = proteus::gui::tab_from_name(settings.tab); tab && o.script.tab.empty()) app.show(*tab);
-    if (o.script.preset.empty() && !o.script.any())
-      app.load_experiment(app.source_root / "experiments" / "quickstart-cpu.json");
     exit_code = run_loop(window, app, o, settings, ini);
     update_settings(settings, app, window);
     if (!ini.empty()) proteus::gui::save_settings_file(ini, true);
