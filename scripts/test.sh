@@ -8,6 +8,7 @@
 #   PROTEUS_SKIP_SANITIZE=1   skip the sanitizer pass
 #   PROTEUS_CUDA=OFF          build the CPU-only product even where nvcc is installed
 #   PROTEUS_GUI=OFF           leave out the window (proteus-lab) and its Xvfb run
+#   PROTEUS_SKIP_PACKAGE=1    skip the Debian package's test (scripts/package-test.sh)
 #   PROTEUS_FUZZ_SECONDS=N    how long each fuzzer runs (default 60; scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,25 @@ if [ "${PROTEUS_GUI:-ON}" != OFF ]; then
   [ -x build/app/gui/proteus-lab ] || { echo "test.sh: proteus-lab was not built (see the cmake warning above)" >&2; exit 1; }
   scripts/gui-smoke.sh build
   phase "gui-smoke"
+fi
+
+# The Debian package (cpack), unpacked into a scratch root: the installed `proteus train` on the
+# installed quickstart and the installed window under Xvfb, from outside the checkout. It is the
+# CPU product: a CUDA build links a CUDA runtime no Debian package provides here, so then the
+# package comes from a CPU-only build of its own (build-package, the two programs only).
+if [ "${PROTEUS_SKIP_PACKAGE:-0}" != 1 ]; then
+  package_build=build
+  if ldd build/app/cli/proteus | grep libcudart >/dev/null; then
+    package_build=build-package
+    cmake -S . -B build-package -DCMAKE_BUILD_TYPE=Release -DPROTEUS_CUDA=OFF -DPROTEUS_GUI="${PROTEUS_GUI:-ON}" \
+      -DBUILD_TESTING=OFF
+    targets=(proteus)
+    [ "${PROTEUS_GUI:-ON}" != OFF ] && targets+=(proteus-lab)
+    cmake --build build-package -j"$jobs" --target "${targets[@]}"
+    phase "package build"
+  fi
+  scripts/package-test.sh "$package_build"
+  phase "package"
 fi
 
 if [ "${PROTEUS_SKIP_SANITIZE:-0}" != 1 ]; then
