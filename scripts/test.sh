@@ -11,6 +11,7 @@
 #                             default x86-64-v3) and its run of the trains, slow and reference tests
 #   PROTEUS_CUDA=OFF          build the CPU-only product even where nvcc is installed
 #   PROTEUS_GUI=OFF           leave out the window (proteus-lab) and its Xvfb run
+#   PROTEUS_SKIP_PACKAGE=1    skip the Debian package's test (scripts/package-test.sh)
 #   PROTEUS_FUZZ_SECONDS=N    how long each fuzzer runs (default 60; scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,16 +39,33 @@ if [ "${PROTEUS_GUI:-ON}" != OFF ]; then
   phase "gui-smoke"
 fi
 
-# The tests that train and compare numbers, once more with the product built for another instruction
-# set (AVX2, x86-64-v3, which also runs on an AVX-512 machine): a test that holds a value only one
-# instruction set gives fails here, not on a user's machine.
+# The product once more, CPU-only and for another instruction set (AVX2, x86-64-v3, which also runs
+# on an AVX-512 machine): the tests that train and compare numbers run there too, so a test that
+# holds a value only one instruction set gives fails here, not on a user's machine. The same build
+# makes the Debian package: portable (not -march=native) and without a CUDA runtime Debian lacks.
+generic_march="${PROTEUS_GENERIC_MARCH:-x86-64-v3}"
 if [ "${PROTEUS_SKIP_GENERIC:-0}" != 1 ]; then
-  cmake -S . -B build-generic -DCMAKE_BUILD_TYPE=Release -DPROTEUS_CUDA=OFF -DPROTEUS_GUI=OFF \
-    -DPROTEUS_NATIVE=OFF -DPROTEUS_MARCH="${PROTEUS_GENERIC_MARCH:-x86-64-v3}"
+  cmake -S . -B build-generic -DCMAKE_BUILD_TYPE=Release -DPROTEUS_CUDA=OFF -DPROTEUS_GUI="${PROTEUS_GUI:-ON}" \
+    -DPROTEUS_NATIVE=OFF -DPROTEUS_MARCH="$generic_march"
   cmake --build build-generic -j"$jobs"
-  phase "generic build (${PROTEUS_GENERIC_MARCH:-x86-64-v3})"
+  phase "generic build ($generic_march)"
   ctest --test-dir build-generic --output-on-failure -j"$jobs" -L 'trains|slow|reference'
   phase "generic ctest"
+fi
+
+# The Debian package (cpack), unpacked into a scratch root: the installed `proteus train` on the
+# installed quickstart and the installed window under Xvfb, from outside the checkout.
+if [ "${PROTEUS_SKIP_PACKAGE:-0}" != 1 ]; then
+  if [ ! -x build-generic/app/cli/proteus ]; then
+    cmake -S . -B build-generic -DCMAKE_BUILD_TYPE=Release -DPROTEUS_CUDA=OFF -DPROTEUS_GUI="${PROTEUS_GUI:-ON}" \
+      -DPROTEUS_NATIVE=OFF -DPROTEUS_MARCH="$generic_march"
+    targets=(proteus)
+    [ "${PROTEUS_GUI:-ON}" != OFF ] && targets+=(proteus-lab)
+    cmake --build build-generic -j"$jobs" --target "${targets[@]}"
+    phase "package build"
+  fi
+  scripts/package-test.sh build-generic
+  phase "package"
 fi
 
 if [ "${PROTEUS_SKIP_SANITIZE:-0}" != 1 ]; then

@@ -27,6 +27,7 @@
 #include "app/gui/view/content_check.hpp"
 #include "app/gui/view/text_check.hpp"
 #include "app/gui/view/ui_scale.hpp"
+#include "core/common/data_root.hpp"
 #include "core/common/json_fields.hpp"
 #include "app/gui/view/ui_settings_handler.hpp"
 #include "core/common/atomic_file.hpp"
@@ -45,10 +46,10 @@ struct Options {
 };
 
 // The folder holding experiments/ and assets/: the working directory when it has them, else the
-// source tree this binary was built from.
+// data root (the installed share/proteus-lab, or the source tree this binary was built from).
 std::filesystem::path source_root() {
   if (std::filesystem::is_directory("experiments") && std::filesystem::is_directory("assets")) return ".";
-  return PROTEUS_SOURCE_DIR;
+  return proteus::common::data_root();
 }
 
 bool save_screenshot(const std::string& path, int w, int h) {
@@ -326,8 +327,6 @@ int main(int argc, char** argv) {
     app.display.default_ui_scale = proteus::gui::ui_scale_from_content_scale(content_scale);
     apply_scale(app, o.ui_scale.value_or(settings.ui_scale.value_or(app.display.default_ui_scale)), false);
     if (const auto tab = proteus::gui::tab_from_name(settings.tab); tab && o.script.tab.empty()) app.show(*tab);
-    if (o.script.preset.empty() && !o.script.any())
-      app.load_experiment(app.source_root / "experiments" / "quickstart-cpu.json");
     exit_code = run_loop(window, app, o, settings, ini);
     update_settings(settings, app, window);
     if (!ini.empty()) proteus::gui::save_settings_file(ini, true);

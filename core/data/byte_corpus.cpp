@@ -9,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/common/data_root.hpp"
 #include "core/common/file_read.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/json_fields.hpp"
@@ -145,11 +146,9 @@ std::vector<Document> ByteCorpus::split_paragraph_groups(const std::string& name
 fs::path locate_corpus(const std::string& path) {
   std::error_code ec;
   fs::path root(path);
-#ifdef PROTEUS_ASSET_ROOT
   // Relative paths of the shipped assets ("assets/corpus/brown") also work from any directory.
-  if (!path.empty() && root.is_relative() && !fs::exists(root, ec) && fs::exists(fs::path(PROTEUS_ASSET_ROOT) / root, ec))
-    root = fs::path(PROTEUS_ASSET_ROOT) / root;
-#endif
+  if (!path.empty() && root.is_relative() && !fs::exists(root, ec) && fs::exists(common::data_root() / root, ec))
+    root = common::data_root() / root;
   if (path.empty() || !fs::exists(root, ec))
     throw InputError("data.text.path", "no such file or folder: " + common::quoted(path, common::kShownPath));
   return root;

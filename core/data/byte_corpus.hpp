@@ -24,8 +24,8 @@ struct Document {
   std::string text;
 };
 
-// Where a corpus path points: as given, or under the repository's assets when it is a relative
-// path of the shipped corpus. Throws InputError("data.text.path", ...) when there is nothing there.
+// Where a corpus path points: as given, or under the data root (common::data_root: the installed
+// share/proteus-lab, or the source tree) when it is a relative path of the shipped corpus. Throws InputError("data.text.path", ...) when there is nothing there.
 std::filesystem::path locate_corpus(const std::string& path);
 
 // The corpus's files looked at without reading them (a directory listing and sizes; a folder's split

@@ -187,9 +187,11 @@ TEST_F(UiScaleTest, PresentedFiguresStepWithTheArrows) {
   frame();
   frame(gui::key::f11);
   ASSERT_TRUE(app_->display.presenting);
-  ASSERT_EQ(app_->presentation_figures().size(), 1u);  // the activation map
+  ASSERT_EQ(app_->presentation_figures().size(), 2u);  // the quickstart's activation map and state picture
   frame(gui::key::right);
-  EXPECT_EQ(app_->display.presented_figure, 0);  // one figure: stepping stays on it
+  EXPECT_EQ(app_->display.presented_figure, 1);
+  frame(gui::key::right);
+  EXPECT_EQ(app_->display.presented_figure, 0);  // past the last figure: round to the first
   EXPECT_EQ(app_->teach.stepper.t(), 0) << "the arrows step figures here, not the Teach stream";
   frame(gui::key::f11);
   EXPECT_FALSE(app_->display.presenting);

@@ -121,6 +121,21 @@ void ExperimentEditor::load(const std::filesystem::path& file) {
   notes = std::move(new_notes);
 }
 
+std::optional<PresetFile> ExperimentEditor::open_default(const std::vector<PresetFile>& presets) {
+  for (const auto& p : presets) {
+    if (p.label != kDefaultPreset) continue;
+    try {
+      load(p.path);
+      if (problem().empty()) return p;
+    } catch (const std::exception&) {
+      // unreadable: the built-in defaults below
+    }
+  }
+  *this = ExperimentEditor{};
+  set_E(16);
+  return std::nullopt;
+}
+
 config::Experiment ExperimentEditor::to_experiment() const {
   if (mode == RunMode::compare) return config::Experiment::compare_pair(config, seeds);
   auto e = config::Experiment::of_run(config, seeds);

@@ -35,6 +35,9 @@ struct PresetFile {
 // Every *.json under experiments_dir (presets; results/ left out), sorted by label.
 std::vector<PresetFile> find_presets(const std::filesystem::path& experiments_dir);
 
+// The preset the window opens on when none is named.
+inline constexpr const char* kDefaultPreset = "quickstart-cpu.json";
+
 class ExperimentEditor {
  public:
   config::RunConfig config;            // the run (in compare mode: the Proteus run)
@@ -63,6 +66,10 @@ class ExperimentEditor {
   // the file's, as the command line makes them. Throws InputError naming the file or field; the
   // editor is unchanged then.
   void load(const std::filesystem::path& file);
+  // The experiment the window opens on when no preset is named, never one with a config error:
+  // kDefaultPreset among `presets` when it loads and validates (returned), else the built-in
+  // defaults in compare mode at E = 16 (compare needs E > 1; nullopt).
+  std::optional<PresetFile> open_default(const std::vector<PresetFile>& presets);
   // The experiment the controls say: what load() and the command line read back to the same runs.
   // Unchecked (runs() checks it).
   config::Experiment to_experiment() const;

@@ -89,7 +89,9 @@ void draw_activation_panel(LabApp& app) {
   }
   // With more than one block the state picture (which elements the blocks are) shares the height.
   const bool state = app.editor.state_opening.has_value();
-  const float h = state ? std::max(ui_px(200), 0.55f * avail) : avail;
+  // Each figure tall enough for a readable plot area (the view scrolls): at scale 2 on a small
+  // screen the two would otherwise squeeze their plots.
+  const float h = readable_figure_height(*app.editor.activation, w, state ? std::max(ui_px(200), 0.55f * avail) : avail);
   const DrawnFigure map = draw_figure("activation", *app.editor.activation, ImVec2(w, h));
   if (m.schedule.type == memory::ScheduleType::custom && draw_unlock_strip(ed, app.editor.activation_panel.dragging_unlock, map, w))
     app.editor_changed();
@@ -110,9 +112,11 @@ void draw_activation_panel(LabApp& app) {
     ImGui::PopTextWrapPos();
   } catch (const std::exception&) {
   }
-  if (state)
-    draw_figure("state_opening", *app.editor.state_opening,
-                ImVec2(w, std::max(ui_px(160), ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y)));
+  if (state) {
+    const auto& f = *app.editor.state_opening;
+    const float rest = std::max(ui_px(160), ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y);
+    draw_figure("state_opening", f, ImVec2(w, readable_figure_height(f, w, rest)));
+  }
 }
 
 }  // namespace proteus::gui

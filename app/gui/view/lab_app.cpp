@@ -14,6 +14,11 @@ namespace proteus::gui {
 LabApp::LabApp(std::filesystem::path root, std::filesystem::path runs_dir) : source_root(std::move(root)) {
   runs.dir = std::move(runs_dir);
   editor.presets = find_presets(source_root / "experiments");
+  // With no preset named, the window starts on the quickstart (or valid defaults), never on an error.
+  if (const auto preset = editor.experiment.open_default(editor.presets)) {
+    editor.preset_label = preset->label;
+    notify("loaded " + preset->path.string());
+  }
   device = probe_device();
   editor.experiment.config.runs_dir = runs.dir.string();
   runs.panel.folder = runs.dir.string();
