@@ -124,19 +124,18 @@ const std::vector<FieldDoc>& field_docs() {
   return rows;
 }
 
-template <class Names, class ToString>
-std::string choice_list(const Names& names, ToString&& to_string) {
+// "`a`, `b`, `c`".
+std::string choice_list(const std::vector<std::string>& names) {
   std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + std::string("`") + std::string(to_string(n)) + "`";
+  for (const auto& n : names) out += (out.empty() ? "`" : ", `") + n + "`";
   return out;
 }
 
 // The range a choice field takes, from its one name table.
 std::map<std::string, std::string> choice_ranges() {
-  const auto same = [](const std::string& s) { return s; };
-  const auto table = [&]<class E>(E) { return choice_list(common::choice_names<E>(), same); };
+  const auto table = []<class E>(E) { return choice_list(common::choice_names<E>()); };
   return {
-      {"device", choice_list(device_names(), same)},
+      {"device", choice_list(device_names())},
       {"model.mixer.type", table(MixerType{})},
       {"model.mixer.rule", table(memory::Rule{})},
       {"model.mixer.schedule.type", table(memory::ScheduleType{})},
@@ -146,12 +145,12 @@ std::map<std::string, std::string> choice_ranges() {
       {"model.mixer.block_axis", table(memory::BlockAxis{})},
       {"model.mixer.output_gate", table(OutputGate{})},
       {"data.tokenizer", table(Tokenizer{})},
-      {"data.niah.tasks", "each of " + choice_list(niah_task_names(), same)},
-      {"eval.niah.tasks", "each of " + choice_list(niah_task_names(), same)},
-      {"data.niah.question", choice_list(niah_question_styles(), same)},
-      {"data.mqar.layout", choice_list(mqar_layout_names(), same)},
-      {"data.needle.forms", "each of " + choice_list(needle_form_names(), same)},
-      {"eval.needle.forms", "each of " + choice_list(needle_form_names(), same)},
+      {"data.niah.tasks", "each of " + choice_list(niah_task_names())},
+      {"eval.niah.tasks", "each of " + choice_list(niah_task_names())},
+      {"data.niah.question", choice_list(niah_question_styles())},
+      {"data.mqar.layout", choice_list(mqar_layout_names())},
+      {"data.needle.forms", "each of " + choice_list(needle_form_names())},
+      {"eval.needle.forms", "each of " + choice_list(needle_form_names())},
   };
 }
 

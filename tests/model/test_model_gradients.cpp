@@ -118,7 +118,16 @@ INSTANTIATE_TEST_SUITE_P(Mixers, ModelGradient,
 // The readings of math.md section 8: the output gate (W_g gets its gradient too) and value_rows
 // (E = 3 divides d_head = 3: one value dimension per block) and layer (2 key rows per block over
 // 2 heads of 3), on rules of each family.
-class ReadingGradient : public ::testing::TestWithParam<std::tuple<Rule, BlockAxis, OutputGate>> {};
+using Reading = std::tuple<Rule, BlockAxis, OutputGate>;
+
+// "delta_value_rows_none": a reading case's test name.
+std::string reading_name(const ::testing::TestParamInfo<Reading>& info) {
+  return std::string(memory::rule_name(std::get<0>(info.param))) + "_" +
+         std::string(memory::block_axis_name(std::get<1>(info.param))) + "_" +
+         std::string(common::choice_name(std::get<2>(info.param)));
+}
+
+class ReadingGradient : public ::testing::TestWithParam<Reading> {};
 
 TEST_P(ReadingGradient, MatchesCentralFiniteDifferences) {
   const auto [rule, axis, gate] = GetParam();
@@ -141,15 +150,11 @@ INSTANTIATE_TEST_SUITE_P(Readings, ReadingGradient,
                                            std::tuple{Rule::titans, BlockAxis::layer, OutputGate::none},
                                            std::tuple{Rule::swla, BlockAxis::value_rows, OutputGate::none},
                                            std::tuple{Rule::swla, BlockAxis::layer, OutputGate::sigmoid}),
-                         [](const auto& info) {
-                           return std::string(memory::rule_name(std::get<0>(info.param))) + "_" +
-                                  std::string(memory::block_axis_name(std::get<1>(info.param))) + "_" +
-                                  std::string(common::choice_name(std::get<2>(info.param)));
-                         });
+                         reading_name);
 
 // The same readings on a backend without the open-widths table (as CUDA): the mixer masks the rule's
 // inputs and outputs around the ungated rule, and its backward is checked the same way.
-class MaskedReadingGradient : public ::testing::TestWithParam<std::tuple<Rule, BlockAxis, OutputGate>> {};
+class MaskedReadingGradient : public ::testing::TestWithParam<Reading> {};
 
 TEST_P(MaskedReadingGradient, MatchesCentralFiniteDifferences) {
   const auto [rule, axis, gate] = GetParam();
@@ -167,11 +172,7 @@ INSTANTIATE_TEST_SUITE_P(Readings, MaskedReadingGradient,
                                            std::tuple{Rule::delta, BlockAxis::layer, OutputGate::none},
                                            std::tuple{Rule::comba, BlockAxis::layer, OutputGate::swish},
                                            std::tuple{Rule::titans, BlockAxis::layer, OutputGate::none}),
-                         [](const auto& info) {
-                           return std::string(memory::rule_name(std::get<0>(info.param))) + "_" +
-                                  std::string(memory::block_axis_name(std::get<1>(info.param))) + "_" +
-                                  std::string(common::choice_name(std::get<2>(info.param)));
-                         });
+                         reading_name);
 
 // Masking around the ungated rule and gating by the table are one model: loss and gradients of the
 // two backends agree to float64 rounding, and the masking backend does take the masked path.
