@@ -1,7 +1,8 @@
-// Comba's query q - d_h p, per head h, over (N, H, d) rows; the CUDA twin of the CPU backend's
-// comba_query_forward/backward. Elementwise in grid-stride loops, written as axpy is (the form
-// the model used before this op existed); the per-head parameter gradient is a deterministic
-// column sum in double (rows in a fixed order, no atomics).
+// The query q - d_h p of a rule with its own erase direction (rule_uses_p), per head h, over
+// (N, H, d) rows; the CUDA twin of the CPU backend's comba_query_forward/backward. Elementwise in
+// grid-stride loops, written as axpy is (the form the model used before this op existed); the
+// per-head parameter gradient is a deterministic column sum in double (rows in a fixed order, no
+// atomics).
 #include <cuda_runtime.h>
 
 #include "kernels/block_reduce.cuh"

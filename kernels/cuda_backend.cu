@@ -118,11 +118,9 @@ bool CudaBackend::supports(Op op, const backend::OpShape& s, std::string* why_no
       if (static_cast<int64_t>(s.d_k) * s.d_v > kMaxRuleStateElements)
         return no("state of " + std::to_string(static_cast<int64_t>(s.d_k) * s.d_v) + " elements > " +
                   std::to_string(kMaxRuleStateElements));
-      // The kernels run value_rows / layer as the ungated rule on masked inputs, which swla's
-      // window (earlier tokens under step t's widths) is not.
-      if (s.open_widths && s.rule == memory::Rule::swla)
-        return no("rule swla under block_axis value_rows or layer gates its window by open widths, which the "
-                  "memory-rule kernels do not take");
+      // The kernels take no table of open widths: value_rows / layer run as the ungated rule on
+      // masked inputs (backend::OpenWidthsRule composes that, where the rule allows it).
+      if (s.open_widths) return no("the memory-rule kernels take no table of open widths");
       return true;
     }
     case Op::attention:

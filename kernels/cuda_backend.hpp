@@ -5,14 +5,14 @@
 //  - Reductions run in a fixed tree or a fixed row order (double where the CPU sums in double),
 //    never with atomics: the same inputs give the same bits on every run.
 //  - The recurrent memory rules run one thread block per (batch, head) over time, iterating only the
-//    active prefix [0, end(k(t))) and keeping the CPU's tape (every state S_t, and Z_t for titans);
+//    active prefix [0, end(k(t))) and keeping the CPU's tape (every state S_t, and Z_t with momentum);
 //    memory_rule_forward.cu / memory_rule_backward.cu say more.
 //  - Everything is queued on the legacy default stream; download() and the reductions to the
 //    host wait for the work before them.
 //  - Token ids and targets are device int32 buffers (alloc_int32): no op copies ids per call.
 //  - supports() states the kernels' real limits (the rule kernels' shared memory, attention's
 //    grid); the model asks before it relies on an op.
-//  - The chunked form of the linear, delta, comba and swla rules (memory_rule_chunked.hpp) runs where the form
+//  - The chunked form of the rules that have one (memory_rule_chunked.hpp) runs where the form
 //    resolves to chunked, guarded per rule by the self-check (run on an H100 on 2026-11-26).
 #pragma once
 #include <cstdint>

@@ -1,6 +1,7 @@
 // The gated memory rules' backward, recurrent, one thread block per (batch, head), time in
-// reverse; the CUDA twin of core/memory/{hebbian,delta,titans}_rule.cpp's backwards, step for
-// step. The forward's tape gives S_{t-1}, S_t (and Z_{t-1}); the adjoints dS (and titans' dZ)
+// reverse; the CUDA twin of the CPU families' backwards (core/memory/rule_family.hpp), step for
+// step, branching on the rule's traits only. The forward's tape gives S_{t-1}, S_t (and Z_{t-1});
+// the adjoints dS (and the momentum's dZ)
 // of the running state live in a per-head scratch, starting at dS_T = 0.
 // Gradient outputs are zeroed first and accumulated into, which is the CPU's overwrite: every
 // element either receives its sum here or stays 0 (rows past the active prefix, say). Within a
@@ -30,7 +31,7 @@ struct RuleGradArgs {
   float *q = nullptr, *k = nullptr, *v = nullptr, *beta = nullptr, *a = nullptr, *p = nullptr, *eta = nullptr,
         *gamma = nullptr;  // zeroed; null = not wanted
   float* dS = nullptr;     // (B, H, d_k, d_v) scratch, zeroed
-  float* dZ = nullptr;     // titans
+  float* dZ = nullptr;     // the momentum's
 };
 
 // One step's inputs and the block's workspace, shared by the step functions below.
@@ -42,8 +43,8 @@ struct BackwardStep {
 };
 struct BackwardWork {
   float *pred, *corr, *dcorr, *scratch;  // shared: (d_v) each, and block_sum's
-  float *dS, *dZ;                        // this head's adjoints (dZ: titans)
-  const float* Z;                        // this head's tape of Z (titans)
+  float *dS, *dZ;                        // this head's adjoints (dZ: momentum)
+  const float* Z;                        // this head's tape of Z (momentum)
 };
 
 // The read o_t = (G ⊙ S_t)^T q_t: dq_t = (G ⊙ S_t) dO_t, dS += G ⊙ (q_t dO_t^T); then the
@@ -62,29 +63,31 @@ __device__ void read_and_predict_backward(const RuleKernelArgs& args, const Rule
       w.dS[x] += qn[i] * dOn[j];
     }
   }
-  if constexpr (uses_prediction(kRule)) {
-    const float* e = kRule == Rule::comba ? args.p + s.tok * d_k : s.kn;
-    const float sigma = kRule == Rule::delta ? s.a : 1.0f;
+  if constexpr (memory::rule_predicts(kRule)) {
+    constexpr memory::RuleTraits kTraits = memory::rule_traits(kRule);
+    const float* e = kTraits.uses_p ? args.p + s.tok * d_k : s.kn;
+    const float sigma = kTraits.decayed_prediction ? s.a : 1.0f;
     for (int j = threadIdx.x; j < d_v; j += blockDim.x) {
       const float pj = gated_column_dot(s.Sp, e, j, s.end, d_v);
       w.pred[j] = pj;
-      w.corr[j] = kRule == Rule::titans ? pj - s.vn[j] : s.vn[j] - sigma * pj;
+      w.corr[j] = memory::rule_has_momentum(kRule) ? pj - s.vn[j] : s.vn[j] - sigma * pj;
     }
   }
   __syncthreads();
 }
 
-// linear, swla: S_t = a S + sum_w weight_w k_w v_w^T on active elements; W = G ⊙ dS.
+// hebbian: S_t = a S + sum_w weight_w k_w v_w^T on active elements; W = G ⊙ dS.
 template <Rule kRule>
 __device__ void hebbian_step_backward(const RuleKernelArgs& args, const RuleGradArgs& g, const BackwardStep& s,
                                       const BackwardWork& w) {
   const int H = args.H, d_k = args.d_k, d_v = args.d_v;
   float da_part = 0.0f;
   for (int x = threadIdx.x; x < s.end; x += blockDim.x) da_part += w.dS[x] * s.Sp[x];
-  const int terms = kRule == Rule::swla ? min(args.window, s.n + 1) : 1;
+  constexpr bool kWindow = memory::rule_uses_gamma(kRule);
+  const int terms = kWindow ? min(args.window, s.n + 1) : 1;
   for (int l = 0; l < terms; ++l) {
     const size_t tw = s.tok - static_cast<size_t>(l) * H;  // token n - l of this head
-    const float weight = kRule == Rule::swla ? args.gamma[s.tok * args.window + l] : s.beta;
+    const float weight = kWindow ? args.gamma[s.tok * args.window + l] : s.beta;
     const float* kw = args.k + tw * d_k;
     const float* vw = args.v + tw * d_v;
     float dweight_part = 0.0f;
@@ -98,8 +101,8 @@ __device__ void hebbian_step_backward(const RuleKernelArgs& args, const RuleGrad
         g.v[tw * d_v + j] += weight * gated_column_dot(w.dS, kw, j, s.end, d_v);
     const float dweight = block_sum(dweight_part, w.scratch);
     if (threadIdx.x == 0) {
-      if (kRule == Rule::linear && g.beta) g.beta[s.tok] += dweight;
-      if (kRule == Rule::swla && g.gamma) g.gamma[s.tok * args.window + l] += dweight;
+      if (!kWindow && g.beta) g.beta[s.tok] += dweight;
+      if (kWindow && g.gamma) g.gamma[s.tok * args.window + l] += dweight;
     }
   }
   const float da = block_sum(da_part, w.scratch);  // its barriers also end every read of dS above
@@ -108,12 +111,13 @@ __device__ void hebbian_step_backward(const RuleKernelArgs& args, const RuleGrad
   __syncthreads();
 }
 
-// delta, comba: S_t = a S + beta k r^T on active elements, r = v - sigma (G ⊙ S)^T e; W = G ⊙ dS.
+// erasing: S_t = a S + beta k r^T on active elements, r = v - sigma (G ⊙ S)^T e; W = G ⊙ dS.
 template <Rule kRule>
 __device__ void erasing_step_backward(const RuleKernelArgs& args, const RuleGradArgs& g, const BackwardStep& s,
                                       const BackwardWork& w) {
+  constexpr memory::RuleTraits kTraits = memory::rule_traits(kRule);
   const int d_k = args.d_k, d_v = args.d_v;
-  const float sigma = kRule == Rule::delta ? s.a : 1.0f;
+  const float sigma = kTraits.decayed_prediction ? s.a : 1.0f;
   float dbeta_part = 0.0f, da_part = 0.0f;
   for (int i = threadIdx.x; i < s.rows; i += blockDim.x) {
     const float Wr = gated_row_dot(w.dS, w.corr, i, s.end, d_v);
@@ -125,7 +129,7 @@ __device__ void erasing_step_backward(const RuleKernelArgs& args, const RuleGrad
   __syncthreads();  // dcorr complete
   for (int j = threadIdx.x; j < d_v; j += blockDim.x) {
     if (g.v) g.v[s.tok * d_v + j] += w.dcorr[j];
-    if (kRule == Rule::delta) da_part -= w.dcorr[j] * w.pred[j];  // sigma = a scales the prediction
+    if (kTraits.decayed_prediction) da_part -= w.dcorr[j] * w.pred[j];  // sigma = a scales the prediction
   }
   const float dbeta = block_sum(dbeta_part, w.scratch);
   const float da = block_sum(da_part, w.scratch);  // its barriers also end every read of dS above
@@ -134,8 +138,8 @@ __device__ void erasing_step_backward(const RuleKernelArgs& args, const RuleGrad
     if (g.a) g.a[s.tok] += da;
   }
   // Through the prediction: dpred = -sigma dr; de = (G ⊙ S) dpred, dS = a dS + G ⊙ (e dpred^T).
-  const float* e = kRule == Rule::comba ? args.p + s.tok * d_k : s.kn;
-  float* ge = kRule == Rule::comba ? g.p : g.k;
+  const float* e = kTraits.uses_p ? args.p + s.tok * d_k : s.kn;
+  float* ge = kTraits.uses_p ? g.p : g.k;
   for (int i = threadIdx.x; i < s.rows; i += blockDim.x) {
     const int cols = active_cols(s.end, i, d_v);
     const float* row = s.Sp + static_cast<size_t>(i) * d_v;
@@ -150,9 +154,9 @@ __device__ void erasing_step_backward(const RuleKernelArgs& args, const RuleGrad
   __syncthreads();
 }
 
-// titans: Z_t = eta Z + G ⊙ (-beta k err^T), S_t = a S + Z_t on active elements; V = dZ_t + dS_t
+// momentum: Z_t = eta Z + G ⊙ (-beta k err^T), S_t = a S + Z_t on active elements; V = dZ_t + dS_t
 // is Z_t's total adjoint (it reaches the loss directly and through S_t).
-__device__ void titans_step_backward(const RuleKernelArgs& args, const RuleGradArgs& g, const BackwardStep& s,
+__device__ void momentum_step_backward(const RuleKernelArgs& args, const RuleGradArgs& g, const BackwardStep& s,
                                      const BackwardWork& w) {
   const int d_k = args.d_k, d_v = args.d_v, D = d_k * d_v;
   const float eta = args.eta ? args.eta[s.tok] : 0.0f;
@@ -210,10 +214,12 @@ __global__ void __launch_bounds__(kThreads) memory_rule_backward_kernel(RuleKern
   const int D = d_k * d_v;
   const int bh = blockIdx.x, b = bh / H, h = bh % H;
   const float* S = args.S + static_cast<size_t>(bh) * (T + 1) * D;
-  // pred: (G ⊙ S_{t-1})^T e; corr: r = v - sigma pred, or titans' err = pred - v; dcorr: dL/dr or dL/derr.
+  constexpr memory::RuleFamily kFamily = memory::rule_traits(kRule).family;
+  constexpr bool kMomentum = kFamily == memory::RuleFamily::momentum;
+  // pred: (G ⊙ S_{t-1})^T e; corr: r = v - sigma pred, or the surprise err = pred - v; dcorr: dL/dr or dL/derr.
   BackwardWork w{shared, shared + d_v, shared + 2 * d_v, scratch, g.dS + static_cast<size_t>(bh) * D,
-                 kRule == Rule::titans ? g.dZ + static_cast<size_t>(bh) * D : nullptr,
-                 kRule == Rule::titans ? args.Z + static_cast<size_t>(bh) * (T + 1) * D : nullptr};
+                 kMomentum ? g.dZ + static_cast<size_t>(bh) * D : nullptr,
+                 kMomentum ? args.Z + static_cast<size_t>(bh) * (T + 1) * D : nullptr};
   for (int n = T - 1; n >= 0; --n) {
     BackwardStep s;
     s.n = n;
@@ -221,15 +227,15 @@ __global__ void __launch_bounds__(kThreads) memory_rule_backward_kernel(RuleKern
     s.rows = rows_touched(s.end, d_v);
     s.tok = token_index(b, n, h, T, H);
     s.a = args.a ? args.a[s.tok] : 1.0f;
-    s.beta = kRule == Rule::swla ? 0.0f : args.beta[s.tok];
+    s.beta = memory::rule_uses_beta(kRule) ? args.beta[s.tok] : 0.0f;
     s.Sp = S + static_cast<size_t>(n) * D;
     s.Sn = S + static_cast<size_t>(n + 1) * D;
     s.kn = args.k + s.tok * d_k;
     s.vn = args.v + s.tok * d_v;
     read_and_predict_backward<kRule>(args, g, s, w);
-    if constexpr (kRule == Rule::linear || kRule == Rule::swla) hebbian_step_backward<kRule>(args, g, s, w);
-    else if constexpr (kRule == Rule::delta || kRule == Rule::comba) erasing_step_backward<kRule>(args, g, s, w);
-    else titans_step_backward(args, g, s, w);
+    if constexpr (kFamily == memory::RuleFamily::hebbian) hebbian_step_backward<kRule>(args, g, s, w);
+    else if constexpr (kFamily == memory::RuleFamily::erasing) erasing_step_backward<kRule>(args, g, s, w);
+    else momentum_step_backward(args, g, s, w);
   }
 }
 
@@ -285,21 +291,16 @@ void CudaBackend::memory_rule_backward(const backend::MemoryRuleGrads<float>& gr
   const size_t adjoints = static_cast<size_t>(heads) * st.D();
   DeviceScratch<float> dS(adjoints, nullptr, "memory_rule_backward (dS)");
   dS.zero(adjoints, "memory_rule_backward (dS)");
-  DeviceScratch<float> dZ(rule == Rule::titans ? adjoints : 0, nullptr, "memory_rule_backward (dZ)");
-  if (rule == Rule::titans) dZ.zero(adjoints, "memory_rule_backward (dZ)");
+  const bool momentum = memory::rule_has_momentum(rule);
+  DeviceScratch<float> dZ(momentum ? adjoints : 0, nullptr, "memory_rule_backward (dZ)");
+  if (momentum) dZ.zero(adjoints, "memory_rule_backward (dZ)");
   g.dS = dS.get();
-  g.dZ = rule == Rule::titans ? dZ.get() : nullptr;
+  g.dZ = momentum ? dZ.get() : nullptr;
 
   const auto ends = active_prefix_table(*args.schedule, args.T);
   DeviceScratch<int32_t> dends(ends.data(), ends.size(), nullptr, "memory_rule_backward (active prefix)");
   const RuleKernelArgs kargs = kernel_args(args, dends.get(), st.S, st.Z);
-  switch (rule) {
-    case Rule::linear: launch_backward<Rule::linear>(kargs, g, heads); break;
-    case Rule::delta: launch_backward<Rule::delta>(kargs, g, heads); break;
-    case Rule::comba: launch_backward<Rule::comba>(kargs, g, heads); break;
-    case Rule::titans: launch_backward<Rule::titans>(kargs, g, heads); break;
-    case Rule::swla: launch_backward<Rule::swla>(kargs, g, heads); break;
-  }
+  memory::visit_rule(rule, [&](auto r) { launch_backward<decltype(r)::value>(kargs, g, heads); });
   check_launch("memory_rule_backward");
 }
 

@@ -1,19 +1,19 @@
-// The chunked linear, delta, comba and swla rules on the GPU, forward and backward (memory_rule_chunked.hpp);
+// The chunked hebbian and erasing rules on the GPU, forward and backward (memory_rule_chunked.hpp);
 // the CUDA twin of core/memory/chunked_rule.cpp, whose names (MB, MA, IA, U, Kt, dHe, ...) it keeps.
 // Chunks are packed into (B H chunks, C, width) so every chunk product is one strided-batched
 // FP32 GEMM; a ragged last chunk is padded with zero keys, values and write strengths and a log
 // retention of 0, which changes nothing (a zero write, no decay). A chunk makes Cw = W C writes,
-// write w = j C + t at step t: W = 1 (k_t v_t^T weighted by beta_t) but for swla, whose window makes
+// write w = j C + t at step t: W = 1 (k_t v_t^T weighted by beta_t) but for window writes, which make
 // W = c per step (gamma_t[j] k_{t-j} v_{t-j}^T, the key masked by m_t); K, V, bt, Kd, U are over writes.
 // With Tinv = (I + diag(beta) MA)^-1 (the erasing rules, W = 1):
 //   forward, parallel over chunks: MB = (Q K^T) ⊙ GB, MA = (E K^T) ⊙ GA, Tinv,
-//            Ub = Tinv diag(beta) V, Wk = Tinv diag(beta e^gh) E            (linear, swla: Ub = diag(bt) V)
-// where E is the erase direction (K for delta, comba's P) and gh its log-decay (g; comba g_{t-1}).
+//            Ub = Tinv diag(beta) V, Wk = Tinv diag(beta e^gh) E            (hebbian: Ub = diag(bt) V)
+// where E is the erase direction (K, or P) and gh its log-decay (g, or g_{t-1} for an undecayed prediction).
 //   state pass, in order, parallel over heads and value tiles: U = Ub - Wk H, H' = e^{g_L} H + Kt^T U
 //   output, parallel: O = diag(e^g) Q H + MB U
 // The backward recomputes all of that from the chunk-start states, walks chunks in reverse for the
 // state adjoint (dU = MB^T dO + Kt dHe, dH = e^{g_L} dHe + (diag(e^g) Q)^T dO - Wk^T dU), then
-// forms every gradient per chunk with GEMMs and one kernel for the masks and per-step sums. A swla
+// forms every gradient per chunk with GEMMs and one kernel for the masks and per-step sums. A window
 // write may read a token of an earlier chunk, so each token's dk and dv are gathered from the
 // writes that read it (in a fixed order: no atomics), not scattered.
 #include <cublas_v2.h>
@@ -41,8 +41,12 @@ bool chunked_kernels_cover(memory::Rule rule, int d_k, int chunk, std::string* w
     if (why_not) *why_not = why;
     return false;
   };
-  if (rule == memory::Rule::titans)
-    return no("the GPU's chunked kernels cover linear, delta, comba and swla (titans has no chunked form)");
+  if (!memory::rule_has_chunked_form(rule))
+    return no("the GPU's chunked kernels cover " + memory::rules_where(memory::rule_has_chunked_form) + " (" +
+              std::string(memory::rule_name(rule)) + " has no chunked form)");
+  const memory::RuleTraits t = memory::rule_traits(rule);
+  if (t.family == memory::RuleFamily::erasing && t.uses_p == t.decayed_prediction)  // one flag serves both here
+    return no("the GPU's chunked kernels erase along p only from the undecayed state, and along k only from the decayed one");
   if (d_k > kChunkedMaxKeyWidth)
     return no("key width " + std::to_string(d_k) + " > " + std::to_string(kChunkedMaxKeyWidth));
   if (chunk < 1 || chunk > kChunkedMaxChunk) return no("chunk " + std::to_string(chunk) + " outside [1, " + std::to_string(kChunkedMaxChunk) + "]");
@@ -72,9 +76,9 @@ void gemm(cublasContext* h, bool ta, bool tb, int m, int n, int k, float alpha, 
 
 struct Dims {
   int B = 0, T = 0, H = 0, dk = 0, dv = 0, C = 0, NC = 0;
-  int W = 1;            // writes per step: swla's window, 1 for the other rules
-  bool erases = false;  // delta or comba: U goes through the solve
-  bool comba = false;   // erases along p, at the log-decay before the step (gh_t = g_{t-1})
+  int W = 1;            // writes per step: the window c of window writes, else 1
+  bool erases = false;  // the erasing family: U goes through the solve
+  bool along_p = false; // erases along p, at the log-decay before the step (gh_t = g_{t-1})
   __host__ __device__ int batches() const { return B * H * NC; }
   __host__ __device__ size_t rows() const { return static_cast<size_t>(batches()) * C; }
   __host__ __device__ int Cw() const { return W * C; }  // writes per chunk
@@ -88,10 +92,10 @@ __device__ inline size_t token_row(int b, int tok, int h, int T, int H) {
 
 struct PackArgs {
   Dims d;
-  const float *q, *k, *v, *beta, *a, *p, *gamma;  // gamma: swla's (B, T, H, W) window weights, else null
+  const float *q, *k, *v, *beta, *a, *p, *gamma;  // gamma: (B, T, H, W) window weights, else null
   const int32_t* rows;  // (T) open key rows per step
   float *Q, *K, *V, *Qg, *Kd, *Kb, *Vb, *g, *bt;  // K, V, Kd, Vb, bt over writes; Kb null unless erasing
-  float *E, *gh;  // comba's erase direction (masked p) and its log-decay; null otherwise (K and g serve)
+  float *E, *gh;  // the erase direction p (masked) and its log-decay; null otherwise (K and g serve)
 };
 
 // The token write w = j C + t of chunk c reads (j back from step t), or -1: the step is padding, or
@@ -113,7 +117,7 @@ __global__ void pack_chunks_kernel(PackArgs p) {
       const int tok = c * d.C + t;
       const bool real = tok < d.T;
       const size_t r = real ? token_row(b, tok, h, d.T, d.H) : 0;
-      gh[t] = p.gh ? acc : 0.0f;  // comba's erase reads S_{t-1}: the decay up to the step before
+      gh[t] = p.gh ? acc : 0.0f;  // an undecayed erase reads S_{t-1}: the decay up to the step before
       acc += real && p.a ? memory::clamped_log_retention(p.a[r]) : 0.0f;
       g[t] = acc;
       if (!p.gh) gh[t] = acc;
@@ -126,7 +130,7 @@ __global__ void pack_chunks_kernel(PackArgs p) {
     p.g[static_cast<size_t>(n) * d.C + t] = g[t];
     if (p.gh) p.gh[static_cast<size_t>(n) * d.C + t] = gh[t];
   }
-  // Write weights: beta_t, or swla's gamma_t[j]; 0 for a write that is left out.
+  // Write weights: beta_t, or the window's gamma_t[j]; 0 for a write that is left out.
   const size_t base_w = static_cast<size_t>(n) * Cw;
   for (int w = threadIdx.x; w < Cw; w += blockDim.x) {
     const int j = w / d.C, t = w - j * d.C, tok = c * d.C + t;
@@ -220,7 +224,7 @@ __device__ void store_state_tile(const Dims& d, const float* tile, float* out, s
 
 // The forward state pass: one block per (head, value tile), chunks in order. Stores each
 // chunk-start state, U = Ub - Wk H (Wk null: U = Ub), then H' = e^{g_L} H + Kd^T U, the writes
-// taken C at a time through shared memory (swla's W blocks of C; one block for the other rules).
+// taken C at a time through shared memory (a window's W blocks of C; one block otherwise).
 __global__ void chunk_states_forward_kernel(Dims d, const float* Ub, const float* Wk, const float* Kd, const float* g,
                                             float* U, float* checkpoints) {
   extern __shared__ float shared[];
@@ -344,11 +348,11 @@ struct ChunkWork {
         Tinv(d.erases ? d.rows() * d.C : 0, nullptr, "chunked rule (Tinv)"),
         U(d.write_rows() * d.dv, nullptr, "chunked rule (U)"),
         Wk(d.erases ? d.rows() * d.dk : 0, nullptr, "chunked rule (Wk)"),
-        E(d.comba ? d.rows() * d.dk : 0, nullptr, "chunked rule (E)"),
-        gh(d.comba ? d.rows() : 0, nullptr, "chunked rule (gh)") {}
+        E(d.along_p ? d.rows() * d.dk : 0, nullptr, "chunked rule (E)"),
+        gh(d.along_p ? d.rows() : 0, nullptr, "chunked rule (gh)") {}
 
-  const float* erase_dir() const { return d.comba ? E.get() : K.get(); }      // (chunks, C, d_k)
-  const float* erase_decay() const { return d.comba ? gh.get() : g.get(); }  // (chunks, C)
+  const float* erase_dir() const { return d.along_p ? E.get() : K.get(); }      // (chunks, C, d_k)
+  const float* erase_decay() const { return d.along_p ? gh.get() : g.get(); }  // (chunks, C)
 
   // Batch strides: per-step rows (sk, sv), per-write rows (swk, swv), (C, C), (C, Cw) and states.
   long long sk() const { return static_cast<long long>(d.C) * d.dk; }
@@ -362,10 +366,10 @@ struct ChunkWork {
   // Everything before the state pass; U holds Ub afterwards.
   void prepare(cublasContext* h, const backend::MemoryRuleArgs<float>& args, const int32_t* rows) {
     PackArgs p{d,        args.q,   args.k,   args.v,
-               args.beta, args.a,  d.comba ? args.p : nullptr, args.rule == Rule::swla ? args.gamma : nullptr,
+               args.beta, args.a,  d.along_p ? args.p : nullptr, memory::rule_uses_gamma(args.rule) ? args.gamma : nullptr,
                rows,     Q.get(),  K.get(),  V.get(),
                Qg.get(), Kd.get(), d.erases ? Kb.get() : nullptr, Vb.get(),
-               g.get(),  bt.get(), d.comba ? E.get() : nullptr, d.comba ? gh.get() : nullptr};
+               g.get(),  bt.get(), d.along_p ? E.get() : nullptr, d.along_p ? gh.get() : nullptr};
     const int N = d.batches(), C = d.C, Cw = d.Cw();
     pack_chunks_kernel<<<N, kThreads>>>(p);
     check_launch("chunked rule (pack)");
@@ -396,9 +400,10 @@ Dims dims_of(const backend::MemoryRuleArgs<float>& args, int chunk) {
   Dims d;
   d.B = args.B, d.T = args.T, d.H = args.H, d.dk = args.d_k, d.dv = args.d_v, d.C = chunk;
   d.NC = (args.T + chunk - 1) / chunk;
-  d.W = args.rule == Rule::swla ? args.window : 1;
-  d.erases = args.rule == Rule::delta || args.rule == Rule::comba;
-  d.comba = args.rule == Rule::comba;
+  const memory::RuleTraits traits = memory::rule_traits(args.rule);
+  d.W = traits.uses_gamma ? args.window : 1;
+  d.erases = traits.family == memory::RuleFamily::erasing;
+  d.along_p = d.erases && traits.uses_p;  // and undecayed: chunked_kernels_cover refuses the other pairings
   return d;
 }
 
@@ -409,12 +414,12 @@ std::vector<int32_t> open_rows(const memory::Schedule& schedule, int T, int d_v)
 }
 
 struct GradOut {
-  float *q, *k, *v, *beta, *a, *p, *gamma;  // gamma: swla's (B, T, H, W)
+  float *q, *k, *v, *beta, *a, *p, *gamma;  // gamma: the window's (B, T, H, W)
   const float* a_in;  // the retention (null: none), for dL/da = dL/dlog(a) / a
 };
 
 // One block per chunk (kChunkedMaxChunk threads, a thread per step): the per-step sums of the
-// backward (dlog a, dbeta; swla's dgamma per write) and the masked pair gradients dPB = dMB ⊙ GB,
+// backward (dlog a, dbeta; the window's dgamma per write) and the masked pair gradients dPB = dMB ⊙ GB,
 // dPA = beta dA ⊙ GA, written over dMB and dA0 (dA = -dA0). Then the reverse cumulative sum gives dL/da.
 struct ScalarArgs {
   Dims d;
@@ -423,7 +428,7 @@ struct ScalarArgs {
   GradOut out;
 };
 
-// Step t's writes (one, or swla's W): the sums through the state (Kd . dKt) and through the
+// Step t's writes (one, or a window's W): the sums through the state (Kd . dKt) and through the
 // outputs that read them (dMB ⊙ MB down the write's column), and, where nothing erases, each
 // write's weight gradient dU . V: dbeta_t, or dgamma_t[j] stored at once.
 __device__ void write_sums(const ScalarArgs& p, int n, int t, float& through, float& col, float& dweight) {
@@ -504,8 +509,8 @@ __global__ void chunk_step_sums_kernel(ScalarArgs p) {
     const int bh = n / d.NC, c = n % d.NC, b = bh / d.H, h = bh % d.H;
     float suffix = dgl;  // g_L's adjoint reaches every step (padded steps carry nothing else)
     for (int s = C - 1; s >= 0; --s) {
-      // The erase's log-decay gh is g (delta) or shifted by one (comba: gh_{s+1} = g_s).
-      suffix += dg[s] + (d.comba ? (s + 1 < C ? dgh[s + 1] : 0.0f) : dgh[s]);
+      // The erase's log-decay gh is g, or shifted by one for an undecayed prediction (gh_{s+1} = g_s).
+      suffix += dg[s] + (d.along_p ? (s + 1 < C ? dgh[s + 1] : 0.0f) : dgh[s]);
       const int tok = c * C + s;
       if (tok >= d.T) continue;
       const size_t r = token_row(b, tok, h, d.T, d.H);
@@ -550,8 +555,8 @@ __device__ float gathered_value_grad(const AssembleArgs& p, int bh, int tok, int
   return dv;
 }
 
-// dq, dk (and comba's dp) over open rows (the rest exactly 0, by selection), dv; real tokens only.
-// The erase direction's gradient dE = -beta e^gh dEd0 + dPA K belongs to k (delta) or p (comba).
+// dq, dk (and dp) over open rows (the rest exactly 0, by selection), dv; real tokens only.
+// The erase direction's gradient dE = -beta e^gh dEd0 + dPA K belongs to k, or to p.
 __global__ void chunk_assemble_kernel(AssembleArgs p) {
   const Dims d = p.d;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -564,8 +569,8 @@ __global__ void chunk_assemble_kernel(AssembleArgs p) {
     const bool open = i < p.rows[tok];
     const float dE = d.erases && open ? -p.bt[row] * expf(p.gh[row]) * p.dEd0[e] + p.dEx[e] : 0.0f;
     if (p.out.q) p.out.q[r] = open ? expf(p.g[row]) * p.dQd[e] + p.dQx[e] : 0.0f;
-    if (p.out.k) p.out.k[r] = gathered_key_grad(p, bh, tok, i) + (d.erases && !d.comba ? dE : 0.0f);
-    if (d.comba && p.out.p) p.out.p[r] = dE;
+    if (p.out.k) p.out.k[r] = gathered_key_grad(p, bh, tok, i) + (d.erases && !d.along_p ? dE : 0.0f);
+    if (d.along_p && p.out.p) p.out.p[r] = dE;
   }
   if (!p.out.v) return;
   for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < d.rows() * d.dv; e += stride) {
@@ -664,9 +669,9 @@ void chunked_memory_rule_backward(cublasContext* h, const backend::MemoryRuleGra
          w.sv(), N, "chunked rule backward (E H)");
   }
 
-  const bool swla = args.rule == Rule::swla;
-  const GradOut out{grads.q, grads.k,  grads.v, swla ? nullptr : grads.beta, grads.a, d.comba ? grads.p : nullptr,
-                    swla ? grads.gamma : nullptr, args.a};
+  const bool window = memory::rule_uses_gamma(args.rule);
+  const GradOut out{grads.q, grads.k,  grads.v, window ? nullptr : grads.beta, grads.a, d.along_p ? grads.p : nullptr,
+                    window ? grads.gamma : nullptr, args.a};
   ScalarArgs sa{d,          w.g.get(),       w.erase_decay(), w.bt.get(), w.Qg.get(), dQd.get(), w.Kd.get(),
                 dKt.get(),  w.MB.get(),      w.MA.get(),      w.erase_dir(), w.V.get(), EH.get(), dW.get(),
                 dEd0.get(), dU.get(),        Hc,              dHe.get(),  dMB.get(),  dA0.get(), out};

@@ -1,4 +1,4 @@
-// The chunked (WY / UT) form of the linear, delta, comba and swla rules on the GPU: the algorithm of
+// The chunked (WY / UT) form of the hebbian and erasing rules on the GPU: the algorithm of
 // core/memory/chunked_rule.cpp (its oracle), with cuBLAS strided-batched FP32 GEMMs for the chunk
 // products and small kernels for the decay masks, the unit-lower solve and the state passes.
 // It rests on math.md section 3's zero-state lemma (S_0 = 0, row-aligned blocks): inputs are masked
@@ -26,7 +26,7 @@ constexpr int kChunkedDefaultChunk = static_cast<int>(memory::default_chunk_size
 
 // What the chunked forward leaves for its backward: the chunk-start states only.
 struct CudaChunkedState final : backend::OpState {
-  memory::Rule rule = memory::Rule::delta;
+  memory::Rule rule = memory::kDefaultRule;
   int B = 0, T = 0, H = 0, d_k = 0, d_v = 0, chunk = 0, chunks = 0;
   float* checkpoints = nullptr;  // (B, H, chunks, d_k, d_v) on the device: the state before each chunk
 
@@ -36,8 +36,8 @@ struct CudaChunkedState final : backend::OpState {
   ~CudaChunkedState() override;
 };
 
-// Whether these kernels run `rule` at these widths and chunk size (linear, delta, comba and swla;
-// titans has no chunked form). why_not (if given) says why not, in a phrase.
+// Whether these kernels run `rule` at these widths and chunk size (every rule with a chunked form,
+// memory::rule_has_chunked_form). why_not (if given) says why not, in a phrase.
 bool chunked_kernels_cover(memory::Rule rule, int d_k, int chunk, std::string* why_not = nullptr);
 
 // The chunk size a call uses: args.chunk when set, else kChunkedDefaultChunk.

@@ -1,8 +1,9 @@
 // The gated memory rules' forward (math.md section 3), recurrent, one thread block per (batch, head),
-// time in order; the CUDA twin of core/memory/{hebbian,delta,titans}_rule.cpp's forwards.
+// time in order; the CUDA twin of the CPU families' forwards (core/memory/rule_family.hpp).
+// Templated on the rule, it branches on the rule's traits (core/memory/rule_traits.hpp) only.
 // Each step n (0-based, t = n + 1), with end = end(k(t)) the active prefix:
-//   1. delta, comba, titans: the prediction (G ⊙ S_{t-1})^T e per value column (column threads,
-//      rows ascending as on the CPU), giving the correction r = v - sigma pred or titans' surprise.
+//   1. the erasing and momentum rules: the prediction (G ⊙ S_{t-1})^T e per value column (column
+//      threads, rows ascending as on the CPU), giving the correction r = v - sigma pred or the surprise.
 //   2. every element: locked ones (x >= end) are copied bit for bit, active ones take the
 //      ungated update; S_t (and Z_t) go straight to the tape, which is the working state.
 //   3. the read o_t = (G ⊙ S_t)^T q_t per value column.
@@ -30,13 +31,16 @@ using memory::Rule;
 
 template <Rule kRule>
 __global__ void __launch_bounds__(kThreads) memory_rule_forward_kernel(RuleKernelArgs args, float* o) {
+  constexpr memory::RuleTraits kTraits = memory::rule_traits(kRule);
+  constexpr bool kMomentum = memory::rule_has_momentum(kRule);
+  constexpr bool kWindow = kTraits.uses_gamma;
   extern __shared__ float shared[];
-  float* corr = shared;  // (d_v): r = v - sigma pred (delta, comba) or err = pred - v (titans)
+  float* corr = shared;  // (d_v): r = v - sigma pred (erasing) or err = pred - v (momentum)
   const int T = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
   const int D = d_k * d_v;
   const int bh = blockIdx.x, b = bh / H, h = bh % H;
   float* S = args.S + static_cast<size_t>(bh) * (T + 1) * D;
-  float* Z = kRule == Rule::titans ? args.Z + static_cast<size_t>(bh) * (T + 1) * D : nullptr;
+  float* Z = kMomentum ? args.Z + static_cast<size_t>(bh) * (T + 1) * D : nullptr;
 
   for (int n = 0; n < T; ++n) {
     const int end = args.ends[n];
@@ -47,42 +51,42 @@ __global__ void __launch_bounds__(kThreads) memory_rule_forward_kernel(RuleKerne
     const float* kn = args.k + tok * d_k;
     const float* vn = args.v + tok * d_v;
 
-    if constexpr (uses_prediction(kRule)) {
-      const float* e = kRule == Rule::comba ? args.p + tok * d_k : kn;
-      const float sigma = kRule == Rule::delta ? a : 1.0f;
+    if constexpr (memory::rule_predicts(kRule)) {
+      const float* e = kTraits.uses_p ? args.p + tok * d_k : kn;
+      const float sigma = kTraits.decayed_prediction ? a : 1.0f;
       for (int j = threadIdx.x; j < d_v; j += blockDim.x) {
         const float pred = gated_column_dot(Sp, e, j, end, d_v);
-        corr[j] = kRule == Rule::titans ? pred - vn[j] : vn[j] - sigma * pred;
+        corr[j] = kMomentum ? pred - vn[j] : vn[j] - sigma * pred;
       }
       __syncthreads();
     }
 
-    const float beta = kRule == Rule::swla ? 0.0f : args.beta[tok];
-    const float eta = kRule == Rule::titans && args.eta ? args.eta[tok] : 0.0f;
-    const int terms = kRule == Rule::swla ? min(args.window, n + 1) : 1;  // swla terms before t = 1 are left out
-    const float* Zp = kRule == Rule::titans ? Z + static_cast<size_t>(n) * D : nullptr;
-    float* Zn = kRule == Rule::titans ? Z + static_cast<size_t>(n + 1) * D : nullptr;
+    const float beta = kTraits.uses_beta ? args.beta[tok] : 0.0f;
+    const float eta = kMomentum && args.eta ? args.eta[tok] : 0.0f;
+    const int terms = kWindow ? min(args.window, n + 1) : 1;  // window terms before t = 1 are left out
+    const float* Zp = kMomentum ? Z + static_cast<size_t>(n) * D : nullptr;
+    float* Zn = kMomentum ? Z + static_cast<size_t>(n + 1) * D : nullptr;
     for (int x = threadIdx.x; x < D; x += blockDim.x) {
       if (x >= end) {  // locked: keeps its bits, decay and momentum included
         Sn[x] = Sp[x];
-        if constexpr (kRule == Rule::titans) Zn[x] = Zp[x];
+        if constexpr (kMomentum) Zn[x] = Zp[x];
         continue;
       }
       const int i = x / d_v, j = x - i * d_v;
-      if constexpr (kRule == Rule::linear) {
+      if constexpr (kTraits.family == memory::RuleFamily::hebbian && !kWindow) {
         Sn[x] = a * Sp[x] + (beta * kn[i]) * vn[j];
-      } else if constexpr (kRule == Rule::swla) {
+      } else if constexpr (kWindow) {
         float acc = a * Sp[x];
         for (int w = 0; w < terms; ++w) {
           const size_t tw = tok - static_cast<size_t>(w) * H;  // token n - w of this head
           acc += (args.gamma[tok * args.window + w] * args.k[tw * d_k + i]) * args.v[tw * d_v + j];
         }
         Sn[x] = acc;
-      } else if constexpr (kRule == Rule::titans) {
+      } else if constexpr (kMomentum) {
         const float z = eta * Zp[x] - (beta * kn[i]) * corr[j];
         Zn[x] = z;
         Sn[x] = a * Sp[x] + z;
-      } else {  // delta, comba
+      } else {  // erasing
         Sn[x] = a * Sp[x] + (beta * kn[i]) * corr[j];
       }
     }
@@ -128,7 +132,7 @@ std::unique_ptr<backend::OpState> CudaBackend::memory_rule_forward(float* o,
   // S_0 = 0 (and Z_0 = 0): the tapes start zeroed; every later state is written by the kernel.
   check(cudaMalloc(reinterpret_cast<void**>(&state->S), tape * sizeof(float)), "memory_rule_forward (tape S)");
   check(cudaMemsetAsync(state->S, 0, tape * sizeof(float)), "memory_rule_forward (tape S)");
-  if (args.rule == Rule::titans) {
+  if (memory::rule_has_momentum(args.rule)) {
     check(cudaMalloc(reinterpret_cast<void**>(&state->Z), tape * sizeof(float)), "memory_rule_forward (tape Z)");
     check(cudaMemsetAsync(state->Z, 0, tape * sizeof(float)), "memory_rule_forward (tape Z)");
   }
@@ -139,13 +143,7 @@ std::unique_ptr<backend::OpState> CudaBackend::memory_rule_forward(float* o,
   const auto ends = active_prefix_table(*args.schedule, args.T);
   DeviceScratch<int32_t> dends(ends.data(), ends.size(), nullptr, "memory_rule_forward (active prefix)");
   const RuleKernelArgs kargs = kernel_args(args, dends.get(), state->S, state->Z);
-  switch (args.rule) {
-    case Rule::linear: launch_forward<Rule::linear>(kargs, o, heads); break;
-    case Rule::delta: launch_forward<Rule::delta>(kargs, o, heads); break;
-    case Rule::comba: launch_forward<Rule::comba>(kargs, o, heads); break;
-    case Rule::titans: launch_forward<Rule::titans>(kargs, o, heads); break;
-    case Rule::swla: launch_forward<Rule::swla>(kargs, o, heads); break;
-  }
+  memory::visit_rule(args.rule, [&](auto rule) { launch_forward<decltype(rule)::value>(kargs, o, heads); });
   check_launch("memory_rule_forward");
   return state;
 }

@@ -21,7 +21,7 @@ struct RuleKernelArgs {
               *eta = nullptr, *gamma = nullptr;
   const int32_t* ends = nullptr;  // (T) end(k(t)) on the device
   float* S = nullptr;             // (B, H, T+1, d_k, d_v) tape
-  float* Z = nullptr;             // titans' tape
+  float* Z = nullptr;             // the momentum's tape (rule_has_momentum)
 };
 
 inline RuleKernelArgs kernel_args(const backend::MemoryRuleArgs<float>& args, const int32_t* ends, float* S,
@@ -59,10 +59,6 @@ __device__ inline size_t token_index(int b, int n, int h, int T, int H) {
   return (static_cast<size_t>(b) * T + n) * H + h;
 }
 
-// Rules that erase what the memory predicts along a direction before writing.
-__host__ __device__ constexpr bool uses_prediction(memory::Rule rule) {
-  return rule == memory::Rule::delta || rule == memory::Rule::comba || rule == memory::Rule::titans;
-}
 
 // sum over active rows i of column j: M[i, j] e[i], rows ascending.
 __device__ inline float gated_column_dot(const float* M, const float* e, int j, int end, int d_v) {

@@ -33,9 +33,10 @@ void check_rule_args(const backend::MemoryRuleArgs<float>& args) {
   if (!args.schedule) throw InputError("schedule", "required");
   if (args.B < 0 || args.T < 0 || args.H < 0) throw InputError("B", "batch, tokens and heads must be >= 0");
   if (args.d_k < 1 || args.d_v < 1) throw InputError("d_k", "key and value widths must be >= 1");
-  if (memory::rule_uses_gamma(args.rule) && args.window < 1) throw InputError("window", "swla needs a window >= 1");
-  if (args.open_widths && args.rule == memory::Rule::swla)  // supports() refuses it; the kernels would write unmasked
-    throw InputError("open_widths", "rule swla gated by open widths (block_axis value_rows or layer) runs on the CPU only");
+  if (memory::rule_uses_gamma(args.rule) && args.window < 1) throw InputError("window", std::string(rule_name(args.rule)) + " needs a window >= 1");
+  if (args.open_widths && !memory::rule_masks_as_gates(args.rule))  // supports() refuses it; the kernels would write unmasked
+    throw InputError("open_widths", "rule " + std::string(rule_name(args.rule)) +
+                                        " gated by open widths (block_axis value_rows or layer) runs on the CPU only");
   const int64_t D = static_cast<int64_t>(args.d_k) * args.d_v;
   if (args.schedule->D() != D)
     throw InputError("D", "schedule is for D = " + std::to_string(args.schedule->D()) + " elements but d_k * d_v = " +
@@ -46,9 +47,9 @@ void check_rule_args(const backend::MemoryRuleArgs<float>& args) {
   if (!args.v) throw InputError("v", "required");
   if (memory::rule_uses_beta(args.rule) && !args.beta)
     throw InputError("beta", "required by rule " + std::string(rule_name(args.rule)));
-  if (memory::rule_uses_p(args.rule) && !args.p) throw InputError("p", "required by rule comba");
+  if (memory::rule_uses_p(args.rule) && !args.p) throw InputError("p", "required by rule " + std::string(rule_name(args.rule)));
   if (memory::rule_uses_gamma(args.rule) && !args.gamma)
-    throw InputError("gamma", "required by rule swla, with a window of at least 1");
+    throw InputError("gamma", "required by rule " + std::string(rule_name(args.rule)) + ", with a window of at least 1");
 }
 
 const CudaRuleState& rule_state(const backend::OpState& state, const backend::MemoryRuleArgs<float>& args) {

@@ -1,7 +1,7 @@
 // What the CUDA memory rule's forward leaves for its backward and for memory_block_norms: the
 // CPU's tape, on the device. Every state S_0..S_T of every head (S_0 = 0, as the op list's
-// forward has no initial state), and Z_0..Z_T for titans. Memory: B H (T+1) d_k d_v floats,
-// twice that for titans (as on the CPU). Also the checks the CPU makes of the arguments.
+// forward has no initial state), and Z_0..Z_T with momentum. Memory: B H (T+1) d_k d_v floats,
+// twice that with momentum (as on the CPU). Also the checks the CPU makes of the arguments.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -11,10 +11,10 @@
 namespace proteus::cuda {
 
 struct CudaRuleState final : backend::OpState {
-  memory::Rule rule = memory::Rule::delta;
+  memory::Rule rule = memory::kDefaultRule;
   int B = 0, T = 0, H = 0, d_k = 0, d_v = 0, window = 0;
   float* S = nullptr;  // (B, H, T+1, d_k, d_v) on the device
-  float* Z = nullptr;  // (B, H, T+1, d_k, d_v), titans only
+  float* Z = nullptr;  // (B, H, T+1, d_k, d_v), momentum only
 
   CudaRuleState() = default;
   CudaRuleState(const CudaRuleState&) = delete;

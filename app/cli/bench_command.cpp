@@ -35,7 +35,7 @@ struct BenchOptions {
   // --op memory-rule: one op at one shape instead of a config's training step; --op kernels:
   // every op at the sizes one layer of that shape gives it.
   std::string op;
-  std::string rule = "delta";
+  std::string rule{memory::rule_name(memory::kDefaultRule)};
   std::vector<int> shape = {8, 1024, 8, 64};  // B T H d_head (fla's benchmark shape)
   std::vector<int> E = {1, 16};
   bool no_decay = false;
@@ -265,7 +265,7 @@ void add_bench_command(CLI::App& app) {
   c->add_option("--op", o->op,
                 "time ops instead of a training step: memory-rule (one rule), kernels (every op at one layer's sizes)")
       ->option_text("OP");
-  c->add_option("--rule", o->rule, "with --op: " + common::choice_alternatives<memory::Rule>(", ") + " (default delta)")
+  c->add_option("--rule", o->rule, "with --op: " + common::choice_alternatives<memory::Rule>(", ") + " (default " + std::string(memory::rule_name(memory::kDefaultRule)) + ")")
       ->option_text("RULE");
   c->add_option("--shape", o->shape, "with --op: B T H d_head (default 8 1024 8 64)")
       ->expected(4)

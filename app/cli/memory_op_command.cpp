@@ -16,15 +16,27 @@ namespace {
 
 constexpr const char* program = "proteus memory-op";
 
-constexpr const char* fields_help = R"(IN.json is one object (unknown keys are refused):
-  rule      "linear" | "delta" | "comba" | "titans" | "swla"              (required)
-  q, k      T rows of d_k numbers                                          (required)
-  v         T rows of d_v numbers                                          (required)
-  beta      T write strengths in [0, 2]            (required; swla ignores it)
-  a         T retentions in (0, 1]                 (default 1: no decay)
-  p         T rows of d_k numbers                  (comba only; required there)
-  eta       T momentum factors in [0, 1)           (titans only; default 0)
-  gamma     T rows of c window weights             (swla only; required there)
+// The lines that depend on the rules come from their table (core/memory/rule_descriptor.cpp).
+std::string rule_fields_help() {
+  using memory::rules_where;
+  std::string rules;
+  for (memory::Rule r : memory::all_rules()) rules += (rules.empty() ? "\"" : " | \"") + std::string(memory::rule_name(r)) + "\"";
+  const auto padded = [](std::string text, size_t width) { return text + std::string(text.size() < width ? width - text.size() : 2, ' '); };
+  return padded("  rule      " + rules, 74) + "(required)\n" +
+         "  q, k      T rows of d_k numbers                                          (required)\n"
+         "  v         T rows of d_v numbers                                          (required)\n"
+         "  beta      T write strengths in [0, 2]            (required; " +
+         rules_where([](memory::Rule r) { return !memory::rule_uses_beta(r); }) + " ignores it)\n" +
+         "  a         T retentions in (0, 1]                 (default 1: no decay)\n"
+         "  p         T rows of d_k numbers                  (" + rules_where(memory::rule_uses_p, "or") +
+         " only; required there)\n" +
+         "  eta       T momentum factors in [0, 1)           (" + rules_where(memory::rule_uses_eta, "or") +
+         " only; default 0)\n" +
+         "  gamma     T rows of c window weights             (" + rules_where(memory::rule_uses_gamma, "or") +
+         " only; required there)\n";
+}
+
+constexpr const char* fields_help = R"(
   S0        d_k rows of d_v numbers                (initial state; default 0)
   dO        T rows of d_v numbers                  (upstream gradient of o)
   dS        d_k rows of d_v numbers                (upstream gradient of the final S)
@@ -95,7 +107,7 @@ void add_memory_op_command(CLI::App& app) {
       "memory-op", "Run one head of one gated memory rule in float64 on the CPU reference (SPEC section 4)");
   command->add_option("--in", options->in, "the op's inputs (JSON, fields below)")->required()->option_text("IN.json");
   command->add_option("--out", options->out, "where to write the outputs (JSON)")->required()->option_text("OUT.json");
-  command->footer(fields_help);
+  command->footer("IN.json is one object (unknown keys are refused):\n" + rule_fields_help() + (fields_help + 1));
   command->callback([options] { run(*options); });
 }
 

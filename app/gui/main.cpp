@@ -103,7 +103,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
       ->check(CLI::IsMember(proteus::gui::tab_names()));
   cli.add_option("--teach-step", script.teach_step, "teaching panel: show this token");
   cli.add_flag("--overlay", script.overlay, "runs browser: overlay every run in the runs folder");
-  cli.add_option("--runs-filter", script.runs_filter, "runs browser: the filter box's text (rule=comba E=16 name-part)");
+  cli.add_option("--runs-filter", script.runs_filter, "runs browser: the filter box's text (rule=delta E=16 name-part)");
   cli.add_option("--runs-sort", script.runs_sort,
                  "runs browser: sort by this column (run, state, step, bpb, effect, model or a dotted config path; "
                  "a trailing - sorts descending)");

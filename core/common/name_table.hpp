@@ -57,7 +57,7 @@ std::vector<std::string> choice_names() {
   return names;
 }
 
-// "linear | delta | comba | titans | swla": the choices as a help text lists them.
+// "auto | recurrent | chunked": the choices as a help text lists them.
 template <class E>
 std::string choice_alternatives(std::string_view separator = " | ") {
   std::string text;

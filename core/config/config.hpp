@@ -36,12 +36,12 @@ void to_json(Json& j, Tokenizer value) { j = std::string(common::choice_name(val
 
 struct MixerConfig {
   MixerType type = MixerType::memory;
-  memory::Rule rule = memory::Rule::delta;  // linear | delta | comba | titans | swla
+  memory::Rule rule = memory::kDefaultRule;  // core/memory/rule_descriptor.cpp's table; docs/rules.md
   int heads = 2;
   int d_head = 32;              // d_k = d_v per head; the state has D = d_head^2 elements
   int conv = 4;                 // short causal depthwise convolution width; 0 = none
   bool decay = true;            // data-dependent retention a_t (Gated DeltaNet etc.); false: a = 1
-  int window = 2;               // swla window c
+  int window = 2;               // window c of a rule with window weights (rule_uses_gamma)
   int E = 1;                    // memory blocks; 1 = the baseline
   int N = 0;                    // schedule horizon in positions; 0 = data.seq_len
   memory::ScheduleSpec schedule;
@@ -58,7 +58,7 @@ struct MixerConfig {
   // Which way the E blocks run (math.md section 8, core/memory/block_axis.hpp): key_rows (d_k / E key
   // rows per block, the default) | value_rows (d_v / E value dimensions; E must divide d_head) |
   // layer (blocks across the layer's heads; E must divide heads * d_head). value_rows and layer
-  // take normalize_then_mask and no swla (E > 1).
+  // take normalize_then_mask (E > 1).
   memory::BlockAxis block_axis = memory::BlockAxis::key_rows;
   // A gate on the read (math.md section 8): none (the default) | swish (fla's gated RMSNorm of Gated
   // DeltaNet) | sigmoid: o <- RMSNorm_h(o) ⊙ act(x W_g) per head, W_g: d_model -> heads * d_head.

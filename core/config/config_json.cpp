@@ -185,7 +185,7 @@ using Writer = common::JsonWriter;
 
 // ---- Reading -----------------------------------------------------------------------------------
 
-// "model.mixer.rule: unknown value "combo" (did you mean comba?); expected one of linear, delta, ...".
+// "model.mixer.rule: unknown value "delat" (did you mean delta?); expected one of linear, delta, ...".
 [[noreturn]] void refuse_unknown_value(const std::string& field, const std::string& value,
                                        const std::vector<std::string>& allowed) {
   std::string reason = "unknown value " + quoted(value);

@@ -50,7 +50,7 @@ const std::vector<FieldDoc>& field_docs() {
       {"model.mixer.d_head", "d_k = d_v per head: the state has D = d_head^2 elements"},
       {"model.mixer.conv", "width of the short causal depthwise convolution on q, k, v; 0 = none"},
       {"model.mixer.decay", "data-dependent retention a_t (Gated DeltaNet's); false: a = 1"},
-      {"model.mixer.window", "swla's window c"},
+      {"model.mixer.window", "the window c of a rule with window weights gamma (docs/rules.md)"},
       {"model.mixer.E", "memory blocks; 1 = the ungated baseline (math.md section 2)", "1 to D = d_head^2"},
       {"model.mixer.N", "the schedule's horizon in positions; 0 = data.seq_len"},
       {"model.mixer.schedule.type", "how the E blocks unlock over positions (math.md section 2)"},

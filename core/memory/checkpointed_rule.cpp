@@ -13,7 +13,7 @@ template <class T>
 RuleTape<T> range_tape(Rule rule, int64_t every, int64_t D) {
   RuleTape<T> tape;
   tape.S.assign((every + 1) * D, T(0));
-  if (rule == Rule::titans) tape.Z.assign((every + 1) * D, T(0));
+  if (rule_has_momentum(rule)) tape.Z.assign((every + 1) * D, T(0));
   return tape;
 }
 
@@ -25,7 +25,7 @@ detail::StepRange recompute_range(Rule rule, const Schedule& s, const RuleInputs
   const detail::StepRange r{c * ck.every, std::min(in.T, (c + 1) * ck.every)};
   tape.first = r.n0;
   std::copy(ck.S.begin() + c * D, ck.S.begin() + (c + 1) * D, tape.S.begin());
-  if (rule == Rule::titans) std::copy(ck.Z.begin() + c * D, ck.Z.begin() + (c + 1) * D, tape.Z.begin());
+  if (rule_has_momentum(rule)) std::copy(ck.Z.begin() + c * D, ck.Z.begin() + (c + 1) * D, tape.Z.begin());
   detail::family_forward(rule, s, in, r, o, tape);
   return r;
 }
@@ -34,7 +34,7 @@ template <class T>
 void check_checkpoints(Rule rule, const RuleInputs<T>& in, const StateCheckpoints<T>& ck) {
   const int64_t D = in.d_k * in.d_v, ranges = ck.every < 1 ? -1 : checkpoint_ranges(in.T, ck.every);
   if (ranges < 0 || static_cast<int64_t>(ck.S.size()) != ranges * D ||
-      (rule == Rule::titans && ck.Z.size() != ck.S.size()))
+      (rule_has_momentum(rule) && ck.Z.size() != ck.S.size()))
     throw InputError("checkpoints", "do not come from a forward of this rule and these shapes");
 }
 
@@ -50,17 +50,17 @@ void checkpointed_rule_forward(Rule rule, const Schedule& schedule, const RuleIn
   StateCheckpoints<T>& ck = checkpoints ? *checkpoints : local;
   ck.every = every;
   ck.S.assign(ranges * D, T(0));
-  ck.Z.assign(rule == Rule::titans ? ranges * D : 0, T(0));
+  ck.Z.assign(rule_has_momentum(rule) ? ranges * D : 0, T(0));
   RuleTape<T> tape = range_tape<T>(rule, every, D);
   if (in.S0) std::copy(in.S0, in.S0 + D, tape.S.begin());
   for (int64_t c = 0; c < ranges; ++c) {
     // The state the range starts from is the last one the previous range wrote (or S_0).
     std::copy(tape.S.begin(), tape.S.begin() + D, ck.S.begin() + c * D);
-    if (rule == Rule::titans) std::copy(tape.Z.begin(), tape.Z.begin() + D, ck.Z.begin() + c * D);
+    if (rule_has_momentum(rule)) std::copy(tape.Z.begin(), tape.Z.begin() + D, ck.Z.begin() + c * D);
     const detail::StepRange r = recompute_range(rule, schedule, in, ck, c, o, tape);
     const int64_t last = r.n1 - r.n0;
     std::copy(tape.S.begin() + last * D, tape.S.begin() + (last + 1) * D, tape.S.begin());
-    if (rule == Rule::titans) std::copy(tape.Z.begin() + last * D, tape.Z.begin() + (last + 1) * D, tape.Z.begin());
+    if (rule_has_momentum(rule)) std::copy(tape.Z.begin() + last * D, tape.Z.begin() + (last + 1) * D, tape.Z.begin());
   }
   if (S_final) std::copy(tape.S.begin(), tape.S.begin() + D, S_final);
 }

@@ -13,12 +13,12 @@
 namespace proteus::memory {
 
 // States kept every `every` steps: S_0, S_every, S_2every, ... (one per range of steps), and
-// titans' momentum Z at the same steps. The chunked form keeps its chunk-start states here too.
+// the momentum Z (a rule with momentum) at the same steps. The chunked form keeps its chunk-start states here too.
 template <class F>
 struct StateCheckpoints {
   int64_t every = 0;
   std::vector<F> S;  // (ranges, d_k, d_v)
-  std::vector<F> Z;  // (ranges, d_k, d_v), titans only
+  std::vector<F> Z;  // (ranges, d_k, d_v), momentum only
 };
 
 // Ranges of `every` steps over T tokens (the last may be shorter).

@@ -20,21 +20,27 @@ using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 template <class T>
 using StateMap = Eigen::Map<Mat<T>>;  // a (d_k, d_v) row-major state
 
-bool erases(Rule rule) { return rule == Rule::delta || rule == Rule::comba; }
+bool erases(Rule rule) { return rule_traits(rule).family == RuleFamily::erasing; }
+// The erase reads the state before the step's decay: ĝ_t = g_{t-1} instead of g_t.
+bool erases_undecayed(Rule rule) { return erases(rule) && !rule_traits(rule).decayed_prediction; }
+// The erase runs along the step's own key (else along p).
+bool erases_along_key(Rule rule) { return erases(rule) && !rule_uses_p(rule); }
+// One write per step along k_t with weight beta_t, nothing erased.
+bool writes_once(Rule rule) { return !erases(rule) && !rule_uses_gamma(rule); }
 
 // One chunk's inputs and the products both passes need; the backward recomputes them.
 // A chunk reads at its L steps and makes Lw writes k_w u_w^T, write w at step wt[w]: one per step
-// for linear, delta and comba; swla's window makes c per step (k_{t-j} weighted by gamma_t[j]).
+// but for window writes, c per step (k_{t-j} weighted by gamma_t[j]).
 template <class T>
 struct Chunk {
   int64_t n0 = 0, L = 0, R = 0, W = 0, Lw = 0;  // first token, steps, rows and columns open anywhere in it, writes
   std::vector<int64_t> rows, cols;  // (L) open key rows, open value columns of each step
   std::vector<int64_t> wt, src;  // (Lw) the step a write happens at, the token whose k, v it writes (-1: none)
-  std::vector<int64_t> lag;      // (Lw) swla's window offset j of the write
+  std::vector<int64_t> lag;      // (Lw) the window offset j of the write
   Vec<T> la, g, gh, beta;        // (L) log retention, cumulative log-decay, the erase's, write strength
   Mat<T> Q, K, E, V;             // (L, R) masked by selection; V (L, W)
   Mat<T> Kw, Vw;                 // (Lw, R) write keys, masked by their step's m_t; (Lw, W) their values
-  Vec<T> ww;                     // (Lw) swla's write weights gamma_t[j]
+  Vec<T> ww;                     // (Lw) the window's write weights gamma_t[j]
   Mat<T> GB, GA;                 // (L, Lw) e^{g_t - g_wt} for wt <= t; (L, L) e^{ĝ_t - g_s} for s < t; else 0
   Mat<T> MB, MA;                 // (L, Lw) (Q Kw^T) ⊙ GB, (L, L) (E K^T) ⊙ GA
   Mat<T> IA;                     // (L, L) I + diag(beta) MA, unit lower triangular
@@ -62,23 +68,23 @@ void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n
   for (int64_t t = 0; t < L; ++t) {
     c.la[t] = in.a ? clamped_log_retention(in.a[n0 + t]) : T(0);
     c.g[t] = (t ? c.g[t - 1] : T(0)) + c.la[t];
-    c.gh[t] = rule == Rule::comba ? (t ? c.g[t - 1] : T(0)) : c.g[t];
-    c.beta[t] = in.beta ? in.beta[n0 + t] : T(0);  // swla has window weights instead
+    c.gh[t] = erases_undecayed(rule) ? (t ? c.g[t - 1] : T(0)) : c.g[t];
+    c.beta[t] = in.beta ? in.beta[n0 + t] : T(0);  // window writes have weights instead
   }
   c.Q.resize(L, c.R), c.K.resize(L, c.R), c.V.resize(L, c.W);
-  if (rule == Rule::comba) c.E.resize(L, c.R);
+  if (rule_uses_p(rule)) c.E.resize(L, c.R);
   for (int64_t t = 0; t < L; ++t) {
     masked_row(c.Q, t, in.q + (n0 + t) * d_k, c.rows[t]);
     masked_row(c.K, t, in.k + (n0 + t) * d_k, c.rows[t]);
-    if (rule == Rule::comba) masked_row(c.E, t, in.p + (n0 + t) * d_k, c.rows[t]);
+    if (rule_uses_p(rule)) masked_row(c.E, t, in.p + (n0 + t) * d_k, c.rows[t]);
     masked_row(c.V, t, in.v + (n0 + t) * d_v, c.cols[t]);
   }
-  if (rule == Rule::delta) c.E = c.K;  // the delta rule erases along its own key
-  // The writes: one per step along k_t, or swla's window of earlier keys under this step's mask.
-  const int64_t lags = rule == Rule::swla ? in.window : 1;
+  if (erases_along_key(rule)) c.E = c.K;
+  // The writes: one per step along k_t, or a window of earlier keys under this step's mask.
+  const int64_t lags = rule_uses_gamma(rule) ? in.window : 1;
   c.Lw = lags * L;
   c.wt.resize(c.Lw), c.src.resize(c.Lw), c.lag.resize(c.Lw);
-  if (rule != Rule::swla) {
+  if (!rule_uses_gamma(rule)) {
     for (int64_t t = 0; t < L; ++t) c.wt[t] = t, c.src[t] = n0 + t, c.lag[t] = 0;
     c.Kw = c.K;
     return;
@@ -104,7 +110,7 @@ template <class T, class HBlock>
 void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
   const int64_t L = c.L;
   // Row t holds e^{g_t - g_s} for s <= t (g_t <= g_s: never above 1), zeros selected elsewhere;
-  // swla's c blocks of writes share step times, so they share the first block's values.
+  // a window's c blocks of writes share step times, so they share the first block's values.
   c.GB.setZero(L, c.Lw);
   for (int64_t t = 0; t < L; ++t) {
     c.GB.row(t).head(t + 1) = (c.g[t] - c.g.head(t + 1).array()).exp().matrix().transpose();
@@ -112,11 +118,11 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
   }
   c.MB.noalias() = c.Q * c.Kw.transpose();
   c.MB = c.MB.cwiseProduct(c.GB);
-  if (rule == Rule::swla) {
+  if (rule_uses_gamma(rule)) {
     c.U = c.ww.asDiagonal() * c.Vw;
     return;
   }
-  if (rule == Rule::linear) {
+  if (writes_once(rule)) {
     c.U = c.beta.asDiagonal() * c.V;
     return;
   }
@@ -134,7 +140,7 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
   c.IA.template triangularView<Eigen::UnitLower>().solveInPlace(c.U);
 }
 
-// swla's writes back to the tokens they read: a write may read a token of an earlier chunk, so
+// Window writes back to the tokens they read: a write may read a token of an earlier chunk, so
 // these accumulate (the buffers start at zero).
 template <class T>
 void scatter_window_writes(const Chunk<T>& c, const Mat<T>& dKw, const Mat<T>& dU, const RuleInputs<T>& in,
@@ -167,13 +173,13 @@ template <class T>
 struct ChunkGrads {
   Mat<T>& dHs;   // (R, W) the state at the chunk's start
   Mat<T>& dK;    // (Lw, R) the written keys
-  Mat<T>& dE;    // (L, R) the erase keys (delta: k; comba: p)
+  Mat<T>& dE;    // (L, R) the erase directions (k, or p)
   Mat<T>& dV;    // (L, W) the values
   Vec<T>& dbeta, &dgh, &dg;  // (L) beta, the shifted log retentions, the log retentions
 };
 
 // Through the writes: U = IA^-1 W, W = diag(beta) Res, Res = V - Ed H, IA = I + diag(beta) MA
-// (the erasing rules) or U = diag(beta) V (linear). dW, dA and tmp are scratch.
+// (the erasing rules) or U = diag(beta) V (one write a step). dW, dA and tmp are scratch.
 template <class T, class Rows>
 void backward_through_writes(Rule rule, const Chunk<T>& c, const Rows& HR, const Mat<T>& dU, ChunkGrads<T> d,
                              Mat<T>& dW, Mat<T>& dA, Mat<T>& tmp) {
@@ -195,22 +201,22 @@ void backward_through_writes(Rule rule, const Chunk<T>& c, const Rows& HR, const
     const Mat<T> dPA = dMA.cwiseProduct(c.GA);
     d.dE.noalias() += dPA * c.K;
     d.dK.noalias() += dPA.transpose() * c.E;
-  } else if (rule == Rule::linear) {
+  } else if (writes_once(rule)) {
     d.dV = c.beta.asDiagonal() * dU;
     d.dbeta += dU.cwiseProduct(c.V).rowwise().sum();
   }
 }
 
 // The chunk's input gradients into g: the log retentions back to a (a cumulative sum), beta,
-// and q, k, p, v on their open rows (swla's keys and values come through its writes instead).
+// and q, k, p, v on their open rows (a window's keys and values come through its writes instead).
 template <class T>
 void write_chunk_grads(Rule rule, const Chunk<T>& c, const RuleInputs<T>& in, int64_t n0, int64_t L, T dgl,
                        ChunkGrads<T> d, const Mat<T>& dQ, detail::GradAccum<T>& g) {
   const int64_t d_k = in.d_k, d_v = in.d_v;
-  // ĝ is g (delta) or g shifted by one (comba).
-  if (rule == Rule::comba)
+  // ĝ is g, or g shifted by one for an erase before the decay.
+  if (erases_undecayed(rule))
     for (int64_t t = 1; t < L; ++t) d.dg[t - 1] += d.dgh[t];
-  else if (rule == Rule::delta)
+  else if (erases(rule))
     d.dg += d.dgh;
   d.dg[L - 1] += dgl;
   T suffix = 0;
@@ -221,11 +227,11 @@ void write_chunk_grads(Rule rule, const Chunk<T>& c, const RuleInputs<T>& in, in
     if (rule_uses_beta(rule)) g.beta[n] = d.dbeta[t];
     for (int64_t i = 0; i < c.rows[t]; ++i) {  // open rows only: the rest stay 0 (selection)
       g.q[n * d_k + i] = dQ(t, i);
-      if (rule == Rule::swla) continue;  // its keys are reached through the writes
-      g.k[n * d_k + i] = d.dK(t, i) + (rule == Rule::delta ? d.dE(t, i) : T(0));
-      if (rule == Rule::comba) g.p[n * d_k + i] = d.dE(t, i);
+      if (rule_uses_gamma(rule)) continue;  // its keys are reached through the writes
+      g.k[n * d_k + i] = d.dK(t, i) + (erases_along_key(rule) ? d.dE(t, i) : T(0));
+      if (rule_uses_p(rule)) g.p[n * d_k + i] = d.dE(t, i);
     }
-    if (rule != Rule::swla)
+    if (!rule_uses_gamma(rule))
       for (int64_t j = 0; j < c.cols[t]; ++j) g.v[n * d_v + j] = d.dV(t, j);
   }
 }
@@ -234,7 +240,7 @@ template <class T>
 void check_chunked(Rule rule, const Schedule& schedule, const RuleInputs<T>& in, int64_t chunk_size) {
   detail::check_rule_inputs(rule, schedule, in);
   std::string why;
-  if (!chunked_form_applies(rule, schedule, in.d_v, &why)) throw InputError(rule == Rule::titans ? "rule" : "E", why);
+  if (!chunked_form_applies(rule, schedule, in.d_v, &why)) throw InputError(rule_has_chunked_form(rule) ? "E" : "rule", why);
   if (in.S0) throw InputError("S0", "the chunked form starts from a zero state (SPEC section 3's lemma); use the recurrent form");
   if (chunk_size < 1) throw InputError("chunk_size", "must be >= 1, got " + std::to_string(chunk_size));
   // Open widths that shrank would leave written elements behind a lock, outside the lemma.
@@ -250,8 +256,9 @@ bool chunked_form_applies(Rule rule, const Schedule& schedule, int64_t d_v, std:
     if (why_not) *why_not = why;
     return false;
   };
-  if (rule == Rule::titans)
-    return no("rule titans has no chunked form (its momentum is a second recurrence; linear, delta, comba and swla have one)");
+  if (!rule_has_chunked_form(rule))
+    return no("rule " + std::string(rule_name(rule)) + " has no chunked form (its momentum is a second recurrence; " +
+              rules_where(rule_has_chunked_form) + " have one)");
   if (!schedule.row_aligned(d_v))
     return no("E = " + std::to_string(schedule.E()) + " puts a block boundary inside a key row of " +
               std::to_string(d_v) + " elements; the chunked form needs E to divide d_k");
@@ -358,7 +365,7 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     Mat<T> dV;
     backward_through_writes(rule, c, HR, dU, {dHs, dK, dE, dV, dbeta, dgh, dg}, dW, dA, tmp);
     write_chunk_grads(rule, c, in, n0, L, dgl, {dHs, dK, dE, dV, dbeta, dgh, dg}, dQ, g);
-    if (rule == Rule::swla) scatter_window_writes(c, dK, dU, in, g);
+    if (rule_uses_gamma(rule)) scatter_window_writes(c, dK, dU, in, g);
     dH.topLeftCorner(R, W) = dHs;
   }
   detail::copy_grads(rule, g, grads);

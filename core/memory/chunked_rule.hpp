@@ -1,14 +1,14 @@
-// The chunked (WY / UT) form of the linear, delta, comba and swla rules, forward and backward, after
+// The chunked (WY / UT) form of the hebbian and erasing rules (rule_traits.hpp), forward and backward, after
 // flash-linear-attention's chunk_gated_delta_rule. It rests on math.md section 3's zero-state lemma:
 // with S_0 = 0 and row-aligned blocks whose open prefix never shrinks, the gated rule equals its
 // ungated form on m_t ⊙ q, m_t ⊙ k, m_t ⊙ p with the scalar decay a_t, so a chunk is a few dense
 // products over the rows open in it (early chunks of E = 16 touch d_k / 16 rows, not d_k).
 // Inside a chunk of L tokens starting from state H, with g_t the chunk-local cumulative log-decay
-// and the erase taken at ĝ_t (g_t for delta, g_{t-1} for comba, whose erase reads S_{t-1}):
+// and the erase taken at ĝ_t (g_t for a decayed prediction, else g_{t-1}: that erase reads S_{t-1}):
 //   U  = (I + diag(beta) [(E K^T) ⊙ exp(ĝ_t - g_s)]_{s<t})^-1 diag(beta) (V - diag(e^ĝ) E H)
 //   O  = diag(e^g) Q H + [(Q K^T) ⊙ exp(g_t - g_s)]_{s<=t} U
 //   H' = e^{g_L} H + (diag(e^{g_L - g}) K)^T U
-// (linear: U = diag(beta) V; swla: c writes per step, gamma_t[j] k_{t-j} v_{t-j}^T with the key
+// (hebbian: U = diag(beta) V; window writes: c per step, gamma_t[j] k_{t-j} v_{t-j}^T with the key
 // masked by m_t, a linear rule over c L writes). Only non-positive numbers are exponentiated;
 // masks are applied by selection. The backward recomputes each chunk from its start state, kept in StateCheckpoints
 // (T / C states), and stores nothing per token.
@@ -21,8 +21,8 @@
 
 namespace proteus::memory {
 
-// Whether the chunked form computes `rule` under `schedule` for a (d_k, d_v) state: every rule but
-// titans (whose momentum is a second recurrence), with row-aligned blocks. why_not (if given) says which condition fails, in a phrase.
+// Whether the chunked form computes `rule` under `schedule` for a (d_k, d_v) state: every rule
+// without momentum (a second recurrence: rule_has_chunked_form), with row-aligned blocks. why_not (if given) says which condition fails, in a phrase.
 bool chunked_form_applies(Rule rule, const Schedule& schedule, int64_t d_v, std::string* why_not = nullptr);
 
 // The CPU's chunk size for a key width (chunk_size.hpp has every backend's and why).

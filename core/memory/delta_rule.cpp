@@ -13,7 +13,7 @@ namespace {
 
 template <class T>
 const T* erase_direction(Rule rule, const RuleInputs<T>& in, int64_t n) {
-  return rule == Rule::comba ? in.p + n * in.d_k : in.k + n * in.d_k;
+  return rule_uses_p(rule) ? in.p + n * in.d_k : in.k + n * in.d_k;
 }
 
 // r (d_v) = v - sigma (G ⊙ S)^T e, the correction the write carries; pred keeps (G ⊙ S)^T e.
@@ -32,7 +32,7 @@ void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, S
   for (int64_t n = range.n0; n < range.n1; ++n) {
     const ActiveSet act = active_set(s, in, n);
     const T a = retention(in, n);
-    const T sigma = rule == Rule::delta ? a : T(1);
+    const T sigma = rule_traits(rule).decayed_prediction ? a : T(1);
     const T beta = in.beta[n];
     const T* k = in.k + n * d_k;
     const T* S_prev = state_at(tape.S, tape, n, D);
@@ -57,13 +57,13 @@ void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, 
   for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
     const ActiveSet act = active_set(s, in, n);
     const T a = retention(in, n);
-    const T sigma = rule == Rule::delta ? a : T(1);
+    const T sigma = rule_traits(rule).decayed_prediction ? a : T(1);
     const T beta = in.beta[n];
     const T* k = in.k + n * d_k;
     const T* e = erase_direction(rule, in, n);
     const T* S_prev = state_at(tape.S, tape, n, D);
     T* dk = &g.k[n * d_k];
-    T* de = rule == Rule::comba ? &g.p[n * d_k] : dk;
+    T* de = rule_uses_p(rule) ? &g.p[n * d_k] : dk;
     if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, act, d_k, d_v, dS, &g.q[n * d_k]);
     correction(S_prev, e, in.v + n * d_v, sigma, act, d_v, pred.data(), r.data());
 
@@ -87,7 +87,7 @@ void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, 
     for (int64_t j = 0; j < d_v; ++j) {
       dr[j] *= beta;
       g.v[n * d_v + j] += dr[j];
-      if (rule == Rule::delta) da -= dr[j] * pred[j];
+      if (rule_traits(rule).decayed_prediction) da -= dr[j] * pred[j];
     }
     for (int64_t i = 0; i < rows; ++i) {
       const int64_t cols = act.cols_of(i, d_v);

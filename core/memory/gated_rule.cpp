@@ -8,25 +8,6 @@
 
 namespace proteus::memory {
 
-const std::vector<common::Named<Rule>>& name_table(Rule) {
-  static const std::vector<common::Named<Rule>> table = {
-      {Rule::linear, "linear"}, {Rule::delta, "delta"}, {Rule::comba, "comba"}, {Rule::titans, "titans"}, {Rule::swla, "swla"}};
-  return table;
-}
-
-const std::vector<Rule>& all_rules() {
-  static const std::vector<Rule> rules = common::choice_values<Rule>();
-  return rules;
-}
-
-std::string_view rule_name(Rule rule) { return common::choice_name(rule); }
-std::optional<Rule> rule_from_name(std::string_view name) { return common::choice_from_name<Rule>(name); }
-
-bool rule_uses_beta(Rule rule) { return rule != Rule::swla; }
-bool rule_uses_p(Rule rule) { return rule == Rule::comba; }
-bool rule_uses_eta(Rule rule) { return rule == Rule::titans; }
-bool rule_uses_gamma(Rule rule) { return rule == Rule::swla; }
-
 namespace detail {
 
 template <class T>
@@ -40,9 +21,9 @@ void check_rule_inputs(Rule rule, const Schedule& s, const RuleInputs<T>& in) {
   if (!in.k) throw InputError("k", "required");
   if (!in.v) throw InputError("v", "required");
   if (rule_uses_beta(rule) && !in.beta) throw InputError("beta", "required by rule " + std::string(rule_name(rule)));
-  if (rule_uses_p(rule) && !in.p) throw InputError("p", "required by rule comba");
+  if (rule_uses_p(rule) && !in.p) throw InputError("p", "required by rule " + std::string(rule_name(rule)));
   if (rule_uses_gamma(rule) && (!in.gamma || in.window < 1))
-    throw InputError("gamma", "required by rule swla, with a window of at least 1");
+    throw InputError("gamma", "required by rule " + std::string(rule_name(rule)) + ", with a window of at least 1");
   const int64_t widest = in.open_widths_of == OpenWidths::key_rows ? in.d_k : in.d_v;
   for (int64_t n = 0; in.open_widths && n < in.T; ++n) {
     const int64_t w = in.open_widths[n * in.open_widths_stride];
@@ -66,7 +47,7 @@ GradAccum<T> zero_grads(Rule rule, const RuleInputs<T>& in, const T* dS_final) {
   g.gamma.assign(rule_uses_gamma(rule) ? in.T * in.window : 0, T(0));
   g.S.assign(D, T(0));
   if (dS_final) std::copy(dS_final, dS_final + D, g.S.begin());
-  g.Z.assign(rule == Rule::titans ? D : 0, T(0));
+  g.Z.assign(rule_has_momentum(rule) ? D : 0, T(0));
   return g;
 }
 
@@ -107,7 +88,7 @@ void seed_tape(Rule rule, const RuleInputs<T>& in, RuleTape<T>& tape) {
   tape.first = 0;
   tape.S.assign((in.T + 1) * D, T(0));
   if (in.S0) std::copy(in.S0, in.S0 + D, tape.S.begin());
-  if (rule == Rule::titans) tape.Z.assign((in.T + 1) * D, T(0));
+  if (rule_has_momentum(rule)) tape.Z.assign((in.T + 1) * D, T(0));
   else tape.Z.clear();
 }
 
@@ -131,7 +112,7 @@ void gated_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T
   detail::check_rule_inputs(rule, schedule, in);
   const int64_t D = in.d_k * in.d_v;
   if (tape.first != 0 || static_cast<int64_t>(tape.S.size()) != (in.T + 1) * D ||
-      (rule == Rule::titans && tape.Z.size() != tape.S.size()))
+      (rule_has_momentum(rule) && tape.Z.size() != tape.S.size()))
     throw InputError("tape", "does not come from a forward of this rule and these shapes");
   detail::GradAccum<T> g = detail::zero_grads(rule, in, dS_final);
   detail::family_backward(rule, schedule, in, {0, in.T}, tape, dO, g);

@@ -13,26 +13,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/common/name_table.hpp"
+#include "core/memory/rule_descriptor.hpp"
 #include "core/memory/schedule.hpp"
 
 namespace proteus::memory {
-
-enum class Rule { linear, delta, comba, titans, swla };
-
-// The rules' one name table (model.mixer.rule, memory-op's "rule", the window's lists, the help);
-// the three below read it.
-const std::vector<common::Named<Rule>>& name_table(Rule);
-const std::vector<Rule>& all_rules();
-std::string_view rule_name(Rule rule);
-std::optional<Rule> rule_from_name(std::string_view name);
-// JSON (nlohmann finds this by argument-dependent lookup) holds a rule as its name, never a number.
-template <class Json>
-void to_json(Json& j, Rule rule) { j = std::string(rule_name(rule)); }
-bool rule_uses_beta(Rule rule);   // all but swla (its window weights gamma play that part)
-bool rule_uses_p(Rule rule);      // comba
-bool rule_uses_eta(Rule rule);    // titans
-bool rule_uses_gamma(Rule rule);  // swla
 
 // What a table of open widths counts (block_axis layer: key rows; value_rows: value columns).
 enum class OpenWidths { key_rows, value_columns };
@@ -43,20 +27,20 @@ struct RuleInputs {
   int64_t T = 0;         // tokens
   int64_t d_k = 0;       // key width (rows of S)
   int64_t d_v = 0;       // value width (columns of S)
-  int64_t window = 0;    // swla window c (columns of gamma)
+  int64_t window = 0;    // window c (columns of gamma), for a rule with window writes
   const F* q = nullptr;      // (T, d_k)
   const F* k = nullptr;      // (T, d_k)
   const F* v = nullptr;      // (T, d_v)
-  const F* beta = nullptr;   // (T)            write strength, all rules but swla
+  const F* beta = nullptr;   // (T)            write strength (rule_uses_beta)
   const F* a = nullptr;      // (T)            retention in (0, 1], null = 1
-  const F* p = nullptr;      // (T, d_k)       comba's erase direction
-  const F* eta = nullptr;    // (T)            titans momentum, null = 0
-  const F* gamma = nullptr;  // (T, window)    swla window weights
+  const F* p = nullptr;      // (T, d_k)       erase direction (rule_uses_p)
+  const F* eta = nullptr;    // (T)            momentum factor (rule_uses_eta), null = 0
+  const F* gamma = nullptr;  // (T, window)    window weights (rule_uses_gamma)
   const F* S0 = nullptr;     // (d_k, d_v)     initial state, null = 0
   // block_axis value_rows / layer (math.md section 8): at step n only the first open_widths[n *
   // open_widths_stride] value columns (value_columns) or key rows (key_rows) of S are open, on
   // top of the schedule; the rest are locked like any gated element (never read, never written).
-  // The rule then skips them, and swla's window writes earlier tokens under step n's widths.
+  // The rule then skips them, and window writes write earlier tokens under step n's widths.
   const int32_t* open_widths = nullptr;  // (T) at a stride; null = every row and column
   int64_t open_widths_stride = 1;
   OpenWidths open_widths_of = OpenWidths::value_columns;
@@ -69,7 +53,7 @@ struct RuleGrads {
   F* q = nullptr;      // (T, d_k)
   F* k = nullptr;      // (T, d_k)
   F* v = nullptr;      // (T, d_v)
-  F* beta = nullptr;   // (T)   zeros for swla, which does not read beta
+  F* beta = nullptr;   // (T)   zeros for a rule that does not read beta
   F* a = nullptr;      // (T)
   F* p = nullptr;      // (T, d_k)
   F* eta = nullptr;    // (T)
@@ -77,12 +61,13 @@ struct RuleGrads {
   F* S0 = nullptr;     // (d_k, d_v)
 };
 
-// What the forward keeps for the backward: every state S_0..S_T, and Z_0..Z_T for titans.
+// What the forward keeps for the backward: every state S_0..S_T, and Z_0..Z_T for a rule with
+// momentum.
 // (A recomputing form keeps a short tape of one range, starting at state `first`.)
 template <class F>
 struct RuleTape {
   std::vector<F> S;   // (T+1, d_k, d_v)
-  std::vector<F> Z;   // (T+1, d_k, d_v), titans only
+  std::vector<F> Z;   // (T+1, d_k, d_v), momentum only
   int64_t first = 0;  // the step of S[0]
 };
 

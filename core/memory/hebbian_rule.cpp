@@ -11,7 +11,7 @@ namespace {
 // The write terms of step n (0-based): weight, and the token whose k and v are written.
 template <class T>
 int64_t write_terms(Rule rule, const RuleInputs<T>& in, int64_t n, T* weight, int64_t* token) {
-  if (rule == Rule::linear) {
+  if (!rule_uses_gamma(rule)) {
     weight[0] = in.beta[n];
     token[0] = n;
     return 1;
@@ -84,7 +84,7 @@ void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in
         dweight += k[i] * Wv;
         dk[i] += weight[w] * Wv;
       }
-      if (rule == Rule::linear) g.beta[n] += dweight;
+      if (!rule_uses_gamma(rule)) g.beta[n] += dweight;
       else g.gamma[n * in.window + w] += dweight;
     }
     for (int64_t i = 0; i < rows; ++i) {

@@ -270,7 +270,7 @@ void read_qkv(const json& in, MemoryOpRequest& r, Extent& T, Extent& d_k, Extent
   read_matrix(in["k"], "k", T, d_k, r.k);
   read_matrix(in["v"], "v", T, d_v, r.v);
   r.T = T.size, r.d_k = d_k.size, r.d_v = d_v.size;
-  // The op keeps every state S_0..S_T (twice for titans): bounded before anything that size exists.
+  // The op keeps every state S_0..S_T (twice with momentum): bounded before anything that size exists.
   // Each factor is below the input's byte count, so the products cannot overflow int64.
   if (r.d_k * r.d_v > kMaxStateElements)
     throw InputError("v[0]", "d_k x d_v = " + std::to_string(r.d_k) + " x " + std::to_string(r.d_v) +
@@ -297,10 +297,9 @@ void read_rule_inputs(const json& in, MemoryOpRequest& r, Extent& T, Extent& d_k
                                  std::to_string(j.size()));
     for (size_t i = 0; i < j.size(); ++i) out.push_back(read_number(j[i], indexed(name, i)));
   };
-  const auto refuse_unless = [&](const char* name, bool rule_takes_it, Rule owner) {
-    if (find(in, name) && !rule_takes_it)
-      throw InputError(name, "only rule " + std::string(rule_name(owner)) + " takes " + name + " (rule is " +
-                                 rule_text + ")");
+  const auto refuse_unless = [&](const char* name, bool (*takes)(Rule)) {
+    if (find(in, name) && !takes(r.rule))
+      throw InputError(name, "only rule " + rules_where(takes, "or") + " takes " + name + " (rule is " + rule_text + ")");
   };
 
   if ((r.has_beta = find(in, "beta") != nullptr)) {
@@ -313,21 +312,21 @@ void read_rule_inputs(const json& in, MemoryOpRequest& r, Extent& T, Extent& d_k
     read_scalars("a", r.a);
     check_range(r.a, "a", 0.0, End::open, 1.0, End::closed, "(0, 1]");
   }
-  refuse_unless("p", rule_uses_p(r.rule), Rule::comba);
+  refuse_unless("p", rule_uses_p);
   if ((r.has_p = find(in, "p") != nullptr)) read_matrix(in["p"], "p", T, d_k, r.p);
-  else if (rule_uses_p(r.rule)) throw InputError("p", "required by rule comba ((T, d_k) numbers, like k)");
-  refuse_unless("eta", rule_uses_eta(r.rule), Rule::titans);
+  else if (rule_uses_p(r.rule)) throw InputError("p", "required by rule " + rule_text + " ((T, d_k) numbers, like k)");
+  refuse_unless("eta", rule_uses_eta);
   if ((r.has_eta = find(in, "eta") != nullptr)) {
     read_scalars("eta", r.eta);
     check_range(r.eta, "eta", 0.0, End::closed, 1.0, End::open, "[0, 1)");
   }
-  refuse_unless("gamma", rule_uses_gamma(r.rule), Rule::swla);
+  refuse_unless("gamma", rule_uses_gamma);
   if ((r.has_gamma = find(in, "gamma") != nullptr)) {
     Extent c{-1, "c"};
     read_matrix(in["gamma"], "gamma", T, c, r.gamma);
     r.window = c.size;
   } else if (rule_uses_gamma(r.rule)) {
-    throw InputError("gamma", "required by rule swla ((T, c) window weights, c >= 1)");
+    throw InputError("gamma", "required by rule " + rule_text + " ((T, c) window weights, c >= 1)");
   }
   if ((r.has_S0 = find(in, "S0") != nullptr)) read_matrix(in["S0"], "S0", d_k, d_v, r.S0);
   if ((r.has_dO = find(in, "dO") != nullptr)) read_matrix(in["dO"], "dO", T, d_v, r.dO);

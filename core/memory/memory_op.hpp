@@ -65,15 +65,15 @@ struct MemoryOpRequest {
   int64_t T = 0;           // tokens: rows of q
   int64_t d_k = 0;         // key width: length of q[0]
   int64_t d_v = 0;         // value width: length of v[0]
-  int64_t window = 0;      // swla's c: length of gamma[0]; 0 for other rules
+  int64_t window = 0;      // c: length of gamma[0]; 0 for a rule without window weights
   std::vector<double> q;      // (T, d_k)
   std::vector<double> k;      // (T, d_k)
   std::vector<double> v;      // (T, d_v)
-  std::vector<double> beta;   // (T)        in [0, 2]; required by all rules but swla
+  std::vector<double> beta;   // (T)        in [0, 2]; required where rule_uses_beta
   std::vector<double> a;      // (T)        in (0, 1]; absent = 1
-  std::vector<double> p;      // (T, d_k)   comba only
-  std::vector<double> eta;    // (T)        in [0, 1); titans only, absent = 0
-  std::vector<double> gamma;  // (T, window) swla only
+  std::vector<double> p;      // (T, d_k)   where rule_uses_p only
+  std::vector<double> eta;    // (T)        in [0, 1); where rule_uses_eta only, absent = 0
+  std::vector<double> gamma;  // (T, window) where rule_uses_gamma only
   std::vector<double> S0;     // (d_k, d_v) absent = 0
   std::vector<double> dO;     // (T, d_v)   absent = 0
   std::vector<double> dS;     // (d_k, d_v) absent = 0
@@ -91,8 +91,8 @@ MemoryOpRequest parse_memory_op(const nlohmann::json& in);
 // Runs the CPU reference. Returns {"rule", "D", "E", "N", "schedule": {"type", "unlock", ...},
 // "normalize", "block_axis", "active_blocks": (T), "active_elements": (T), "o": (T, d_v), "S": (d_k, d_v)},
 // "recall_error" (row t-1 of length t) when recall, and, when
-// wants_grads(), "grad": {"q", "k", "v", "a", "S0", "beta" (unless swla without beta),
-// "p" (comba), "eta" (titans), "gamma" (swla)} shaped like the inputs. Throws InputError naming
+// wants_grads(), "grad": {"q", "k", "v", "a", "S0", "beta" (where the rule uses it or it was given),
+// "p", "eta", "gamma" (where the rule uses them)} shaped like the inputs. Throws InputError naming
 // the output (e.g. "o[2][0]") if float64 overflows, since JSON cannot carry inf.
 nlohmann::json run_memory_op(const MemoryOpRequest& request);
 

@@ -1,6 +1,6 @@
 // The contract between the dispatchers (gated_rule.cpp: a tape of every state;
-// checkpointed_rule.cpp: states every C steps, recomputed) and the three families of rules:
-// Hebbian (linear, swla), delta (delta, comba) and titans. A dispatcher validates, seeds the
+// checkpointed_rule.cpp: states every C steps, recomputed) and the three families of rules
+// (RuleFamily: hebbian, erasing, momentum; rule_traits.hpp says which rule is which). A dispatcher validates, seeds the
 // tape and owns the gradient buffers; a family only runs steps [n0, n1) forward or backward,
 // reading states from a tape that starts at step tape.first.
 // Internal to core/memory.
@@ -12,7 +12,7 @@
 namespace proteus::memory::detail {
 
 // Gradient accumulators, zeroed by the dispatcher. S enters as dS_T and leaves as dS_0; Z is
-// titans' momentum adjoint, carried between the ranges of a checkpointed backward.
+// the momentum's adjoint, carried between the ranges of a checkpointed backward.
 template <class T>
 struct GradAccum {
   std::vector<T> q, k, v, beta, a, p, eta, gamma, S, Z;
@@ -33,7 +33,7 @@ inline const T* state_at(const std::vector<T>& states, const RuleTape<T>& tape, 
   return states.data() + (n - tape.first) * D;
 }
 
-// Forward: the tape holds S_{n0} (and Z_{n0} for titans); fill S_{n0+1..n1} and o's rows n0..n1-1
+// Forward: the tape holds S_{n0} (and Z_{n0} with momentum); fill S_{n0+1..n1} and o's rows n0..n1-1
 // (o null: states only, for recomputation).
 template <class T>
 void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r, T* o,
@@ -49,31 +49,27 @@ void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, 
                          const RuleTape<T>& tape, const T* dO, GradAccum<T>& g);
 
 template <class T>
-void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, StepRange r, T* o, RuleTape<T>& tape);
+void momentum_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r, T* o, RuleTape<T>& tape);
 template <class T>
-void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, StepRange r, const RuleTape<T>& tape,
-                          const T* dO, GradAccum<T>& g);
+void momentum_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r,
+                            const RuleTape<T>& tape, const T* dO, GradAccum<T>& g);
 
 // The family of `rule`, over steps r.
 template <class T>
 void family_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r, T* o, RuleTape<T>& tape) {
-  switch (rule) {
-    case Rule::linear:
-    case Rule::swla: hebbian_rule_forward(rule, s, in, r, o, tape); break;
-    case Rule::delta:
-    case Rule::comba: delta_rule_forward(rule, s, in, r, o, tape); break;
-    case Rule::titans: titans_rule_forward(s, in, r, o, tape); break;
+  switch (rule_traits(rule).family) {
+    case RuleFamily::hebbian: hebbian_rule_forward(rule, s, in, r, o, tape); break;
+    case RuleFamily::erasing: delta_rule_forward(rule, s, in, r, o, tape); break;
+    case RuleFamily::momentum: momentum_rule_forward(rule, s, in, r, o, tape); break;
   }
 }
 template <class T>
 void family_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange r, const RuleTape<T>& tape,
                      const T* dO, GradAccum<T>& g) {
-  switch (rule) {
-    case Rule::linear:
-    case Rule::swla: hebbian_rule_backward(rule, s, in, r, tape, dO, g); break;
-    case Rule::delta:
-    case Rule::comba: delta_rule_backward(rule, s, in, r, tape, dO, g); break;
-    case Rule::titans: titans_rule_backward(s, in, r, tape, dO, g); break;
+  switch (rule_traits(rule).family) {
+    case RuleFamily::hebbian: hebbian_rule_backward(rule, s, in, r, tape, dO, g); break;
+    case RuleFamily::erasing: delta_rule_backward(rule, s, in, r, tape, dO, g); break;
+    case RuleFamily::momentum: momentum_rule_backward(rule, s, in, r, tape, dO, g); break;
   }
 }
 

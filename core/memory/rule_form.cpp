@@ -18,7 +18,11 @@ const std::vector<RuleForm>& all_rule_forms() {
 std::string_view rule_form_name(RuleForm form) { return common::choice_name(form); }
 std::optional<RuleForm> rule_form_from_name(std::string_view name) { return common::choice_from_name<RuleForm>(name); }
 
-std::string_view auto_form_rule() { return "chunked where it applies: every rule but titans, with E dividing d_head"; }
+std::string_view auto_form_rule() {
+  static const std::string text = "chunked where it applies: every rule but " +
+                                  rules_where([](Rule r) { return !rule_has_chunked_form(r); }) + ", with E dividing d_head";
+  return text;
+}
 
 RuleForm resolve_rule_form(RuleForm requested, Rule rule, const Schedule& schedule, int64_t d_v, bool has_S0) {
   std::string why;

@@ -27,13 +27,13 @@ std::optional<RuleForm> rule_form_from_name(std::string_view name);
 // JSON (nlohmann finds this by argument-dependent lookup) holds a form as its name, never a number.
 template <class Json>
 void to_json(Json& j, RuleForm form) { j = std::string(rule_form_name(form)); }
-// resolve_rule_form's rule for `auto` in a phrase, for help texts: "chunked where it applies: every
-// rule but titans, with E dividing d_head".
+// resolve_rule_form's rule for `auto` in a phrase, for help texts: "chunked where it applies:
+// <the rules with a chunked form>, with E dividing d_head".
 std::string_view auto_form_rule();
 
 // The form a call with these settings runs: never `automatic`. The one statement of when `auto`
 // picks the chunked form (the config, the window, the README and docs/math.md refer here): where
-// the chunked form applies, that is every rule but titans (whose momentum is a second recurrence),
+// the chunked form applies, that is every rule without momentum (a second recurrence),
 // with row-aligned blocks (E dividing d_k, so d_head in the model: chunked_form_applies) and a
 // zero initial state; the recurrent form elsewhere. A backend may still send a rule back to its
 // recurrent form (Backend::form_to_run, the GPU self-check). Throws InputError("form") when

@@ -9,7 +9,7 @@
 namespace proteus::memory::detail {
 
 template <class T>
-void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, StepRange range, T* o, RuleTape<T>& tape) {
+void momentum_rule_forward(Rule, const Schedule& s, const RuleInputs<T>& in, StepRange range, T* o, RuleTape<T>& tape) {
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> err(d_v);
   for (int64_t n = range.n0; n < range.n1; ++n) {
@@ -40,7 +40,7 @@ void titans_rule_forward(const Schedule& s, const RuleInputs<T>& in, StepRange r
 }
 
 template <class T>
-void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, StepRange range, const RuleTape<T>& tape, const T* dO,
+void momentum_rule_backward(Rule, const Schedule& s, const RuleInputs<T>& in, StepRange range, const RuleTape<T>& tape, const T* dO,
                           GradAccum<T>& g) {
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> err(d_v), derr(d_v);
@@ -94,11 +94,11 @@ void titans_rule_backward(const Schedule& s, const RuleInputs<T>& in, StepRange 
   }
 }
 
-template void titans_rule_forward<float>(const Schedule&, const RuleInputs<float>&, StepRange, float*, RuleTape<float>&);
-template void titans_rule_forward<double>(const Schedule&, const RuleInputs<double>&, StepRange, double*, RuleTape<double>&);
-template void titans_rule_backward<float>(const Schedule&, const RuleInputs<float>&, StepRange, const RuleTape<float>&,
+template void momentum_rule_forward<float>(Rule, const Schedule&, const RuleInputs<float>&, StepRange, float*, RuleTape<float>&);
+template void momentum_rule_forward<double>(Rule, const Schedule&, const RuleInputs<double>&, StepRange, double*, RuleTape<double>&);
+template void momentum_rule_backward<float>(Rule, const Schedule&, const RuleInputs<float>&, StepRange, const RuleTape<float>&,
                                           const float*, GradAccum<float>&);
-template void titans_rule_backward<double>(const Schedule&, const RuleInputs<double>&, StepRange, const RuleTape<double>&,
+template void momentum_rule_backward<double>(Rule, const Schedule&, const RuleInputs<double>&, StepRange, const RuleTape<double>&,
                                            const double*, GradAccum<double>&);
 
 }  // namespace proteus::memory::detail

@@ -2,7 +2,7 @@
 // form that is the definition: any E in [1, D], any schedule, any S_0. Blocks run over M = S^T
 // flattened row-major, so at step t column j of S has c_j(t) = clamp(end(k(t)) - j d_k, 0, d_k)
 // open key rows. Every rule updates and reads each column of S from that column alone (the error
-// v - S^T k is per value dimension; titans' Z likewise), so each column runs as its own head of
+// v - S^T k is per value dimension; a momentum Z likewise), so each column runs as its own head of
 // width d_v = 1, gated on its open key rows by the key-row rules of gated_rule.hpp. A column with
 // no open row is the case those rules cannot express (k(t) >= 1): each column gets one extra key
 // row in front, always open, with zero q, k, p and S_0, which stays exactly 0 and adds nothing.

@@ -41,7 +41,7 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
   if (memory::rule_uses_eta(rule_)) weta_ = table.add(prefix + ".eta_proj.weight", {H_, C}, Init::normal, std, Decay::applied);
   if (memory::rule_uses_gamma(rule_))
     wgamma_ = table.add(prefix + ".gamma_proj.weight", {H_ * c_, C}, Init::normal, std, Decay::applied);
-  if (memory::rule_uses_p(rule_)) dcomba_ = table.add(prefix + ".d", {H_}, Init::zeros, 0, Decay::none);
+  if (memory::rule_uses_p(rule_)) dshift_ = table.add(prefix + ".d", {H_}, Init::zeros, 0, Decay::none);
   onorm_ = table.add(prefix + ".o_norm.weight", {d_}, Init::ones, 0, Decay::none);
   wo_ = table.add(prefix + ".o_proj.weight", {C, HD}, Init::normal, out_std, Decay::applied);
   // Last, so that output_gate none registers (and draws) exactly today's parameters.
@@ -60,9 +60,9 @@ backend::MemoryRuleArgs<T> MemoryMixer<T>::rule_args() const {
   args.rule = rule_;
   args.schedule = &rule_schedule_;
   args.B = B_, args.T = T_, args.H = H_, args.d_k = d_, args.d_v = d_, args.window = c_;
-  args.q = masks_keys() ? qlm_.get() : rule_query();
-  args.k = masks_keys() ? klm_.get() : rule_key();
-  args.v = masks_values() ? vm_.get() : v_.act.get();
+  args.q = rule_query();
+  args.k = rule_key();
+  args.v = v_.act.get();
   args.beta = memory::rule_uses_beta(rule_) ? beta_.get() : nullptr;
   args.a = cfg_.decay ? a_.get() : nullptr;
   args.p = memory::rule_uses_p(rule_) ? args.k : nullptr;
@@ -114,16 +114,21 @@ template <class T>
 void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
   B_ = B, T_ = Tn, N_ = B * Tn, in_ = in;
   const int HD = H_ * d_, NH = N_ * H_;
-  require_op(be_, backend::Op::memory_rule, rule_shape());
+  {
+    std::string why;
+    if (!backend::OpenWidthsRule<T>::supported(be_, rule_shape(), &why))
+      throw InputError("device", "the " + be_.name() + " backend cannot run memory_rule for this model (" + why +
+                                     "); choose device cpu");
+  }
   if (renormalizes()) {
     backend::OpShape renorm;
     renorm.B = B_, renorm.T = T_, renorm.H = H_, renorm.d = d_;
     require_op(be_, backend::Op::prefix_renorm, renorm);
   }
   if (memory::rule_uses_p(rule_)) {
-    backend::OpShape comba;
-    comba.N = N_, comba.H = H_, comba.d = d_;
-    require_op(be_, backend::Op::comba_query, comba);
+    backend::OpShape shift;
+    shift.N = N_, shift.H = H_, shift.d = d_;
+    require_op(be_, backend::Op::comba_query, shift);
   }
   const size_t n = static_cast<size_t>(N_) * HD;
   stream_forward(q_, in, HD);
@@ -147,7 +152,7 @@ void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
   const T* qused = renormalizes() ? qm_.get() : qn_.get();
   const T* kused = renormalizes() ? km_.get() : kn_.get();
   if (memory::rule_uses_p(rule_))  // q <- q - d_h p with p = k, per head h
-    be_.comba_query_forward(qx_.reserve(be_, n), qused, kused, params_ + dcomba_, N_, H_, d_);
+    be_.comba_query_forward(qx_.reserve(be_, n), qused, kused, params_ + dshift_, N_, H_, d_);
   if (memory::rule_uses_beta(rule_)) {
     be_.matmul_forward(beta_pre_.reserve(be_, NH), in, params_ + wb_, N_, C_, H_);
     be_.sigmoid_forward(beta_.reserve(be_, NH), beta_pre_, NH);
@@ -171,8 +176,7 @@ void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
 }
 
 // The rule on what the block axis gives it: key_rows gates inside the rule by the schedule;
-// value_rows and layer by their table of open widths, or, on a backend that does not take it,
-// as the ungated rule between prefix masks (n ⊙ v in and n ⊙ o out; m_h ⊙ q, k, p in).
+// value_rows and layer by their table of open widths (OpenWidthsRule: the table, or the masks).
 template <class T>
 void MemoryMixer<T>::rule_forward() {
   const size_t n = static_cast<size_t>(N_) * H_ * d_;
@@ -181,33 +185,13 @@ void MemoryMixer<T>::rule_forward() {
     be_.upload_int32(open_widths_.reserve(be_, widths.size()), widths.data(), widths.size());
     open_widths_T_ = T_;
   }
-  if (masks_keys()) {
-    be_.prefix_mask(qlm_.reserve(be_, n), rule_query(), open_widths_, B_, T_, H_, d_);
-    be_.prefix_mask(klm_.reserve(be_, n), rule_key(), open_widths_, B_, T_, H_, d_);
-  }
-  if (!masks_values()) {
-    rule_state_ = be_.memory_rule_forward(o_.reserve(be_, n), rule_args());
-    return;
-  }
-  be_.prefix_mask(vm_.reserve(be_, n), v_.act, open_widths_, B_, T_, H_, d_);
-  rule_state_ = be_.memory_rule_forward(orule_.reserve(be_, n), rule_args());
-  be_.prefix_mask(o_.reserve(be_, n), orule_, open_widths_, B_, T_, H_, d_);
+  rule_state_ = rule_.forward(o_.reserve(be_, n), rule_args());
 }
 
-// The adjoint of rule_forward: through n on the read and on the value, through m_h on q, k, p.
+// The adjoint of rule_forward.
 template <class T>
 void MemoryMixer<T>::rule_backward(const backend::MemoryRuleGrads<T>& g) {
-  const size_t n = static_cast<size_t>(N_) * H_ * d_;
-  if (masks_values()) {
-    be_.prefix_mask(dorule_.reserve(be_, n), do_, open_widths_, B_, T_, H_, d_);
-    be_.memory_rule_backward(g, dorule_, rule_args(), *rule_state_);
-    be_.prefix_mask(v_.dact.reserve(be_, n), dvm_, open_widths_, B_, T_, H_, d_);
-  } else {
-    be_.memory_rule_backward(g, do_, rule_args(), *rule_state_);
-  }
-  if (!masks_keys()) return;
-  for (T* grad : {g.q, g.k, g.p})
-    if (grad) be_.prefix_mask(grad, grad, open_widths_, B_, T_, H_, d_);
+  rule_.backward(g, do_, rule_args(), *rule_state_);
 }
 
 template <class T>
@@ -251,7 +235,7 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
   backend::MemoryRuleGrads<T> g;
   g.q = dqx_.reserve(be_, n);
   g.k = dkr_.reserve(be_, n);
-  g.v = masks_values() ? dvm_.reserve(be_, n) : v_.dact.reserve(be_, n);
+  g.v = v_.dact.reserve(be_, n);
   if (memory::rule_uses_beta(rule_)) g.beta = dbeta_.reserve(be_, NH);
   if (cfg_.decay) g.a = da_.reserve(be_, NH);
   if (memory::rule_uses_p(rule_)) g.p = dp_.reserve(be_, n);
@@ -259,7 +243,7 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
   if (memory::rule_uses_gamma(rule_)) g.gamma = dgamma_.reserve(be_, static_cast<size_t>(NH) * c_);
   rule_backward(g);
 
-  // Back to the q, k the rule read: comba's q = q - d_h k and p = k also reach k.
+  // Back to the q, k the rule read: q - d_h k and p = k (rule_uses_p) also reach k.
   const T* kused = renormalizes() ? km_.get() : kn_.get();
   T* dqn = dqn_.reserve(be_, n);
   T* dkn = dkn_.reserve(be_, n);
@@ -267,7 +251,7 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
   be_.copy(dkn, dkr_, n);
   if (memory::rule_uses_p(rule_)) {
     be_.axpy(dkn, T(1), dp_, n);
-    be_.comba_query_backward(dkn, grads_ + dcomba_, dqx_, kused, params_ + dcomba_, N_, H_, d_);
+    be_.comba_query_backward(dkn, grads_ + dshift_, dqx_, kused, params_ + dshift_, N_, H_, d_);
   }
   if (renormalizes()) {  // then through the re-normalisation over the open rows
     const bool capped = normalize_ == memory::KeyNormalize::capped_renormalize;
@@ -312,8 +296,10 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
 
 template <class T>
 void MemoryMixer<T>::block_norms(T* out, int n_blocks) const {
-  require_op(be_, backend::Op::memory_block_norms, rule_shape(n_blocks));
-  be_.memory_block_norms(out, rule_args(), *rule_state_, n_blocks);
+  backend::OpShape s = rule_shape(n_blocks);
+  s.open_widths = false;  // the norms read the state the rule left, by either path
+  require_op(be_, backend::Op::memory_block_norms, s);
+  rule_.block_norms(out, rule_args(), *rule_state_, n_blocks);
 }
 
 template class MemoryMixer<float>;

@@ -1,19 +1,21 @@
 // The memory mixer of math.md section 5, in fla's layer conventions, for every gated rule:
 //   q, k, v = W x  ->  short causal depthwise conv (width K) + SiLU  ->  q, k L2-normalised per head
 //   beta = sigmoid(W_b x); a = exp(-exp(A_log) softplus(W_a x + dt_bias)) when decaying
-//   comba: p = k, q <- q - d_h p;  titans: eta = sigmoid(W_eta x);  swla: gamma = sigmoid(W_g x)
+//   where the rule reads them (rule_traits.hpp): p = k, q <- q - d_h p;  eta = sigmoid(W_eta x);
+//   gamma = sigmoid(W_g x)
 //   o = gated rule (E blocks on the schedule)  ->  per-head RMSNorm [⊙ act(W_g x)]  ->  output map.
 // The normalised q, k are masked inside the rule ("normalise, then mask"); E = 1 is the baseline.
 // block_axis value_rows and layer gate the rule by a (T, H) table of open widths (n_t open value
 // dimensions, m_h(t) head h's open key rows; math.md section 8), which the CPU rule skips in every
 // form; a backend without the table (CUDA) gets masked inputs (n_t ⊙ v, m_h(t) ⊙ q, k, p; read
-// n_t ⊙ o) and runs the ungated rule (the zero-state lemma); swla, whose window writes earlier
-// tokens under step t's widths, runs only where the rule takes the table (the CPU).
+// n_t ⊙ o) and runs the ungated rule (the zero-state lemma), composed by backend::OpenWidthsRule,
+// which the mixer calls without asking which backend it has.
 // output_gate swish | sigmoid multiplies the normed read by act(W_g x) (fla's gated RMSNorm).
 // The `normalize` variants re-normalise q, k over the open key rows first (prefix_renorm).
 #pragma once
 #include <memory>
 
+#include "core/backend/ops/open_widths_rule.hpp"
 #include "core/config/config.hpp"
 #include "core/memory/block_axis.hpp"
 #include "core/memory/key_normalize.hpp"
@@ -50,14 +52,10 @@ class MemoryMixer final : public Layer<T> {
 
   // How the mask meets the normalisation (config.hpp's MixerConfig::normalize, math.md section 3).
   bool renormalizes() const { return memory::renormalizes(normalize_); }
-  // value_rows (layer) with more than one block: the rule gates by a table of open widths; on a
-  // backend that does not, it runs ungated on masked values (keys), the zero-state lemma (not
-  // swla, whose window reads earlier tokens under step t's widths: such a backend refuses it).
+  // value_rows (layer) with more than one block: the rule is gated by a table of open widths,
+  // through OpenWidthsRule (which masks the inputs instead on a backend without the table).
   bool gates_by_widths() const { return axis_ != memory::BlockAxis::key_rows && schedule_.E() > 1; }
-  bool masks_inputs() const { return gates_by_widths() && !be_.gates_by_open_widths(); }
-  bool masks_values() const { return masks_inputs() && axis_ == memory::BlockAxis::value_rows; }
-  bool masks_keys() const { return masks_inputs() && axis_ == memory::BlockAxis::layer; }
-  // The q and k the rule reads before layer's mask: re-normalised or not, comba's q - d_h p.
+  // The q and k the rule reads before layer's mask: re-normalised or not, or q - d_h p (rule_uses_p).
   const T* rule_query() const { return memory::rule_uses_p(rule_) ? qx_.get() : renormalizes() ? qm_.get() : qn_.get(); }
   const T* rule_key() const { return renormalizes() ? km_.get() : kn_.get(); }
   void rule_forward();
@@ -84,8 +82,8 @@ class MemoryMixer final : public Layer<T> {
   const T* in_ = nullptr;
 
   Stream q_, k_, v_;
-  size_t wb_ = 0, wa_ = 0, a_log_ = 0, dt_bias_ = 0, weta_ = 0, wgamma_ = 0, dcomba_ = 0, onorm_ = 0, wo_ = 0, wg_ = 0;
-  Buffer<T> qn_, kn_, rq_, rk_, qx_;                 // normalised q, k (N, H d), their rnorms (N H), comba's q
+  size_t wb_ = 0, wa_ = 0, a_log_ = 0, dt_bias_ = 0, weta_ = 0, wgamma_ = 0, dshift_ = 0, onorm_ = 0, wo_ = 0, wg_ = 0;
+  Buffer<T> qn_, kn_, rq_, rk_, qx_;                 // normalised q, k (N, H d), their rnorms (N H), q - d_h p
   Buffer<T> qm_, km_, nq_, nk_;                      // re-normalised over the open rows, their open norms
   IdBuffer<T> open_rows_;                            // (T) open key rows at each position
   int open_rows_T_ = 0;                              // the T open_rows_ holds (0: none yet)
@@ -93,9 +91,8 @@ class MemoryMixer final : public Layer<T> {
   Buffer<T> o_, on_, orstd_;                         // rule output, normed (N, H d), rstd (N H)
   IdBuffer<T> open_widths_;                          // (T, H) value_rows' open value dims, layer's key rows
   int open_widths_T_ = 0;                            // the T open_widths_ holds (0: none yet)
-  Buffer<T> vm_, orule_, dorule_, dvm_;              // value_rows: n ⊙ v, the unmasked read, their gradients
-  Buffer<T> qlm_, klm_;                              // layer: m_h ⊙ q, m_h ⊙ k
   Buffer<T> gpre_, gact_, gated_, dgated_, dgpre_, dgact_;  // output gate: W_g x, act, the gated read
+  backend::OpenWidthsRule<T> rule_{be_};            // the rule, under the open widths where they apply
   std::unique_ptr<backend::OpState> rule_state_;
   // Gradients of the activations above.
   Buffer<T> dqm_, dkm_;

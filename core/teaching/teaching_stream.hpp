@@ -16,7 +16,7 @@
 namespace proteus::teaching {
 
 struct TeachingExample {
-  memory::Rule rule = memory::Rule::delta;
+  memory::Rule rule = memory::kDefaultRule;
   int T = 12;      // associations: token t writes k_t -> v_t
   int d_k = 8;     // key width: rows of S (up to 16 in the panel)
   int d_v = 8;     // value width: columns of S
@@ -38,7 +38,7 @@ struct TeachingExample {
 
 // The gated memory's memory-op input (IN.json's value) for an example: keys are random unit
 // vectors from the seed, each token reads with its own key (q = k), values in [-1, 1], "recall":
-// true; titans' eta 0.5, comba's p = k, swla's gamma 1 over a window of 2.
+// true; a momentum factor eta 0.5, an erase direction p = k, window weights 1 over a window of 2.
 nlohmann::json teaching_input(const TeachingExample& ex);
 // The same stream for the ungated memory: E = 1 (every normalize variant is then the same).
 nlohmann::json ungated_input(const nlohmann::json& gated);

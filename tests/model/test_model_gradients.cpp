@@ -182,8 +182,10 @@ TEST(MaskedReading, EqualsTheGatedRuleOnTheSameWeights) {
     cfg.mixer.block_axis = axis;
     auto gating = backend::make_cpu_backend<double>(1);
     test_support::MaskingCpuBackend<double> masking(1);
-    ASSERT_TRUE(gating->gates_by_open_widths());
-    ASSERT_FALSE(masking.gates_by_open_widths());
+    backend::OpShape widths;
+    widths.rule = Rule::delta, widths.open_widths = true;
+    ASSERT_TRUE(gating->supports(backend::Op::memory_rule, widths));
+    ASSERT_FALSE(masking.supports(backend::Op::memory_rule, widths));
     model::Model<double> a(cfg, 5, *gating, 42), b(cfg, 5, masking, 42);
     Batch batch(cfg.vocab);
     const double la = a.forward(batch.tokens.data(), batch.targets.data(), batch.weights.data(), batch.B, batch.T);

@@ -9,6 +9,7 @@
 #include "core/common/input_error.hpp"
 #include "core/model/model.hpp"
 #include "tests/backend/faulty_backend.hpp"
+#include "tests/support/masking_cpu_backend.hpp"
 
 namespace {
 
@@ -54,6 +55,27 @@ TEST(ModelOpSupport, RefusesAttentionTheBackendCannotRun) {
   EXPECT_NE(e.find("the no-attn backend cannot run attention"), std::string::npos) << e;
   FaultyBackend plain(Fault::none);
   EXPECT_EQ(forward_error(tiny(config::MixerType::attention, 4), plain), "");
+}
+
+// Under value_rows and layer a backend without the table of open widths runs the rule on masked
+// inputs (backend::OpenWidthsRule); a rule with window writes cannot run that way and is refused
+// by name before anything runs, while the rules whose masked inputs are their gate run.
+TEST(ModelOpSupport, RefusesWindowWritesUnderOpenWidthsWithoutTheTable) {
+  test_support::MaskingCpuBackend<float> masking(1);
+  for (memory::Rule rule : memory::all_rules()) {
+    auto cfg = tiny(config::MixerType::memory, 4);
+    cfg.mixer.rule = rule;
+    cfg.mixer.block_axis = memory::BlockAxis::value_rows;
+    cfg.mixer.E = 2;
+    const std::string e = forward_error(cfg, masking);
+    if (memory::rule_masks_as_gates(rule)) {
+      EXPECT_EQ(e, "") << memory::rule_name(rule);
+      continue;
+    }
+    EXPECT_NE(e.find("cannot run memory_rule"), std::string::npos) << e;
+    EXPECT_NE(e.find("rule " + std::string(memory::rule_name(rule))), std::string::npos) << e;
+    EXPECT_NE(e.find("choose device cpu"), std::string::npos) << e;
+  }
 }
 
 }  // namespace

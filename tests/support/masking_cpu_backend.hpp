@@ -1,8 +1,9 @@
 // The CPU backend as a backend without the open-widths table sees the model (the CUDA backend's
-// way): it answers gates_by_open_widths() == false, so the mixer masks the rule's inputs and
-// outputs (math.md section 8's zero-state lemma), and it runs the rule ungated, ignoring a table
-// it is handed. It refuses swla under value_rows and layer, as CUDA does. With it, the path every
-// CUDA run takes under those axes runs on the CPU under finite differences and the PyTorch reference.
+// way): it does not support memory_rule at OpShape::open_widths, so backend::OpenWidthsRule masks
+// the rule's inputs and outputs (math.md section 8's zero-state lemma), and it runs the rule
+// ungated, ignoring a table it is handed (none should reach it). A rule with window writes under
+// value_rows and layer is refused, as on CUDA. With it, the path every CUDA run takes under those
+// axes runs on the CPU under finite differences and the PyTorch reference.
 #pragma once
 #include <memory>
 #include <string>
@@ -16,10 +17,9 @@ class MaskingCpuBackend : public backend::CpuBackend<T> {
  public:
   using backend::CpuBackend<T>::CpuBackend;
   std::string name() const override { return "cpu-masking"; }
-  bool gates_by_open_widths() const override { return false; }
   bool supports(backend::Op op, const backend::OpShape& shape, std::string* why_not = nullptr) const override {
-    if (op == backend::Op::memory_rule && shape.open_widths && shape.rule == memory::Rule::swla) {
-      if (why_not) *why_not = "swla under value_rows or layer needs the open widths";
+    if (op == backend::Op::memory_rule && shape.open_widths) {
+      if (why_not) *why_not = "the masking backend takes no table of open widths";
       return false;
     }
     return backend::CpuBackend<T>::supports(op, shape, why_not);

@@ -34,17 +34,8 @@ nlohmann::json prefix_input(const nlohmann::json& input, int n) {
 }  // namespace
 
 std::vector<std::string> rule_equations(memory::Rule rule) {
-  using memory::Rule;
-  std::vector<std::string> eq;
-  switch (rule) {
-    case Rule::linear: eq = {"S_t = S + G_t * ((a-1) S + beta k v^T)"}; break;
-    case Rule::delta: eq = {"Sg = G_t * S", "S_t = S + G_t * ((a-1) S + beta k (v - a Sg^T k)^T)"}; break;
-    case Rule::comba: eq = {"Sg = G_t * S", "S_t = S + G_t * ((a-1) S + beta k (v - Sg^T p)^T)"}; break;
-    case Rule::titans:
-      eq = {"Sg = G_t * S", "Z_t = Z + G_t * ((eta-1) Z - beta k (Sg^T k - v)^T)", "S_t = S + G_t * ((a-1) S + Z_t)"};
-      break;
-    case Rule::swla: eq = {"S_t = S + G_t * ((a-1) S + sum_j gamma_t[j] k_{t-j} v_{t-j}^T)"}; break;
-  }
+  const auto& update = memory::describe(rule).teach_update;
+  std::vector<std::string> eq(update.begin(), update.end());
   eq.push_back("o_t = (G_t * S_t)^T q_t");
   eq.push_back("S = S_{t-1};  * is elementwise;  G_t = 1 on the first k(t) blocks");
   eq.push_back("locked elements keep their value: (1 - G_t) * S_t = (1 - G_t) * S_{t-1}");

@@ -71,7 +71,12 @@ bool draw_model_section(ExperimentEditor& ed) {
   auto& c = ed.config;
   auto& m = c.model.mixer;
   changed |= combo("mixer", m.type);
-  if (m.type == config::MixerType::memory) changed |= combo("rule", m.rule);
+  if (m.type == config::MixerType::memory) {
+    changed |= combo("rule", m.rule);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", ("The memory rule (model.mixer.rule; docs/rules.md): " +
+                               std::string(memory::describe(m.rule).summary)).c_str());
+  }
   changed |= input_config_int("d_model", "model.d_model", c.model.d_model, 8, 64);
   changed |= input_config_int("layers", "model.layers", c.model.layers);
   changed |= input_config_int("heads", "model.mixer.heads", m.heads);
@@ -79,11 +84,12 @@ bool draw_model_section(ExperimentEditor& ed) {
   if (m.type == config::MixerType::memory) {
     changed |= input_config_int("conv width", "model.mixer.conv", m.conv);
     changed |= ImGui::Checkbox("data-dependent decay", &m.decay);
-    if (memory::rule_uses_gamma(m.rule)) changed |= input_config_int("swla window", "model.mixer.window", m.window);
+    if (memory::rule_uses_gamma(m.rule))
+      changed |= input_config_int((std::string(memory::rule_name(m.rule)) + " window").c_str(), "model.mixer.window", m.window);
     changed |= combo("output gate", m.output_gate);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("A gate on the memory's read (model.mixer.output_gate): none (the default), swish (the\n"
-                        "gated RMSNorm of Gated DeltaNet and Comba) or sigmoid: RMSNorm(o) * act(W_g x) per head");
+                        "gated RMSNorm fla's Gated DeltaNet uses) or sigmoid: RMSNorm(o) * act(W_g x) per head");
   }
   changed |= draw_mlp_chain(ed);
   return changed;

@@ -24,7 +24,7 @@ struct ControlsPanelState {
 struct RunsPanelState {
   std::string folder;     // the runs folder field (applied by Rescan)
   std::string open_path;  // a run directory to open by path
-  std::string filter;     // the filter box (runs_table.hpp: rule=comba E=16 name-part)
+  std::string filter;     // the filter box (runs_table.hpp: rule=delta E=16 name-part)
   bool grouped = true;    // seed groups as one row each
   std::set<std::string> open_groups;  // seed groups opened to their runs
   std::vector<std::string> columns;   // config fields shown as columns (dotted paths)

@@ -111,7 +111,7 @@ void draw_table_tools(LabApp& app) {
   ImGui::SetNextItemWidth(width);
   // The longest hint the field shows whole (a narrow window gets the short one; the tooltip says all).
   const char* hint = "filter";
-  for (const char* h : {"filter: rule=comba E=16 name-part (terms ANDed)", "filter: rule=comba E=16"})
+  for (const char* h : {"filter: rule=delta E=16 name-part (terms ANDed)", "filter: rule=delta E=16"})
     if (ImGui::CalcTextSize(h).x + 2 * ImGui::GetStyle().FramePadding.x <= width) {
       hint = h;
       break;

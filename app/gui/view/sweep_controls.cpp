@@ -18,7 +18,7 @@ std::string join_values(const std::vector<nlohmann::json>& v) {
   return s;
 }
 
-// "16, 32, 64" -> each entry as JSON (a number, true) or else as a string ("delta"); false when empty.
+// "16, 32, 64" -> each entry as JSON (a number, true) or else as a string ("layer"); false when empty.
 bool parse_values(const std::string& text, std::vector<nlohmann::json>& out) {
   std::vector<nlohmann::json> v;
   std::string tok;

@@ -321,7 +321,7 @@ MemoryRuleArgs<float> KernelBench::rule_args(const memory::Schedule& schedule) {
 }
 
 double KernelBench::tape() const {
-  return kF * double(s.B) * H * (s.T + 1) * D2 * (s.rule == memory::Rule::titans ? 2 : 1);
+  return kF * double(s.B) * H * (s.T + 1) * D2 * (memory::rule_has_momentum(s.rule) ? 2 : 1);
 }
 
 // Its kept states are what the rule moves most.

@@ -18,7 +18,7 @@ namespace proteus::backend {
 struct KernelBenchSpec {
   int B = 8, T = 1024, H = 8, D = 64;  // fla's benchmark shape (KERNELS.md)
   int vocab = 256;
-  memory::Rule rule = memory::Rule::delta;
+  memory::Rule rule = memory::kDefaultRule;
   std::vector<int> E = {1, 16};  // the memory rule and block norms, per E
   int warmup = 2, reps = 10;
 };

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/backend/bench/bench_timing.hpp"
+#include "core/backend/ops/open_widths_rule.hpp"
 #include "core/backend/registry.hpp"
 #include "core/common/input_error.hpp"
 #include "core/memory/checkpointed_rule.hpp"
@@ -32,55 +33,24 @@ void normalise_rows(std::vector<float>& x, int d) {
 }
 
 // What value_rows and layer give the rule, as the model's mixer does (with E > 1): the table of
-// open widths and, on a backend that does not gate by it, masks `in` before the forward, `out`
-// after it, `grads` around the backward. key_rows: none.
-struct AxisMasks {
+// open widths, on the device. key_rows: none. OpenWidthsRule does the rest, as in the model.
+struct AxisTable {
   Backend<float>& be;
-  memory::BlockAxis axis;
-  int B, T, H, d;
   int32_t* widths = nullptr;
-  std::vector<float*> buffers;  // the masked q, k (layer) or v (value_rows), then a scratch
+  memory::OpenWidths of = memory::OpenWidths::value_columns;
 
-  AxisMasks(Backend<float>& be_, const MemoryRuleBenchSpec& s, const memory::Schedule& schedule)
-      : be(be_), axis(s.block_axis), B(s.B), T(s.T), H(s.H), d(s.d_k) {
-    if (axis == memory::BlockAxis::key_rows || schedule.E() == 1) return;
-    const auto table = memory::open_widths_table(axis, schedule, T, H, s.d_k, s.d_v);
+  AxisTable(Backend<float>& be_, const MemoryRuleBenchSpec& s, const memory::Schedule& schedule) : be(be_) {
+    if (s.block_axis == memory::BlockAxis::key_rows || schedule.E() == 1) return;
+    const auto table = memory::open_widths_table(s.block_axis, schedule, s.T, s.H, s.d_k, s.d_v);
     widths = be.alloc_int32(table.size());
     be.upload_int32(widths, table.data(), table.size());
-    for (int i = 0; i < 3; ++i) buffers.push_back(be.alloc(size_t(B) * T * H * d));
+    if (s.block_axis == memory::BlockAxis::layer) of = memory::OpenWidths::key_rows;
   }
-  ~AxisMasks() {
-    for (float* p : buffers) be.free(p);
+  ~AxisTable() {
     if (widths) be.free_int32(widths);
   }
-  void mask(float* out, const float* x) { be.prefix_mask(out, x, widths, B, T, H, d); }
-  void in(MemoryRuleArgs<float>& args) {
-    if (!widths) return;
-    args.open_widths = widths;
-    args.open_widths_of = axis == memory::BlockAxis::layer ? memory::OpenWidths::key_rows : memory::OpenWidths::value_columns;
-    if (be.gates_by_open_widths()) return;  // else the masks, as the model's mixer puts them
-    if (axis == memory::BlockAxis::value_rows) mask(buffers[0], args.v), args.v = buffers[0];
-    if (axis != memory::BlockAxis::layer) return;
-    mask(buffers[0], args.q), mask(buffers[1], args.k);
-    args.q = buffers[0], args.k = buffers[1];
-    if (args.p) args.p = buffers[1];
-  }
-  bool masks() const { return widths && !be.gates_by_open_widths(); }
-  void out(float* o) {
-    if (masks() && axis == memory::BlockAxis::value_rows) mask(o, o);
-  }
-  const float* grads_in(const float* dO) {
-    if (!masks() || axis != memory::BlockAxis::value_rows) return dO;
-    mask(buffers[2], dO);
-    return buffers[2];
-  }
-  void grads_out(const MemoryRuleGrads<float>& g) {
-    if (!masks()) return;
-    if (axis == memory::BlockAxis::value_rows) mask(g.v, g.v);
-    if (axis == memory::BlockAxis::layer)
-      for (float* x : {g.q, g.k, g.p})
-        if (x) mask(x, x);
-  }
+  AxisTable(const AxisTable&) = delete;
+  AxisTable& operator=(const AxisTable&) = delete;
 };
 
 }  // namespace
@@ -144,19 +114,16 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   if (args.eta) g.eta = zeros(rows);
   if (args.gamma) g.gamma = zeros(rows * window);
 
-  AxisMasks masks(be, s, gated);
-  const MemoryRuleArgs<float> given = args;
+  const AxisTable table(be, s, gated);
+  args.open_widths = table.widths, args.open_widths_of = table.of;
+  OpenWidthsRule<float> rule(be);
   SyncedStopwatch watch(be);
   std::vector<double> fwd, fwd_bwd;
   for (int r = 0; r < s.warmup + s.reps; ++r) {
-    args = given;
     watch.start();
-    masks.in(args);
-    auto state = be.memory_rule_forward(o, args);
-    masks.out(o);
+    auto state = rule.forward(o, args);
     const double f = watch.lap_ms();
-    be.memory_rule_backward(g, masks.grads_in(ddO), args, *state);
-    masks.grads_out(g);
+    rule.backward(g, ddO, args, *state);
     const double b = watch.lap_ms();
     if (r >= s.warmup) fwd.push_back(f), fwd_bwd.push_back(f + b);
   }
@@ -170,7 +137,7 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   const auto form = be.form_to_run(args);  // what this backend ran (its kernels, the self-check's refusals)
   result.form = std::string(memory::rule_form_name(form));
   result.chunk = be.chunk_to_run(args);
-  const bool momentum = s.rule == memory::Rule::titans && form == memory::RuleForm::recurrent;
+  const bool momentum = memory::rule_has_momentum(s.rule) && form == memory::RuleForm::recurrent;
   result.kept_mb = double(s.B) * s.H * memory::checkpoint_ranges(s.T, result.chunk) * D * sizeof(float) *
                    (momentum ? 2 : 1) / 1e6;
   const double flops = memory_rule_forward_flops(s);

@@ -11,7 +11,7 @@
 namespace proteus::backend {
 
 struct MemoryRuleBenchSpec {
-  memory::Rule rule = memory::Rule::delta;
+  memory::Rule rule = memory::kDefaultRule;
   int B = 8, T = 1024, H = 8, d_k = 64, d_v = 64;
   int E = 1;           // uniform schedule over D = d_k d_v with horizon N = T
   bool decay = true;   // the gated form (retention a_t)

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/backend/ops/open_widths_rule.hpp"
 #include "core/memory/block_axis.hpp"
 #include "core/memory/chunked_rule.hpp"
 #include "core/memory/schedule.hpp"
@@ -396,8 +397,8 @@ constexpr int kDk = 4, kDv = 3, kWindow = 2;
 
 // The sizes of a memory-rule case. kSmall runs every rule and form in microseconds; kWide is
 // large enough to see what kSmall cannot: several value tiles of a GPU state pass (d_v 40 > 32),
-// loops that take more than one pass, several chunks with a ragged last one, and (swla) a window
-// wider than the chunk.
+// loops that take more than one pass, several chunks with a ragged last one, and (window writes) a
+// window wider than the chunk.
 struct RuleDims {
   int B, T, H, d_k, d_v, window;
 };
@@ -406,8 +407,8 @@ constexpr RuleDims kWide{1, 70, 2, 8, 40, 3};
 
 // Flags the elements of a (B, T, H, d_k) gradient whose key row stays locked for as long as its
 // position's input is read: the rule never touches such a row, so its gradient is exactly 0 on
-// every backend. A step's q, k, p are read at that step only, except swla's k, which the next
-// `window - 1` steps read again (its sum over k_{t-j}): `reach` is how many steps one is read.
+// every backend. A step's q, k, p are read at that step only, except a windowed rule's k, which the
+// next `window - 1` steps read again (its sum over k_{t-j}): `reach` is how many steps one is read.
 std::vector<uint8_t> locked_rows(const memory::Schedule& schedule, const RuleDims& r, int reach = 1) {
   std::vector<uint8_t> m(static_cast<size_t>(r.B) * r.T * r.H * r.d_k, 0);
   for (int b = 0; b < r.B; ++b)
@@ -526,7 +527,7 @@ OpCase rule_case(const std::string& name, const RuleCase& rc) {
 // of a head, per block) as the model composes it: the rule gated by the table of open widths on a
 // backend that takes it (the CPU, and the float64 oracle), else the ungated rule between the
 // prefix masks (n ⊙ v in, n ⊙ o out, n ⊙ dO and n ⊙ dv; layer m_h ⊙ q, k, p and their gradients).
-// Both must give the same outputs and gradients. A backend that refuses swla here skips it.
+// Both must give the same outputs and gradients. A backend that refuses window writes here skips them.
 OpCase axis_rule_case(const std::string& name, memory::Rule rule, memory::BlockAxis axis, memory::RuleForm form) {
   const RuleDims r = kWide;
   OpShape shape = rule_shape(rule, 0, r);
@@ -542,37 +543,12 @@ OpCase axis_rule_case(const std::string& name, memory::Rule rule, memory::BlockA
     const int32_t* widths = s.ids("open_widths", memory::open_widths_table(axis, gated, r.T, r.H, r.d_k, r.d_v));
     args.open_widths = widths;
     args.open_widths_of = by_rows ? memory::OpenWidths::key_rows : memory::OpenWidths::value_columns;
-    auto& be = s.backend();
-    const bool masks = !be.gates_by_open_widths();
-    const int width = by_rows ? r.d_k : r.d_v;
-    auto mask = [&](auto* out, const auto* x) { be.prefix_mask(out, x, widths, r.B, r.T, r.H, width); };
-    if (masks && by_rows) {
-      auto* qm = s.output("qm", n * r.d_k);
-      auto* km = s.output("km", n * r.d_k);
-      mask(qm, args.q), mask(km, args.k), args.q = qm, args.k = km;
-      if (args.p) {
-        auto* pm = s.output("pm", n * r.d_k);
-        mask(pm, args.p), args.p = pm;
-      }
-    }
-    if (masks && !by_rows) {
-      auto* vm = s.output("vm", n * r.d_v);
-      mask(vm, args.v), args.v = vm;
-    }
+    OpenWidthsRule rule(s.backend());  // the model's composition: the table, or the masks
     auto* o = s.output("o", n * r.d_v);
-    auto state = be.memory_rule_forward(o, args);
+    auto state = rule.forward(o, args);
     const auto* dO = s.input("dO", values(n * r.d_v, 38));
-    if (masks && !by_rows) {
-      mask(o, o);
-      auto* dOm = s.output("dOm", n * r.d_v);
-      mask(dOm, dO), dO = dOm;
-    }
     const auto g = rule_grads(s, args, r);
-    be.memory_rule_backward(g, dO, args, *state);
-    if (masks && !by_rows) mask(g.v, g.v);
-    if (masks && by_rows)
-      for (auto* x : {g.q, g.k, g.p})
-        if (x) mask(x, x);
+    rule.backward(g, dO, args, *state);
     return rule_outputs(s, o, g, r);
   });
 }
@@ -602,8 +578,8 @@ void memory_rule_cases(std::vector<OpCase>& cases) {
     OpCase wide = rule_case(rule_prefix + "_E4_wide_chunked", {rule, RuleForm::chunked, 4, 16, kWide, 50});
     wide.chunked_rule = rule;
     cases.push_back(std::move(wide));
-    // ... swla's with chunks of 2 inside its window of 3 (a write reads two chunks back), ...
-    if (rule == memory::Rule::swla) {
+    // ... window writes with chunks of 2 inside a window of 3 (a write reads two chunks back), ...
+    if (memory::rule_uses_gamma(rule)) {
       OpCase narrow = rule_case(rule_prefix + "_E4_wide_chunk2", {rule, RuleForm::chunked, 4, 2, kWide, 50});
       narrow.chunked_rule = rule;
       cases.push_back(std::move(narrow));
@@ -615,29 +591,37 @@ void memory_rule_cases(std::vector<OpCase>& cases) {
     zero.chunked_rule = rule;
     cases.push_back(std::move(zero));
   }
-  // The block axes (model.mixer.block_axis): each family, both forms, swla's window under both axes.
-  using memory::BlockAxis, memory::Rule;
-  for (const auto& [rule, axis, form] : {std::tuple{Rule::delta, BlockAxis::value_rows, RuleForm::chunked},
-                                         std::tuple{Rule::delta, BlockAxis::layer, RuleForm::chunked},
-                                         std::tuple{Rule::comba, BlockAxis::layer, RuleForm::recurrent},
-                                         std::tuple{Rule::titans, BlockAxis::value_rows, RuleForm::recurrent},
-                                         std::tuple{Rule::linear, BlockAxis::value_rows, RuleForm::recurrent},
-                                         std::tuple{Rule::swla, BlockAxis::value_rows, RuleForm::chunked},
-                                         std::tuple{Rule::swla, BlockAxis::layer, RuleForm::recurrent}}) {
+  // The block axes (model.mixer.block_axis): the cases each rule's descriptor row names (together
+  // each family, both forms, and window writes under both axes).
+  for (const memory::RuleDescriptor& row : memory::rule_descriptors())
+    for (const auto& [axis, form] : row.parity_axes) {
+      const memory::Rule rule = row.rule;
     OpCase c = axis_rule_case("memory_rule_" + std::string(memory::rule_name(rule)) + "_E4_" +
                                   std::string(memory::block_axis_name(axis)) + "_" +
                                   std::string(memory::rule_form_name(form)),
                               rule, axis, form);
     if (form == RuleForm::chunked) c.chunked_rule = rule;
     cases.push_back(std::move(c));
+    }
+}
+
+// The first rule of each family (rule_traits.hpp) in the descriptor table's order: the occupancy
+// cases read one state of each kind.
+std::vector<memory::Rule> one_rule_per_family() {
+  std::vector<memory::Rule> rules;
+  for (memory::Rule r : memory::all_rules()) {
+    bool seen = false;
+    for (memory::Rule s : rules) seen |= memory::rule_traits(s).family == memory::rule_traits(r).family;
+    if (!seen) rules.push_back(r);
   }
+  return rules;
 }
 
 // Block occupancy, read from the forward's state. With one block per element the norms are
 // |S_t[e]|: every locked element must still hold S_0 = 0, bit for bit. Five blocks of 12
 // elements leave a remainder that the last block absorbs.
 void memory_block_norms_cases(std::vector<OpCase>& cases) {
-  for (memory::Rule rule : {memory::Rule::delta, memory::Rule::titans}) {
+  for (memory::Rule rule : one_rule_per_family()) {
     const int D = kDk * kDv;
     const std::string name = "memory_block_norms_" + std::string(memory::rule_name(rule)) + "_E3";
     cases.push_back(make_case(name, Op::memory_block_norms, rule_shape(rule, D), 1e-9, [=](auto& s) {
@@ -662,11 +646,12 @@ void memory_block_norms_cases(std::vector<OpCase>& cases) {
   // The norms replayed from a chunked forward's chunk-start states (kWide: chunks of 16, ragged).
   const RuleDims r = kWide;
   const int D = r.d_k * r.d_v;
-  OpCase c = make_case("memory_block_norms_delta_E4_wide_chunked", Op::memory_block_norms,
-                       rule_shape(memory::Rule::delta, 4, r), 1e-9, [=](auto& s) {
+  OpCase c = make_case("memory_block_norms_" + std::string(memory::rule_name(memory::kDefaultRule)) + "_E4_wide_chunked",
+                       Op::memory_block_norms,
+                       rule_shape(memory::kDefaultRule, 4, r), 1e-9, [=](auto& s) {
                          const int n = r.B * r.T * r.H;
                          const auto schedule = memory::Schedule::uniform(D, 4, 50);
-                         auto args = rule_inputs(s, memory::Rule::delta, schedule, r);
+                         auto args = rule_inputs(s, memory::kDefaultRule, schedule, r);
                          args.form = memory::RuleForm::chunked;
                          args.chunk = 16;
                          auto state = s.backend().memory_rule_forward(s.output("o", n * r.d_v), args);
@@ -674,7 +659,7 @@ void memory_block_norms_cases(std::vector<OpCase>& cases) {
                          s.backend().memory_block_norms(four, args, *state, 4);
                          return CaseOutputs{{"norms_4", plain(s.read(four, n * 4))}};
                        });
-  c.chunked_rule = memory::Rule::delta;
+  c.chunked_rule = memory::kDefaultRule;
   cases.push_back(std::move(c));
 }
 

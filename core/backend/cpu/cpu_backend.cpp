@@ -114,7 +114,7 @@ Split split_rows(int rows, double flops_per_row) {
 
 template <class T>
 struct CpuRuleState final : OpState {
-  Rule rule = Rule::delta;
+  Rule rule = memory::kDefaultRule;
   int B = 0, Tn = 0, H = 0, d_k = 0, d_v = 0, window = 0;
   memory::RuleForm form = memory::RuleForm::recurrent;  // resolved: chunked or recurrent
   int64_t chunk = 0;
@@ -172,7 +172,7 @@ void check_rule_args(const MemoryRuleArgs<T>& args) {
   if (!args.schedule) throw InputError("schedule", "required");
   if (args.B < 0 || args.T < 0 || args.H < 0) throw InputError("B", "batch, tokens and heads must be >= 0");
   if (args.d_k < 1 || args.d_v < 1) throw InputError("d_k", "key and value widths must be >= 1");
-  if (memory::rule_uses_gamma(args.rule) && args.window < 1) throw InputError("window", "swla needs a window >= 1");
+  if (memory::rule_uses_gamma(args.rule) && args.window < 1) throw InputError("window", std::string(memory::rule_name(args.rule)) + " needs a window >= 1");
 }
 
 template <class T>
@@ -596,7 +596,7 @@ void CpuBackend<T>::scale(T* x, T alpha, size_t n) {
   });
 }
 
-// ---- Comba's query ----
+// ---- The query of an erase along p (comba_query) ----
 
 template <class T>
 void CpuBackend<T>::comba_query_forward(T* out, const T* q, const T* p, const T* dh, int N, int H, int d) {

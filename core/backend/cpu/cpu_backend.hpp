@@ -22,7 +22,6 @@ class CpuBackend : public Backend<T> {
   std::string name() const override { return "cpu"; }
   int threads() const { return threads_; }
   bool supports(Op op, const OpShape& shape, std::string* why_not = nullptr) const override;
-  bool gates_by_open_widths() const override { return true; }
 
   T* alloc(size_t n) override;
   void free(T* p) override;

@@ -31,24 +31,24 @@ using memory::Schedule;
 // The memory mixer's gated rule over a batch of heads; shapes share (B, T, H).
 template <class F>
 struct MemoryRuleArgs {
-  Rule rule = Rule::delta;
+  Rule rule = memory::kDefaultRule;
   const Schedule* schedule = nullptr;  // over D = d_k * d_v
   int B = 0, T = 0, H = 0, d_k = 0, d_v = 0, window = 0;
   const F* q = nullptr;      // (B, T, H, d_k)
   const F* k = nullptr;      // (B, T, H, d_k)
   const F* v = nullptr;      // (B, T, H, d_v)
-  const F* beta = nullptr;   // (B, T, H)            null for swla
+  const F* beta = nullptr;   // (B, T, H)            where rule_uses_beta
   const F* a = nullptr;      // (B, T, H)            null = no decay
-  const F* p = nullptr;      // (B, T, H, d_k)       comba
-  const F* eta = nullptr;    // (B, T, H)            titans
-  const F* gamma = nullptr;  // (B, T, H, window)    swla
+  const F* p = nullptr;      // (B, T, H, d_k)       where rule_uses_p
+  const F* eta = nullptr;    // (B, T, H)            where rule_uses_eta
+  const F* gamma = nullptr;  // (B, T, H, window)    where rule_uses_gamma
   memory::RuleForm form = memory::RuleForm::automatic;  // which form runs (a backend may have only one)
   int chunk = 0;  // chunk size of the chunked form and checkpoint spacing of the recurrent; 0 = by d_k
   // block_axis value_rows / layer (math.md section 8): (T, H) device ints, head h's open value
-  // columns (or key rows) at step t, gating the rule on top of the schedule (null = none). A
-  // backend that does not gate by them (gates_by_open_widths) is given v (q, k, p) masked past the
-  // widths and runs the ungated rule (the zero-state lemma), except for swla, whose window writes
-  // earlier tokens under step t's widths: it refuses that case in supports (OpShape::open_widths).
+  // columns (or key rows) at step t, gating the rule on top of the schedule (null = none). Only a
+  // backend that supports memory_rule at OpShape::open_widths is handed a table; callers go through
+  // OpenWidthsRule (open_widths_rule.hpp), which gives any other backend v (q, k, p) masked past
+  // the widths and no table (the zero-state lemma).
   const int32_t* open_widths = nullptr;
   memory::OpenWidths open_widths_of = memory::OpenWidths::value_columns;
 };
@@ -75,10 +75,6 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;  // "cpu", "cuda"
-  // Whether memory_rule gates by MemoryRuleArgs::open_widths itself (the CPU); a backend that
-  // does not gets masked inputs from the model and runs the ungated rule (not swla).
-  virtual bool gates_by_open_widths() const { return false; }
-
   // The self-check's per-op fallback: once this backend's chunked form of `rule` has disagreed
   // with the CPU, the rule runs its recurrent form here (both compute math.md section 3's rule).
   void refuse_chunked_form(Rule rule) { refused_chunked_ |= 1u << static_cast<unsigned>(rule); }
@@ -180,7 +176,7 @@ class Backend {
   virtual void axpy(T* y, T alpha, const T* x, size_t n) = 0;
   virtual void scale(T* x, T alpha, size_t n) = 0;
 
-  // ---- Comba's query: out (N, H, d) = q - d_h p, per head h; dh (H) on the device ----
+  // ---- The query of an erase along p (rule_uses_p): out (N, H, d) = q - d_h p, per head h; dh (H) on the device ----
   virtual void comba_query_forward(T* out, const T* q, const T* p, const T* dh, int N, int H, int d) = 0;
   // q's gradient is dout itself. dp (N, H, d) += -d_h dout (p = k gathers other terms, so this
   // adds); ddh (H) += the sum over rows and d of -dout p (a parameter gradient).

@@ -48,7 +48,7 @@ struct OpShape {
   int64_t n = 0;                       // elements: elementwise ops, fill, copy, reductions, adamw
   int N = 0, C = 0, OC = 0, V = 0;     // rows, width, output width (matmul), classes (xent)
   int B = 0, T = 0, H = 0, d = 0;      // batch, tokens, heads, head width (attention, comba_query)
-  memory::Rule rule = memory::Rule::delta;  // memory_rule, memory_block_norms
+  memory::Rule rule = memory::kDefaultRule;  // memory_rule, memory_block_norms
   int d_k = 0, d_v = 0, window = 0, n_blocks = 0;
   bool open_widths = false;  // memory_rule: gated by a table of open widths (MemoryRuleArgs::open_widths)
 };
