@@ -9,7 +9,9 @@
 #include "core/common/folder_walk.hpp"
 #include "core/common/json_read.hpp"
 #include "core/config/seed_group_members.hpp"
+#include "core/eval/baseline.hpp"
 #include "core/eval/comparison.hpp"
+#include "core/eval/seed_group_summary.hpp"
 #include "core/eval/statistics.hpp"
 #include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
@@ -49,8 +51,6 @@ std::vector<eval::PerPositionResult> per_position_of(const SeedGroup& g) {
   return out;
 }
 
-const config::RunConfig& first_config(const SeedGroup& g) { return g.members.front().config; }
-
 constexpr const char* kGroupsFolder = "groups";
 
 // A run folder as given, without a trailing separator ("runs/x/" is the run x of "runs"), and with
@@ -83,11 +83,19 @@ std::vector<RunOnDisk> runs_in(const std::filesystem::path& folder, std::vector<
   return out;
 }
 
-// The runs folders of these groups, each once: where a summary naming a gone run may be left.
-std::vector<std::filesystem::path> runs_folders_of(const std::vector<SeedGroup>& groups) {
+// The runs folders of these groups and the folders given, each once: where a summary naming a gone
+// run may be left (a folder whose grouped runs are all gone has no group to lead to it).
+std::vector<std::filesystem::path> runs_folders_of(const std::vector<SeedGroup>& groups,
+                                                   const std::vector<std::filesystem::path>& given) {
   std::vector<std::filesystem::path> out;
   for (const auto& g : groups)
     if (std::find(out.begin(), out.end(), g.runs_folder) == out.end()) out.push_back(g.runs_folder);
+  for (const auto& f : given) {
+    auto folder = f.lexically_normal();  // "runs/" and "./runs" are the "runs" its runs name
+    if (!folder.has_filename()) folder = folder.parent_path();
+    if (folder.empty()) folder = ".";
+    if (std::find(out.begin(), out.end(), folder) == out.end()) out.push_back(folder);
+  }
   return out;
 }
 
@@ -140,7 +148,8 @@ std::vector<SeedGroupMember> members_of(const std::string& group, const std::vec
 
 }  // namespace
 
-std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs, std::vector<std::string>* notes) {
+std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs, std::vector<std::string>* notes,
+                                        const std::vector<std::filesystem::path>& runs_folders) {
   std::vector<SeedGroup> groups;
   std::map<std::filesystem::path, std::vector<RunOnDisk>> folders;  // runs folder -> its runs, read once
   for (const auto& given : run_dirs) {
@@ -152,7 +161,7 @@ std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs
       groups.push_back(SeedGroup{run->config.group, folder, {}});
   }
   // A summary no given run belongs to is rebuilt too when it names a run that is gone.
-  for (const auto& folder : runs_folders_of(groups))
+  for (const auto& folder : runs_folders_of(groups, runs_folders))
     for (const auto& summary : common::list_subfolders(folder / kGroupsFolder, notes)) {
       const std::string name = summary.filename().string();
       const bool known = std::any_of(groups.begin(), groups.end(),
@@ -168,24 +177,55 @@ std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs
   return groups;
 }
 
-int baseline_group(const std::vector<SeedGroup>& groups, size_t index) {
-  if (groups[index].members.empty()) return -1;
-  const auto& me = first_config(groups[index]);
-  int found = -1;
-  for (size_t i = 0; i < groups.size(); ++i) {
-    if (i == index || groups[i].members.empty()) continue;
-    const auto& c = first_config(groups[i]);
-    const bool comparable = c.model.mixer.type == me.model.mixer.type && c.model.mixer.E == 1 &&
-                            c.data.seq_len == me.data.seq_len &&
-                            groups[i].members.front().report.per_position->seq_len ==
-                                groups[index].members.front().report.per_position->seq_len;
-    if (!comparable) continue;
-    if (me.model.mixer.E == 1 && me.model.mixer.normalize == c.model.mixer.normalize) return -1;  // itself a baseline
-    const bool named = groups[i].name.size() >= 8 && groups[i].name.ends_with("baseline");
-    if (found < 0 || named) found = static_cast<int>(i);
-    if (named) break;
+namespace {
+
+// Every group's members as the pairing rule sees them, and where each is (group, member).
+struct GroupMembers {
+  std::vector<eval::BaselineCandidate> runs;
+  std::vector<std::pair<size_t, size_t>> at;
+};
+
+GroupMembers members_of_groups(const std::vector<SeedGroup>& groups) {
+  GroupMembers out;
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (size_t m = 0; m < groups[g].members.size(); ++m) {
+      const auto& member = groups[g].members[m];
+      out.runs.push_back({std::filesystem::path(member.run_dir).filename().string(), &member.config});
+      out.at.emplace_back(g, m);
+    }
+  return out;
+}
+
+// A group's members' baselines (eval::Baselines::find: null where none pairs) and the group most of
+// them belong to, the one its summary names (-1 when none pairs).
+struct GroupBaseline {
+  int group = -1;
+  std::vector<const SeedGroupMember*> partner;
+};
+
+GroupBaseline baseline_of(const std::vector<SeedGroup>& groups, size_t index, const GroupMembers& all,
+                          const eval::Baselines& baselines) {
+  GroupBaseline out;
+  std::vector<int> found;
+  for (const auto& m : groups[index].members) {
+    found.push_back(baselines.find({std::filesystem::path(m.run_dir).filename().string(), &m.config}));
+    const int f = found.back();
+    out.partner.push_back(f < 0 ? nullptr : &groups[all.at[f].first].members[all.at[f].second]);
   }
-  return found;
+  const std::string name = baselines.baseline_group(found, groups[index].name);
+  for (int f : found)
+    if (f >= 0 && groups[all.at[f].first].name == name) {
+      out.group = static_cast<int>(all.at[f].first);
+      break;
+    }
+  return out;
+}
+
+}  // namespace
+
+int baseline_group(const std::vector<SeedGroup>& groups, size_t index) {
+  const auto all = members_of_groups(groups);
+  return baseline_of(groups, index, all, eval::Baselines(all.runs)).group;
 }
 
 namespace {
@@ -219,25 +259,43 @@ json summary_json(const SeedGroup& g, const eval::GroupSummary& summary, const s
   return j;
 }
 
-// The group minus its baseline over the seeds both trained: t over seeds, and seed by seed.
-void write_paired(const SeedGroup& g, const SeedGroup& base, const std::filesystem::path& dir, int seq_len, json& j,
-                  std::vector<std::string>* notes) {
+// One seed's run minus its baseline's on the same sequences (bootstrap): its CSV and its line of
+// group.json's paired_per_seed; a pair evaluated on other sequences is noted instead.
+void write_seed_pair(const std::string& group, const SeedGroupMember& m, const SeedGroupMember& o,
+                     const std::filesystem::path& dir, int seq_len, json& per_seed, std::vector<std::string>* notes) {
+  try {
+    const auto t = eval::paired_comparison(*m.report.per_position, *o.report.per_position);
+    const std::string file = "paired_vs_baseline_s" + std::to_string(m.config.seed) + ".csv";
+    common::write_file_atomically(dir / file, csv_text(t, seq_len));
+    per_seed.push_back({{"seed", m.config.seed},
+                        {"baseline_run", std::filesystem::path(o.run_dir).filename().string()},
+                        {"file", file},
+                        {"all", runs::interval_json(t.overall)}});
+  } catch (const std::invalid_argument& e) {
+    if (notes) notes->push_back("seed group " + group + ", seed " + std::to_string(m.config.seed) + ": " + e.what());
+  }
+}
+
+// The group minus its baseline over the seeds that pair (partner[i]: member i's baseline run, or
+// null; most are members of `base`): t over seeds, and seed by seed.
+void write_paired(const SeedGroup& g, const SeedGroup& base, const std::vector<const SeedGroupMember*>& partner,
+                  const std::filesystem::path& dir, int seq_len, json& j, std::vector<std::string>* notes) {
   std::vector<eval::PerPositionResult> mine, theirs;
+  std::vector<eval::SeedGroupValue> overall, heldout;  // the group's value and its difference, per paired seed
   json per_seed = json::array();
-  for (const auto& m : g.members)
-    for (const auto& o : base.members)
-      if (o.config.seed == m.config.seed) {
-        mine.push_back(*m.report.per_position);
-        theirs.push_back(*o.report.per_position);
-        try {
-          const auto t = eval::paired_comparison(*m.report.per_position, *o.report.per_position);
-          const std::string file = "paired_vs_baseline_s" + std::to_string(m.config.seed) + ".csv";
-          common::write_file_atomically(dir / file, csv_text(t, seq_len));
-          per_seed.push_back({{"seed", m.config.seed}, {"file", file}, {"all", runs::interval_json(t.overall)}});
-        } catch (const std::invalid_argument& e) {
-          if (notes) notes->push_back("seed group " + g.name + ", seed " + std::to_string(m.config.seed) + ": " + e.what());
-        }
-      }
+  for (size_t i = 0; i < g.members.size(); ++i) {
+    if (!partner[i]) continue;
+    const auto &m = g.members[i], &o = *partner[i];
+    const auto &a = *m.report.per_position, &b = *o.report.per_position;
+    mine.push_back(a);
+    theirs.push_back(b);
+    overall.push_back({m.config.seed, a.mean_nll, a.mean_nll - b.mean_nll});
+    // Held-out bits per byte within the training length, the group minus its baseline.
+    if (a.train_len > 0 && b.train_len == a.train_len)
+      heldout.push_back({m.config.seed, a.heldout_bits_per_byte().mean,
+                         a.heldout_bits_per_byte().mean - b.heldout_bits_per_byte().mean});
+    write_seed_pair(g.name, m, o, dir, seq_len, per_seed, notes);
+  }
   j["baseline"] = base.name;
   j["paired_per_seed"] = per_seed;
   if (mine.empty()) return;
@@ -246,17 +304,12 @@ void write_paired(const SeedGroup& g, const SeedGroup& base, const std::filesyst
     common::write_file_atomically(dir / "paired_vs_baseline.csv", csv_text(t, seq_len));
     j["paired_vs_baseline"] = table_json(t);
     // How far this design sees: the smallest overall effect it detects, and the seeds' signs.
-    std::vector<double> overall;
-    for (size_t i = 0; i < mine.size(); ++i) overall.push_back(mine[i].mean_nll - theirs[i].mean_nll);
+    const auto summary = eval::summarise_seed_group(overall);
     auto& all = j["paired_vs_baseline"]["all"];
-    all["detectable_effect"] = eval::detectable_effect(overall);  // NaN (null) below two seeds
-    all["seeds_better"] = std::count_if(overall.begin(), overall.end(), [](double d) { return d < 0; });
-    // Held-out bits per byte within the training length, the group minus its baseline per seed.
-    std::vector<double> d;
-    for (size_t i = 0; i < mine.size(); ++i)
-      if (mine[i].train_len > 0 && theirs[i].train_len == mine[i].train_len)
-        d.push_back(mine[i].heldout_bits_per_byte().mean - theirs[i].heldout_bits_per_byte().mean);
-    if (d.size() == mine.size()) j["heldout_bits_per_byte_difference"] = runs::interval_json(eval::t_interval(d));
+    all["detectable_effect"] = summary.detectable_effect;  // NaN (null) below two seeds
+    all["seeds_better"] = summary.seeds_better;
+    if (heldout.size() == mine.size())
+      j["heldout_bits_per_byte_difference"] = runs::interval_json(eval::summarise_seed_group(heldout).effect);
   } catch (const std::invalid_argument& e) {
     if (notes) notes->push_back("seed group " + g.name + ": " + e.what());
   }
@@ -284,8 +337,11 @@ void remove_summary(const SeedGroup& g, std::vector<std::string>* notes) {
 }  // namespace
 
 std::vector<std::filesystem::path> write_seed_group_results(const std::vector<std::string>& run_dirs,
-                                                           std::vector<std::string>* notes) {
-  const auto groups = find_seed_groups(run_dirs, notes);
+                                                           std::vector<std::string>* notes,
+                                                           const std::vector<std::filesystem::path>& runs_folders) {
+  const auto groups = find_seed_groups(run_dirs, notes, runs_folders);
+  const auto all = members_of_groups(groups);
+  const eval::Baselines baselines(all.runs);
   std::vector<std::filesystem::path> written;
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const SeedGroup& g = groups[gi];
@@ -311,9 +367,9 @@ std::vector<std::filesystem::path> write_seed_group_results(const std::vector<st
     const auto dir = staged.path();
     json j = summary_json(g, summary, runs);
     common::write_file_atomically(dir / "per_position.csv", csv_text(summary.nll, seq_len));
-    const int b = baseline_group(groups, gi);
-    if (b >= 0) {
-      write_paired(g, groups[b], dir, seq_len, j, notes);
+    const auto base = baseline_of(groups, gi, all, baselines);
+    if (base.group >= 0) {
+      write_paired(g, groups[base.group], base.partner, dir, seq_len, j, notes);
     } else {
       j["baseline"] = nullptr;
     }

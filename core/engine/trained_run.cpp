@@ -6,6 +6,7 @@
 #include "core/common/input_error.hpp"
 #include "core/config/config_json.hpp"
 #include "core/config/experiment.hpp"
+#include "core/eval/baseline.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/train/checkpoint.hpp"
 
@@ -32,8 +33,7 @@ TrainedRun TrainedRun::open(const std::string& run_dir) {
 
 bool is_evaluation_path(const std::string& p) {
   const auto under = [&](const std::string& prefix) { return p == prefix || p.starts_with(prefix + "."); };
-  return under("model.mixer.E") || under("model.mixer.N") || under("model.mixer.schedule") ||
-         under("model.mixer.normalize") || under("eval") || under("data.text") || p == "data.mqar.pairs" ||
+  return eval::schedule_owned_field(p) || under("eval") || under("data.text") || p == "data.mqar.pairs" ||
          p == "data.mqar.layout" || p == "data.mqar.alpha" || p == "device" || p == "threads";
 }
 
@@ -42,7 +42,8 @@ config::RunConfig edited_config(const TrainedRun& run, const ConfigDelta& delta)
   for (const auto& [path, value] : delta) {
     if (!is_evaluation_path(path))
       throw InputError(common::clipped(path), "an evaluation of a trained run can change only the schedule (model.mixer.E, "
-                             "model.mixer.N, model.mixer.schedule, model.mixer.normalize), eval.*, data.text.*, "
+                             "model.mixer.N, model.mixer.schedule, model.mixer.normalize, model.mixer.form, "
+                             "model.mixer.block_axis), eval.*, data.text.*, "
                              "the MQAR load (data.mqar.pairs, layout, alpha), "
                              "device and threads: the weights fix the rest");
     j = config::apply_override(std::move(j), path, value);

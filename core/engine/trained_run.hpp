@@ -34,9 +34,10 @@ struct TrainedRun {
   static TrainedRun open(const std::string& run_dir);
 };
 
-// True for the paths an evaluation may change: the memory schedule (model.mixer.E, N, schedule,
-// normalize), eval.*, data.text.* (other held-out text), the MQAR load (data.mqar.pairs, layout,
-// alpha: what the model is asked, not what it is), device and threads. The weights fix the rest.
+// True for the paths an evaluation may change: the fields the memory schedule owns
+// (eval::schedule_owned_field: model.mixer.E, N, schedule, normalize, form, block_axis), eval.*,
+// data.text.* (other held-out text), the MQAR load (data.mqar.pairs, layout, alpha: what the model
+// is asked, not what it is), device and threads. The weights fix the rest.
 bool is_evaluation_path(const std::string& dotted_path);
 
 // The run's config with the delta applied and checked. Throws InputError naming the path for a

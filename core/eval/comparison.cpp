@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/eval/seed_group_summary.hpp"
+
 namespace proteus::eval {
 namespace {
 
@@ -30,17 +32,17 @@ GroupSummary summarise_group(const std::vector<PerPositionResult>& runs,
   g.nll.bucket_lo = runs.front().bucket_lo;
   g.nll.bucket_hi = runs.front().bucket_hi;
   std::vector<std::vector<double>> buckets;
-  std::vector<double> means, bpb;
+  std::vector<SeedGroupValue> means, bpb;
   for (const auto& r : runs) {
     same_buckets(runs.front(), r, "seed group");
     buckets.push_back(r.bucket_nll);
-    means.push_back(r.mean_nll);
+    means.push_back({.value = r.mean_nll});
     // Held-out bits per byte within the training length when the evaluation measured it.
-    bpb.push_back(r.train_len > 0 ? r.heldout_bits_per_byte().mean : r.bits_per_byte());
+    bpb.push_back({.value = r.train_len > 0 ? r.heldout_bits_per_byte().mean : r.bits_per_byte()});
   }
   g.nll.value = t_intervals(buckets);
-  g.nll.overall = t_interval(means);
-  g.bits_per_byte = t_interval(bpb);
+  g.nll.overall = summarise_seed_group(means).mean;
+  g.bits_per_byte = summarise_seed_group(bpb).mean;
 
   std::vector<std::vector<double>> entropy;
   for (const auto* u : block_use) {

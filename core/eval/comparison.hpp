@@ -35,7 +35,8 @@ struct GroupSummary {
 };
 
 // runs: one evaluation per seed, on the same buckets. block_use: the same runs' block use (null
-// entries or not-applicable ones leave the entropy out).
+// entries or not-applicable ones leave the entropy out). The overall NLL and the bits per byte are
+// the group's summary over its seeds (summarise_seed_group, seed_group_summary.hpp).
 GroupSummary summarise_group(const std::vector<PerPositionResult>& runs,
                              const std::vector<const BlockUseResult*>& block_use = {});
 

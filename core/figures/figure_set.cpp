@@ -10,6 +10,7 @@
 #include "core/config/mixer_schedule.hpp"
 #include "core/config/seed_group_members.hpp"
 #include "core/eval/comparison.hpp"
+#include "core/eval/seed_group_summary.hpp"
 #include "core/figures/gating_effect_by_variant.hpp"
 #include "core/figures/gating_effect_figures.hpp"
 #include "core/figures/state_opening_figure.hpp"
@@ -86,12 +87,13 @@ RunResults merge_group(const std::string& group, const std::vector<const RunResu
   p.bucket_interval = summary.nll.value;
   p.mean_nll = summary.nll.overall.mean;
   p.mean_interval = summary.nll.overall;
-  std::vector<double> held;
-  for (const auto& r : pps)
-    if (r.train_len > 0 && r.train_len == pps.front().train_len) held.push_back(r.train_interval.mean);
+  // Mean NLL within the training length: the group's summary over its seeds (as `proteus groups` has it).
+  std::vector<eval::SeedGroupValue> held;
+  for (size_t i = 0; i < pps.size(); ++i)
+    if (pps[i].train_len > 0 && pps[i].train_len == pps.front().train_len) held.push_back({g.seeds[i], pps[i].train_interval.mean});
   if (held.size() == pps.size()) {
     p.train_len = pps.front().train_len;
-    p.train_interval = eval::t_interval(held);
+    p.train_interval = eval::summarise_seed_group(held).mean;
   }
   auto report = std::make_shared<eval::EvalReport>(*first.report);
   report->per_position = p;

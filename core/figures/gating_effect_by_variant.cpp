@@ -8,17 +8,19 @@
 #include <utility>
 
 #include "core/common/input_error.hpp"
+#include "core/config/seed_group_members.hpp"
+#include "core/eval/baseline.hpp"
 #include "core/eval/statistics.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::figures {
 namespace {
 
-// One seed group's runs that can be paired, the first run of each seed, with their pairing keys.
+// One seed group's runs that can be paired: its members as every seed group counts them
+// (config::choose_seed_group_members: one run per seed, of the config most of them share).
 struct SeedGroupRuns {
   std::string name;
   std::vector<const EffectRun*> runs;
-  std::vector<std::string> keys;  // baseline_pairing_key of each run
 };
 
 bool evaluated_group_run(const EffectRun& r) {
@@ -31,49 +33,24 @@ std::vector<SeedGroupRuns> seed_groups_of(const std::vector<EffectRun>& runs, bo
   std::vector<SeedGroupRuns> groups;
   std::map<std::string, size_t> index;
   for (const auto& r : runs) {
-    if (!evaluated_group_run(r) || (r.config.model.mixer.E > 1) != gated) continue;
+    if (!evaluated_group_run(r) || (gated ? !eval::gated_run(r.config) : !eval::baseline_run(r.config))) continue;
     const auto [it, added] = index.emplace(r.config.group, groups.size());
-    if (added) groups.push_back({r.config.group, {}, {}});
-    auto& g = groups[it->second];
-    const auto same_seed = [&](const EffectRun* m) { return m->config.seed == r.config.seed; };
-    if (std::any_of(g.runs.begin(), g.runs.end(), same_seed)) continue;  // a seed given twice counts once
-    g.runs.push_back(&r);
-    g.keys.push_back(baseline_pairing_key(r.config));
+    if (added) groups.push_back({r.config.group, {}});
+    groups[it->second].runs.push_back(&r);
+  }
+  for (auto& g : groups) {
+    std::vector<config::SeedGroupCandidate> candidates;
+    for (const auto* r : g.runs) candidates.push_back({r->name, &r->config});
+    std::vector<const EffectRun*> kept;
+    for (size_t k : config::choose_seed_group_members(g.name, candidates).kept) kept.push_back(g.runs[k]);
+    g.runs = std::move(kept);
   }
   return groups;
-}
-
-// Each gated run's partner in the baseline group b: same seed and pairing key; null where none.
-std::vector<const EffectRun*> partners_in(const SeedGroupRuns& gated, const SeedGroupRuns& b) {
-  std::vector<const EffectRun*> out(gated.runs.size(), nullptr);
-  for (size_t i = 0; i < gated.runs.size(); ++i)
-    for (size_t j = 0; j < b.runs.size() && !out[i]; ++j)
-      if (b.runs[j]->config.seed == gated.runs[i]->config.seed && b.keys[j] == gated.keys[i]) out[i] = b.runs[j];
-  return out;
 }
 
 size_t shared_prefix(const std::string& a, const std::string& b) {
   const size_t n = std::min(a.size(), b.size());
   return static_cast<size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
-}
-
-// The baseline group of `gated` (the rule in variant_effects) and its runs' partners; -1 when none pairs.
-int choose_baseline(const SeedGroupRuns& gated, const std::vector<SeedGroupRuns>& baselines,
-                    std::vector<const EffectRun*>* partners) {
-  int best = -1;
-  size_t best_pairs = 0, best_prefix = 0;
-  for (size_t k = 0; k < baselines.size(); ++k) {
-    auto p = partners_in(gated, baselines[k]);
-    const size_t pairs = static_cast<size_t>(std::count_if(p.begin(), p.end(), [](const EffectRun* r) { return r != nullptr; }));
-    const size_t prefix = shared_prefix(gated.name, baselines[k].name);
-    if (pairs > best_pairs || (pairs == best_pairs && pairs > 0 && prefix > best_prefix)) {
-      best = static_cast<int>(k);
-      best_pairs = pairs;
-      best_prefix = prefix;
-      *partners = std::move(p);
-    }
-  }
-  return best;
 }
 
 // Per-position loss is evaluated on text, one position a byte for the byte vocabulary.
@@ -135,11 +112,24 @@ const eval::Interval* VariantEffect::effect(const std::string& range) const {
 
 std::vector<VariantEffect> variant_effects(const std::vector<EffectRun>& runs) {
   const auto gated = seed_groups_of(runs, true), baselines = seed_groups_of(runs, false);
+  std::vector<eval::BaselineCandidate> candidates;
+  std::vector<const EffectRun*> of;
+  for (const auto& b : baselines)
+    for (const auto* r : b.runs) {
+      candidates.push_back({r->name, &r->config});
+      of.push_back(r);
+    }
+  const eval::Baselines finder(candidates);
   std::vector<VariantEffect> rows;
   for (const auto& g : gated) {
+    std::vector<int> found;
     std::vector<const EffectRun*> partners;
-    const int b = choose_baseline(g, baselines, &partners);
-    if (b >= 0) rows.push_back(row_of(g, baselines[b].name, partners));
+    for (const auto* r : g.runs) {
+      found.push_back(finder.find({r->name, &r->config}));
+      partners.push_back(found.back() < 0 ? nullptr : of[found.back()]);
+    }
+    const std::string baseline = finder.baseline_group(found, g.name);
+    if (!baseline.empty()) rows.push_back(row_of(g, baseline, partners));
   }
   return rows;
 }

@@ -2,9 +2,9 @@
 // group paired seed by seed with its E = 1 baseline seed group, the paired effect (gated minus
 // baseline, mean NLL) with its 95% Student t interval over the paired seeds, a line at 0, a line at
 // the reference cell's effect and the paper's effect band in the row's unit. One figure over every
-// position and one per diagnosis range (eval::diagnosis_ranges). Runs pair as the gating-effect
-// maps pair them (baseline_pairing_key); `proteus export` and the window draw these through
-// figure_set. No drawing here.
+// position and one per diagnosis range (eval::diagnosis_ranges). Runs pair by the one rule the
+// gating-effect maps, the seed-group summaries and the runs table pair by (core/eval/baseline.hpp);
+// `proteus export` and the window draw these through figure_set. No drawing here.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -22,7 +22,7 @@ inline constexpr double kPaperEffectLo = -0.042, kPaperEffectHi = -0.023;
 // One row: a gated seed group against the E = 1 seed group its seeds pair with.
 struct VariantEffect {
   std::string variant;              // the gated seed group (config.group)
-  std::string baseline;             // its E = 1 seed group
+  std::string baseline;             // its E = 1 seed group (of most of its seeds' baselines)
   std::vector<uint64_t> seeds;      // the paired seeds, ascending
   std::string unit;                 // "nats per byte" (a byte model) or "nats per token"
   double bytes_per_word = 0;        // of the evaluated text (per_position.json); 0: not counted
@@ -34,11 +34,13 @@ struct VariantEffect {
   const eval::Interval* effect(const std::string& range) const;  // null when the row lacks the range
 };
 
-// Every gated seed group (config.group, E > 1, evaluated per position) with a baseline: of the E = 1
-// groups, the one whose runs pair (baseline_pairing_key, same seed) with the most of its seeds,
-// ties to the longest shared name prefix (diag-normalize-proteus-e16 with diag-normalize-baseline,
-// not regime-comba-baseline), then to the first. Rows in order of first appearance; a seed given
-// twice counts once; a pair evaluated to other lengths than the row's first is left out, noted.
+// Every gated seed group (config.group, E > 1, evaluated per position) with a baseline: its members
+// (config::choose_seed_group_members: a seed given twice counts once), each paired with its baseline
+// among the E = 1 seed groups' members by eval::Baselines (same seed and config but the schedule's
+// own fields; of several, the longest shared name prefix: diag-normalize-proteus-e16 with
+// diag-normalize-baseline, not regime-comba-baseline); `baseline` names the group most of them
+// belong to. Rows in order of first appearance; a pair evaluated to other lengths than the row's
+// first is left out, noted.
 std::vector<VariantEffect> variant_effects(const std::vector<EffectRun>& runs);
 
 // The paper's band in the row's unit: as is in nats per word, divided by bytes_per_word in nats

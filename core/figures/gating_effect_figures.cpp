@@ -11,6 +11,7 @@
 #include "core/config/config_json.hpp"
 #include "core/config/flat_fields.hpp"
 #include "core/config/seed_group_members.hpp"
+#include "core/eval/baseline.hpp"
 #include "core/eval/statistics.hpp"
 #include "core/runs/run_dir.hpp"
 
@@ -24,21 +25,16 @@ using Flat = std::map<std::string, json>;
 // sweep sets eval_every to fit its shortest run, and that must not become an axis.
 bool identity_field(const std::string& path) { return config::run_identity_field(path); }
 
-// Fields only a gated memory reads: an E = 1 baseline pairs with a gated run whatever they hold.
-bool gating_field(const std::string& path) {
-  return path == "model.mixer.E" || path == "model.mixer.N" || path == "model.mixer.normalize" ||
-         path == "model.mixer.form" || path == "model.mixer.block_axis" || path.starts_with("model.mixer.schedule");
-}
-
 // Fields resolve() derives from others: a lockstep class is named by the field a user sets.
 bool derived_field(const std::string& path) { return config::derived_field(path); }
 
 Flat flat_config(const config::RunConfig& c) { return config::flat_fields(c, config::JsonForm::as_given); }
 
-std::string key_of(const Flat& f, bool pairing) {
+// What a point of the sweep is: every field but the run's identity (seeds of one config are one point).
+std::string point_key(const Flat& f) {
   std::string key;
   for (const auto& [path, value] : f)
-    if (!identity_field(path) && !(pairing && gating_field(path))) key += path + "=" + value.dump() + ";";
+    if (!identity_field(path)) key += path + "=" + value.dump() + ";";
   return key;
 }
 
@@ -59,25 +55,30 @@ struct Point {
   std::vector<const EffectRun*> gated, baseline;  // by seed, only the paired seeds
 };
 
+// The gated runs with a report, each with its baseline among the runs with one (eval::Baselines).
 std::vector<Point> paired_points(const std::vector<EffectRun>& runs) {
-  std::map<std::string, const EffectRun*> baselines;  // pairing key + seed -> the first such baseline
+  std::vector<eval::BaselineCandidate> candidates;
+  std::vector<const EffectRun*> of;
   for (const auto& r : runs)
-    if (r.config.model.mixer.type == config::MixerType::memory && r.config.model.mixer.E == 1 && r.report)
-      baselines.emplace(seeded_pairing_key(r.config), &r);
+    if (r.report) {
+      candidates.push_back({r.name, &r.config});
+      of.push_back(&r);
+    }
+  const eval::Baselines baselines(candidates);
   std::vector<Point> points;
   std::map<std::string, size_t> index;
-  for (const auto& r : runs) {
-    if (r.config.model.mixer.type != config::MixerType::memory || r.config.model.mixer.E <= 1 || !r.report) continue;
+  for (size_t i = 0; i < of.size(); ++i) {
+    const EffectRun& r = *of[i];
+    const int b = baselines.find(candidates[i]);
+    if (b < 0) continue;  // not gated, or no baseline pairs
     const Flat f = flat_config(r.config);
-    const auto b = baselines.find(seeded_pairing_key(r.config));
-    if (b == baselines.end()) continue;
-    auto [it, added] = index.emplace(key_of(f, false), points.size());
+    auto [it, added] = index.emplace(point_key(f), points.size());
     if (added) points.push_back(Point{f, {}, {}});
     auto& p = points[it->second];
     if (std::any_of(p.gated.begin(), p.gated.end(), [&](const EffectRun* g) { return g->config.seed == r.config.seed; }))
       continue;  // a seed listed twice counts once
     p.gated.push_back(&r);
-    p.baseline.push_back(b->second);
+    p.baseline.push_back(of[b]);
   }
   return points;
 }
@@ -282,14 +283,6 @@ Series trend_series(const TrendFit& t, double x_lo, double x_hi, Rgb color) {
   s.dashed = true;
   return s;
 }
-
-}  // namespace
-
-std::string baseline_pairing_key(const config::RunConfig& c) { return key_of(flat_config(c), true); }
-
-std::string seeded_pairing_key(const config::RunConfig& c) { return baseline_pairing_key(c) + "#" + std::to_string(c.seed); }
-
-namespace {
 
 // options.x_field when it names a numeric swept field (else InputError "x"); by default the first
 // numeric swept field other than E, else E; "" when nothing numeric was swept.

@@ -1,8 +1,8 @@
 // Where gating helps: the paired effect of gating (a gated run minus the E = 1 baseline beside it,
 // eval/paired_effect.hpp) against a swept field, one line per value of the other swept fields.
-// Runs pair by seed and by every config field but those only a gated memory reads (E, its
-// schedule, horizon N, normalize, form); the fields that differ between the gated points are the
-// swept ones. The window's training and runs views and `proteus export` draw these through
+// Each gated run pairs with its baseline by the one rule of core/eval/baseline.hpp (same seed,
+// every config field but the schedule's own); the fields that differ between the gated points are
+// the swept ones. The window's training and runs views and `proteus export` draw these through
 // figure_set, so what a user exports is what they saw. No drawing here.
 #pragma once
 #include <memory>
@@ -44,14 +44,6 @@ struct GatingEffectMap {
   std::vector<std::string> notes;
   bool lengths_differ = false;  // the points' training lengths N differ: ranges are in units of each one's N
 };
-
-// What a gated run shares with the E = 1 baseline it pairs with: every config field but those that
-// name the run (name, group, seed, folders, devices, how often it reports) and those only a gated
-// memory reads (E, its schedule, horizon N, normalize, form). A gated run and an E = 1 memory run
-// pair when their keys and seeds are equal.
-std::string baseline_pairing_key(const config::RunConfig& c);
-// baseline_pairing_key and the seed: equal for a gated run and the baseline it pairs with.
-std::string seeded_pairing_key(const config::RunConfig& c);
 
 struct GatingEffectOptions {
   std::string x_field;  // empty: the first numeric swept field other than model.mixer.E, else E

@@ -101,4 +101,19 @@ TEST_F(SeedGroupTruth, DeletedRunsLeaveTheGroupAndAGroupWithNoneLeftIsRemoved) {
   EXPECT_TRUE(fs::exists(tmp / "runs/groups/tiny-baseline/group.json"));
 }
 
+// Issue 46: every grouped run of a folder deleted, no group leads to the summaries; `proteus groups
+// RUNS_DIR` still removes them (none may name a deleted run) and says so.
+TEST_F(SeedGroupTruth, AGroupWhoseRunsAreAllGoneIsRemovedEvenWithNoGroupLeft) {
+  for (const char* run : {"tiny-baseline-s1", "tiny-baseline-s2", "tiny-proteus-s1", "tiny-proteus-s2"})
+    fs::remove_all(tmp / (std::string("runs/") + run));
+  ASSERT_TRUE(fs::exists(tmp / "runs/groups/tiny-proteus/group.json"));
+  const auto r = proteus_in(tmp, "groups runs");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* g : {"tiny-baseline", "tiny-proteus"}) {
+    EXPECT_FALSE(fs::exists(tmp / (std::string("runs/groups/") + g))) << g << "\n" << r.out;
+    EXPECT_NE(r.out.find(std::string("seed group ") + g + ": no evaluated run of it is left"), std::string::npos) << r.out;
+  }
+  EXPECT_NE(r.out.find("0 seed groups"), std::string::npos) << r.out;
+}
+
 }  // namespace

@@ -118,4 +118,36 @@ TEST(SeedGroups, ASummaryIsReplacedWholeAndNothingHalfMadeIsLeft) {
       << "a staging folder was left";
 }
 
+// Issue 46: a runs folder whose grouped runs are all gone leads to no group, yet its summaries name
+// those runs. Given the folder, `proteus groups` removes them and says so.
+TEST(SeedGroups, AFolderGivenWholeKeepsNoSummaryWhoseRunsAreAllGone) {
+  test_support::TempDir tmp;
+  const auto seqs = test_support::random_sequences(12, 24, 1);
+  std::vector<std::string> dirs;
+  for (uint64_t s : {1, 2}) dirs.push_back(make_run(tmp.path(), test_support::seed_group_member("z-baseline", 1, s), seqs));
+  for (uint64_t s : {1, 2}) dirs.push_back(make_run(tmp.path(), test_support::seed_group_member("z-proteus", 4, s), seqs));
+  auto lone = test_support::seed_group_member("z-lone", 4, 1);
+  lone.group.clear();  // a run of no group: the folder is not empty
+  make_run(tmp.path(), lone, seqs);
+  ASSERT_EQ(engine::write_seed_group_results(dirs).size(), 2u);
+  for (const auto& d : dirs) std::filesystem::remove_all(d);
+
+  std::vector<std::string> notes;
+  EXPECT_TRUE(engine::write_seed_group_results({(tmp.path() / "z-lone-s1").string()}, &notes).empty());
+  EXPECT_TRUE(std::filesystem::exists(tmp.path() / "groups" / "z-proteus")) << "no folder given: only the runs' groups are checked";
+  notes.clear();
+  EXPECT_TRUE(engine::write_seed_group_results({(tmp.path() / "z-lone-s1").string()}, &notes, {tmp.path()}).empty());
+  for (const char* g : {"z-baseline", "z-proteus"}) {
+    EXPECT_FALSE(std::filesystem::exists(tmp.path() / "groups" / g)) << g << ": a summary naming only deleted runs was kept";
+    EXPECT_NE(std::find_if(notes.begin(), notes.end(),
+                           [&](const std::string& n) { return n.find(std::string("seed group ") + g + ": no evaluated run of it is left") == 0; }),
+              notes.end())
+        << g;
+  }
+  // The folder given as "DIR/" is the same folder: nothing is left to remove, nothing is written twice.
+  notes.clear();
+  EXPECT_TRUE(engine::write_seed_group_results({}, &notes, {tmp.path().string() + "/"}).empty());
+  EXPECT_TRUE(notes.empty()) << notes.front();
+}
+
 }  // namespace

@@ -10,7 +10,8 @@
 
 #include "core/config/flat_fields.hpp"
 #include "core/config/seed_group_members.hpp"
-#include "core/figures/gating_effect_figures.hpp"
+#include "core/eval/baseline.hpp"
+#include "core/eval/seed_group_summary.hpp"
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::gui {
@@ -178,22 +179,16 @@ bool row_before(const RunRow& a, const RunRow& b, const SortSpec& spec) {
 }
 
 void pair_baselines(std::vector<RunRow*>& rows) {
-  auto memory = [](const RunRow* r) { return r->config && r->config->model.mixer.type == config::MixerType::memory; };
-  std::map<std::string, const RunRow*> baselines;  // pairing key # seed -> the first such baseline
-  std::vector<std::string> keys(rows.size());
+  std::vector<eval::BaselineCandidate> candidates;
+  for (const auto* r : rows) candidates.push_back({r->name, r->config.get()});
+  const eval::Baselines baselines(candidates);
   for (size_t i = 0; i < rows.size(); ++i) {
     rows[i]->effect = kNoValue;
     rows[i]->baseline.clear();
-    if (!memory(rows[i])) continue;
-    keys[i] = figures::seeded_pairing_key(*rows[i]->config);
-    if (rows[i]->config->model.mixer.E == 1) baselines.emplace(keys[i], rows[i]);
-  }
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (!memory(rows[i]) || rows[i]->config->model.mixer.E <= 1) continue;
-    const auto b = baselines.find(keys[i]);
-    if (b == baselines.end()) continue;
-    rows[i]->baseline = b->second->name;
-    rows[i]->effect = rows[i]->bpb - b->second->bpb;  // NaN when either has no bpb
+    const int b = baselines.find(candidates[i]);
+    if (b < 0) continue;
+    rows[i]->baseline = rows[b]->name;
+    rows[i]->effect = rows[i]->bpb - rows[b]->bpb;  // NaN when either has no bpb
   }
 }
 
@@ -256,22 +251,18 @@ SeedGroupRow summarise_group(const std::string& name, std::vector<size_t> member
   SeedGroupRow g;
   g.name = name;
   g.members = std::move(members);
-  std::vector<double> bpb, effect;
+  std::vector<eval::SeedGroupValue> counted;  // the kept members' bpb and paired effect
   for (size_t m : g.members) {
     const auto* r = rows[m];
     if (!r->group_kept) {
       g.notes.push_back(r->group_note);
       continue;
     }
-    if (!std::isnan(r->bpb)) bpb.push_back(r->bpb);
-    if (!std::isnan(r->effect)) effect.push_back(r->effect);
+    counted.push_back({r->config ? r->config->seed : 0, r->bpb, r->effect});
   }
-  auto interval = [](const std::vector<double>& v) {
-    if (v.empty()) return eval::Interval{kNoValue, kNoValue, kNoValue, 0};
-    return eval::t_interval(v);
-  };
-  g.bpb = interval(bpb);
-  g.effect = interval(effect);
+  const auto summary = eval::summarise_seed_group(counted);
+  g.bpb = summary.mean;
+  g.effect = summary.effect;
   return g;
 }
 

@@ -100,9 +100,10 @@ std::string field_text(const RunRow& row, const std::string& path);
 bool row_before(const RunRow& a, const RunRow& b, const SortSpec& spec);
 
 // ---- pairing and seed groups -------------------------------------------------------------------
-// Sets each gated run's effect and baseline: a memory run with E > 1 pairs with the first E = 1
-// memory run of the same seed whose figures::baseline_pairing_key is equal (the rule the gating
-// effect figures pair by); effect = its bpb minus the baseline's. Others get none.
+// Sets each gated run's effect and baseline: a memory run with E > 1 pairs with the run among the
+// rows that eval::find_baseline picks (core/eval/baseline.hpp: same seed and config but the
+// schedule's own fields; the rule the seed groups and the gating-effect figures pair by);
+// effect = its bpb minus the baseline's. Others get none.
 void pair_baselines(std::vector<RunRow*>& rows);
 
 // Marks which runs of each seed group (config.group) count in its interval: those
@@ -112,8 +113,8 @@ void pair_baselines(std::vector<RunRow*>& rows);
 void mark_seed_group_members(std::vector<RunRow*>& rows);
 
 // A seed group (config.group with two or more runs among the rows shown): its members, and over
-// those counted (group_kept), the mean of their bpb with its 95% Student t interval
-// (eval::t_interval), likewise their paired effects.
+// those counted (group_kept), the mean of their bpb with its 95% Student t interval, likewise their
+// paired effects (eval::summarise_seed_group, as `proteus groups` and the figures summarise a group).
 struct SeedGroupRow {
   std::string name;
   std::vector<size_t> members;  // indices into the rows, in the table's order
