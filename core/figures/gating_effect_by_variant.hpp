@@ -38,7 +38,7 @@ struct VariantEffect {
 // (config::choose_seed_group_members: a seed given twice counts once), each paired with its baseline
 // among the E = 1 seed groups' members by eval::Baselines (same seed and config but the schedule's
 // own fields; of several, the longest shared name prefix: diag-normalize-proteus-e16 with
-// diag-normalize-baseline, not regime-comba-baseline); `baseline` names the group most of them
+// diag-normalize-baseline, not regime-other-baseline); `baseline` names the group most of them
 // belong to. Rows in order of first appearance; a pair evaluated to other lengths than the row's
 // first is left out, noted.
 std::vector<VariantEffect> variant_effects(const std::vector<EffectRun>& runs);

@@ -102,7 +102,7 @@ RunFilter parse_run_filter(const std::string& text) {
       f.terms.push_back({"", w});
       continue;
     }
-    if (eq == 0) f.error = "\"" + w + "\": a field name goes before '=' (rule=comba)";
+    if (eq == 0) f.error = "\"" + w + "\": a field name goes before '=' (rule=delta)";
     else if (eq + 1 == w.size()) f.error = "\"" + w + "\": a value goes after '=' (" + w + "16)";
     else if (w.find('=', eq + 1) != std::string::npos) f.error = "\"" + w + "\": one '=' per term";
     if (!f.error.empty()) {
