@@ -12,6 +12,9 @@ shift
 proteus=${PROTEUS:-build/app/cli/proteus}
 [ -x "$proteus" ] || { echo "diag-queue: $proteus is not built" >&2; exit 2; }
 mkdir -p "$runs"
+# Started by setsid (its own session), the queue gets its own scheduler autogroup, where nice alone
+# does not yield to a build in another session: lower the group's weight too (Linux autogroups).
+echo 19 >/proc/self/autogroup 2>/dev/null || true
 for item in "$@"; do
   IFS=: read -r preset seed variant <<<"$item"
   [ -f "$preset" ] || { echo "diag-queue: $preset: no such preset" >&2; exit 2; }
