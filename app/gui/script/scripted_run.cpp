@@ -59,13 +59,17 @@ bool ScriptedRun::apply_start_options(LabApp& app) {
     }
   }
   try {
-    auto j = config::to_json(app.editor.experiment.config, config::JsonForm::as_given);
-    for (const auto& s : o_.sets) {
-      auto [path, value] = config::parse_override(s);  // a bare word is a string
-      j = config::apply_override(j, path, value);
+    if (!o_.sets.empty()) {
+      auto edited = app.editor.experiment.experiment();
+      for (const auto& s : o_.sets) {
+        auto [path, value] = config::parse_override(s);  // a bare word is a string
+        edited.set(path, value);
+      }
+      auto c = edited.base_config();
+      config::validate(c);  // a bad --set ends the script (exit 2) before the window runs anything
+      app.editor.experiment.set_config(std::move(c));
     }
-    if (!o_.sets.empty()) app.editor.experiment.config = config::parse_run_config(j);
-    app.editor.experiment.config.runs_dir = app.runs.dir.string();
+    app.use_runs_dir();
     app.editor_changed();
   } catch (const std::exception& e) {
     fail(e.what(), 2);
