@@ -19,9 +19,8 @@
 #include "core/config/size_bounds.hpp"
 #include "core/engine/edited_evaluation.hpp"
 #include "core/engine/experiment_job.hpp"
-#include "core/common/input_error.hpp"
-#include "core/common/json_fields.hpp"
 #include "core/runs/run_dir.hpp"
+#include "core/train/run_validation.hpp"
 
 namespace proteus::cli {
 namespace {
@@ -145,9 +144,10 @@ int watch(const std::string& program, Start&& start) {
   return s ? job_status(*s) : exit_failure;
 }
 
-int run_job(const std::string& program, const std::vector<config::RunConfig>& runs, const ExperimentOptions& o) {
+int run_job(const std::string& program, std::vector<train::ValidRun> runs, const ExperimentOptions& o) {
   if (o.dry_run) {
-    for (const auto& r : runs) {
+    for (const auto& valid : runs) {
+      const config::RunConfig& r = valid.config();
       std::cout << r.name << ": " << common::choice_name(r.model.mixer.type) << " " << memory::rule_name(r.model.mixer.rule)
                 << " E=" << r.model.mixer.E
                 << " seed=" << r.seed << " steps=" << r.train.steps;
@@ -161,7 +161,9 @@ int run_job(const std::string& program, const std::vector<config::RunConfig>& ru
     }
     return exit_ok;
   }
-  return watch(program, [&] { return engine::start_training(runs, {.evaluate = !o.no_eval, .side_by_side = o.side_by_side}); });
+  return watch(program, [&] {
+    return engine::start_training(std::move(runs), {.evaluate = !o.no_eval, .side_by_side = o.side_by_side});
+  });
 }
 
 // A resumed run keeps the config it was started with: options that would change it are refused.
@@ -183,25 +185,28 @@ void refuse_with_resume(const std::string& program, const ExperimentOptions& o) 
   if (o.dry_run) refuse("--dry-run");
 }
 
-// The runs of the config (only the --variant ones when given); `experiment` gets the resolved
-// experiment they were expanded from.
 // What a config expands into: its variants (`train`) or its sweep grid crossed with them (`sweep`).
 enum class Expansion { variants, sweep };
 
-std::vector<config::RunConfig> load_runs(const std::string& program, const ExperimentOptions& o, Expansion expansion,
-                                         config::Experiment* experiment = nullptr) {
+// The runs of the config (only the --variant ones when given), each passed through
+// train::validate_run once: what is trained, listed (--dry-run) or submitted. `experiment` gets
+// the resolved experiment they were expanded from.
+std::vector<train::ValidRun> load_runs(const std::string& program, const ExperimentOptions& o, Expansion expansion,
+                                       config::Experiment* experiment = nullptr) {
   try {
     auto e = config::Experiment::load(o.config);
     apply_overrides(e, o);
     auto runs = expansion == Expansion::sweep ? e.sweep_runs() : e.runs();
     if (experiment) *experiment = e;
-    for (const auto& r : runs) engine::validate_run(r);
-    if (o.variants.empty()) return runs;
-    std::vector<config::RunConfig> picked;
+    auto valid = train::validate_runs(runs);
+    if (o.variants.empty()) return valid;
+    std::vector<train::ValidRun> picked;
     for (const auto& v : o.variants) {
       const auto before = picked.size();
-      for (const auto& r : runs)
-        if (r.name.ends_with("-" + v) || (!r.group.empty() && r.group.ends_with("-" + v))) picked.push_back(r);
+      for (const auto& run : valid) {
+        const config::RunConfig& r = run.config();
+        if (r.name.ends_with("-" + v) || (!r.group.empty() && r.group.ends_with("-" + v))) picked.push_back(run);
+      }
       if (picked.size() == before)
         throw InputError("--variant", "no variant named " + common::quoted(v) + " in " + o.config);
     }
@@ -231,7 +236,8 @@ void train_or_submit(const std::string& program, const ExperimentOptions& o, Exp
   refuse(o.dry_run, "--dry-run", "--slurm --print writes the job without submitting it");
   refuse(o.no_eval, "--no-eval", "the merge job summarises the evaluations");
   config::Experiment experiment;
-  const auto runs = load_runs(program, o, expansion, &experiment);
+  std::vector<config::RunConfig> runs;
+  for (const auto& r : load_runs(program, o, expansion, &experiment)) runs.push_back(r.config());
   finish(submit_to_slurm(program, runs, experiment, o.slurm));
 }
 

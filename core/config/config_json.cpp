@@ -615,7 +615,7 @@ json to_json(const RunConfig& c, JsonForm form) {
   return out;
 }
 
-RunConfig parse_run_config(const json& j) {
+RunConfig read_run_config(const json& j) {
   if (!j.is_object()) throw InputError("config", "expected a JSON object, got " + describe_json(j));
   RunConfig c;
   Reader reader(j);
@@ -624,6 +624,11 @@ RunConfig parse_run_config(const json& j) {
   // validate() asks that the two agree).
   const bool model_vocab_given = j.contains("model") && j["model"].is_object() && j["model"].contains("vocab");
   if (c.data.tokenizer == Tokenizer::bpe && !model_vocab_given) c.model.vocab = c.data.vocab;
+  return c;
+}
+
+RunConfig parse_run_config(const json& j) {
+  RunConfig c = read_run_config(j);
   validate(c);
   return c;
 }

@@ -32,6 +32,9 @@ nlohmann::json to_json(const RunConfig& c, JsonForm form = JsonForm::resolved);
 // Defaults, then the fields j gives, then validate(). A top-level "comment" (a string or an array
 // of strings) is allowed and ignored, so preset files can explain themselves.
 RunConfig parse_run_config(const nlohmann::json& j);
+// parse_run_config less validate(): the keys and types checked, not the ranges. What an editor
+// reads a config it is changing through, where a value out of range is shown, not refused.
+RunConfig read_run_config(const nlohmann::json& j);
 
 // The range and cross-field checks parse_run_config runs; the window calls it on structs it edits.
 void validate(const RunConfig& c);

@@ -168,7 +168,7 @@ std::vector<uint64_t> read_seeds(const json& experiment) {
 }
 
 // The experiment less its experiment keys: the base run config.
-json base_config(const json& experiment) {
+json base_of(const json& experiment) {
   if (!experiment.is_object()) throw InputError("config", "expected a JSON object, got " + describe_json(experiment));
   if (experiment.contains(kParent))
     throw InputError(kParent, "not resolved: read the file with load_experiment_json, which merges its parent");
@@ -391,7 +391,7 @@ std::string shown_value(const json& v) { return v.is_string() ? v.get<std::strin
 
 // The checks from_json makes, over a value that may have been built in code (the window's editor).
 void check(const Experiment& e) {
-  base_config(e.base);
+  base_of(e.base);
   check_variant_count(e.variants.size());
   std::set<std::string> names;
   for (size_t i = 0; i < e.variants.size(); ++i) check_variant_name(e.variants[i].name, indexed(kVariants, i), names);
@@ -442,7 +442,7 @@ Experiment Experiment::load(const std::filesystem::path& path) { return from_jso
 // variants, the seeds, and what they make together.
 Experiment Experiment::from_json(const json& experiment) {
   Experiment e;
-  e.base = base_config(experiment);
+  e.base = base_of(experiment);
   if (const auto sweep = experiment.find(kSweep); sweep != experiment.end()) e.sweep = read_sweep(*sweep);
   e.variants = read_variants(experiment);
   e.seeds = read_seeds(experiment);
@@ -474,7 +474,7 @@ std::vector<RunConfig> Experiment::runs() const {
 
 std::vector<RunConfig> Experiment::sweep_runs() const {
   if (!sweep) {
-    base_config(base);
+    base_of(base);
     throw InputError(kSweep, "this config has no sweep grid");
   }
   check(*this);
@@ -525,21 +525,43 @@ RunConfig Experiment::base_run() const {
   return run;
 }
 
+RunConfig Experiment::base_config() const {
+  RunConfig run = read_run_config(base);
+  run.name = name();
+  run.group.clear();
+  return run;
+}
+
+void Experiment::set_base_config(const RunConfig& config) {
+  base = config::to_json(config, JsonForm::as_given);
+  base.erase("group");
+}
+
+void Experiment::set_seed_count(int n) {
+  seeds.clear();
+  if (n <= 1) return;
+  const auto it = base.find("seed");
+  const uint64_t first = it != base.end() && it->is_number_unsigned() ? it->get<uint64_t>() : RunConfig().seed;
+  for (int i = 0; i < n; ++i) seeds.push_back(first + static_cast<uint64_t>(i));
+}
+
 Experiment Experiment::of_run(const RunConfig& run, int seed_count) {
   Experiment e;
-  e.base = config::to_json(run, JsonForm::as_given);
-  e.base.erase("group");
-  if (seed_count > 1)
-    for (int i = 0; i < seed_count; ++i) e.seeds.push_back(run.seed + static_cast<uint64_t>(i));
+  e.set_base_config(run);
+  e.set_seed_count(seed_count);
   return e;
+}
+
+std::vector<Variant> Experiment::compare_variants(const RunConfig& proteus) {
+  Variant baseline{"baseline", {{"model.mixer.E", 1}}};
+  if (proteus.model.mixer.schedule.type == memory::ScheduleType::custom) baseline.set.emplace_back("model.mixer.schedule", nullptr);
+  return {std::move(baseline),
+          Variant{"proteus-e" + std::to_string(proteus.model.mixer.E), {{"model.mixer.E", proteus.model.mixer.E}}}};
 }
 
 Experiment Experiment::compare_pair(const RunConfig& proteus, int seed_count) {
   Experiment e = of_run(proteus, seed_count);
-  Variant baseline{"baseline", {{"model.mixer.E", 1}}};
-  if (proteus.model.mixer.schedule.type == memory::ScheduleType::custom) baseline.set.emplace_back("model.mixer.schedule", nullptr);
-  e.variants = {std::move(baseline),
-                Variant{"proteus-e" + std::to_string(proteus.model.mixer.E), {{"model.mixer.E", proteus.model.mixer.E}}}};
+  e.variants = compare_variants(proteus);
   return e;
 }
 

@@ -69,8 +69,10 @@ std::vector<std::string> describe_grid(const std::vector<Variant>& variants, con
 std::vector<std::string> grid_fields(const std::vector<Variant>& variants, const SweepGrid& sweep);
 
 // An experiment as one typed value: what `proteus train` and `proteus sweep`, the window's editor
-// and a Slurm job plan hold. The base stays JSON (overrides are dotted paths over it); the runs
-// are made from it, every override checked against the schema.
+// and a Slurm job plan hold. The base is stored as the file gives it (overrides are dotted paths
+// over it, and a field the file leaves out keeps following its default); base_config() and
+// set_base_config() are its typed face, so code edits it as a RunConfig and no JSON is written
+// outside this room. The runs are made from it, every override checked against the schema.
 struct Experiment {
   nlohmann::json base = nlohmann::json::object();  // the run config less "variants", "sweep", "seeds"
   std::vector<Variant> variants;                   // none: one run per grid point and seed
@@ -106,6 +108,16 @@ struct Experiment {
   // Sets one base field by its dotted path (apply_override: the same checks and errors).
   void set(const std::string& dotted_path, const nlohmann::json& value);
 
+  // The base as a typed config (read_run_config: keys and types checked, ranges left to runs(), so
+  // a value being edited may be out of range), named name(), in no group. Throws InputError naming
+  // the field when the base cannot be read as a config.
+  RunConfig base_config() const;
+  // Replaces the base with `config` less its group, every field written as given (JSON form
+  // as_given: a zero keeps following the field it derives from).
+  void set_base_config(const RunConfig& config);
+  // n consecutive seeds from the base's seed (none for n <= 1): what the window's seed count writes.
+  void set_seed_count(int n);
+
   // The name runs are named after: the base's "name" when it is a string, else RunConfig's default.
   std::string name() const;
   // The base's "name" as given; none when the file gives none (or not a string).
@@ -119,6 +131,8 @@ struct Experiment {
   // The compare pair of a Proteus run: of_run(proteus, seed_count) with the variants "baseline"
   // (E = 1; a custom schedule reset to the default, since its unlocks fit one E) and "proteus-e<E>".
   static Experiment compare_pair(const RunConfig& proteus, int seed_count = 1);
+  // compare_pair's two variants alone, for the Proteus run `proteus`.
+  static std::vector<Variant> compare_variants(const RunConfig& proteus);
   // The Proteus run when the experiment's variants are a compare pair: its largest-E run (E > 1,
   // named name(), in no group, at the first seed) whose compare_pair makes exactly these runs().
   // None otherwise (and without variants). Throws what runs() throws.

@@ -9,6 +9,7 @@
 #include "core/runs/eval_files.hpp"
 #include "core/runs/run_dir.hpp"
 #include "core/train/checkpoint.hpp"
+#include "core/train/run_validation.hpp"
 
 namespace proteus::engine {
 
@@ -50,7 +51,7 @@ InputError taken(const std::filesystem::path& dir) {
 void check_edited_evaluation(const std::string& run_dir, const std::string& name, const ConfigDelta& delta) {
   const auto dir = evaluation_folder(run_dir, name);
   const auto run = TrainedRun::open(run_dir);
-  validate_run(edited_config(run, delta));
+  train::validate_run(edited_config(run, delta));
   if (std::filesystem::exists(dir)) throw taken(dir);
 }
 
@@ -59,7 +60,7 @@ std::filesystem::path evaluate_into_folder(const std::string& run_dir, const std
   const auto dir = evaluation_folder(run_dir, name);
   const auto run = TrainedRun::open(run_dir);
   const auto cfg = edited_config(run, delta);
-  validate_run(cfg);
+  train::validate_run(cfg);
   if (std::filesystem::exists(dir)) throw taken(dir);
   const int64_t step = train::checkpoint_step(run.checkpoint);  // reads the whole file: a corrupt one makes no folder
   const nlohmann::json delta_record = {

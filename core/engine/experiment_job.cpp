@@ -8,13 +8,8 @@
 
 #include "core/backend/registry.hpp"
 #include "core/common/input_error.hpp"
-#include "core/common/file_read.hpp"
-#include "core/common/json_fields.hpp"
 #include "core/config/config_json.hpp"
-#include "core/config/flat_fields.hpp"
 #include "core/data/batch_source.hpp"
-#include "core/data/needle.hpp"
-#include "core/data/niah.hpp"
 #include "core/engine/seed_groups.hpp"
 #include "core/eval/block_use.hpp"
 #include "core/runs/eval_files.hpp"
@@ -202,66 +197,6 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
 
 }  // namespace
 
-namespace {
-
-// The run's config.json is read back by every reader of the run (resume, eval, export, the
-// window) within kRunFileLimits: a config too large for them is refused before anything runs,
-// naming the field that takes the most room.
-void check_config_size(const config::RunConfig& cfg) {
-  const size_t size = runs::config_file_text(config::to_json(cfg)).size();
-  if (size <= runs::kRunFileLimits.max_bytes) return;
-  std::string largest = "name";
-  size_t most = 0;
-  for (const auto& [path, value] : config::flat_fields(cfg))
-    if (const size_t n = value.dump(2).size(); n > most) most = n, largest = path;
-  throw InputError(largest, "makes the run's config.json " + common::format_bytes(size) + ", over the limit of " +
-                                common::format_bytes(runs::kRunFileLimits.max_bytes) +
-                                " within which every reader of a run reads it (the same as a config file's)");
-}
-
-}  // namespace
-
-void validate_run(const config::RunConfig& cfg) {
-  config::validate(cfg);
-  check_config_size(cfg);
-  data::validate(cfg.data);  // the corpus's files too: a missing, empty or too short one is refused here
-  // The token needle grid's lengths must hold its needles and question (before training, not after).
-  const auto& ne = cfg.eval.needle;
-  bool needle_in_mix = false;
-  for (const auto& m : cfg.data.mix) needle_in_mix |= m.task == "needle" && m.weight > 0;
-  if (ne.enabled && needle_in_mix) {
-    const int L = cfg.data.seq_len;
-    const auto lengths = ne.lengths.empty() ? std::vector<int>{std::max(1, L / 2), L, 2 * L} : ne.lengths;
-    for (const auto& form : ne.forms.empty() ? cfg.data.needle.forms : ne.forms)
-      for (size_t i = 0; i < lengths.size(); ++i)
-        if (lengths[i] < data::needle::min_length(form, cfg.data.needle.distractors))
-          throw InputError(ne.lengths.empty() ? "eval.needle.lengths" : "eval.needle.lengths[" + std::to_string(i) + "]",
-                           "a " + form + " needle prompt needs at least " +
-                               std::to_string(data::needle::min_length(form, cfg.data.needle.distractors)) +
-                               " tokens, got " + std::to_string(lengths[i]) +
-                               (ne.lengths.empty() ? " (the default half of data.seq_len)" : ""));
-  }
-  const auto& e = cfg.eval.niah;
-  bool niah_in_mix = false;
-  for (const auto& m : cfg.data.mix) niah_in_mix |= m.task == "niah" && m.weight > 0;
-  if (!e.enabled || !niah_in_mix) return;
-  const auto tasks = e.tasks.empty() ? cfg.data.niah.tasks : e.tasks;
-  for (size_t i = 0; i < e.tasks.size(); ++i)
-    if (!data::niah::is_task(e.tasks[i]))
-      throw InputError("eval.niah.tasks[" + std::to_string(i) + "]", "unknown task " + common::quoted(e.tasks[i]));
-  const int L = cfg.data.seq_len;
-  const auto lengths = e.lengths.empty() ? std::vector<int>{L / 2, L, 2 * L} : e.lengths;
-  for (const auto& task : tasks) {
-    const int need = data::niah::min_total_length(task, cfg.data.niah.question);
-    for (size_t i = 0; i < lengths.size(); ++i)
-      if (lengths[i] < need)
-        throw InputError(e.lengths.empty() ? "eval.niah.lengths" : "eval.niah.lengths[" + std::to_string(i) + "]",
-                         "a " + task + " prompt (" + cfg.data.niah.question + " question) needs at least " +
-                             std::to_string(need) + " bytes, got " + std::to_string(lengths[i]) +
-                             (e.lengths.empty() ? " (the default half of data.seq_len)" : ""));
-  }
-}
-
 eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::EvalProgress& progress) {
   const auto reader = runs::RunReader::open(run_dir);
   const auto cfg = reader.run_config();
@@ -293,25 +228,30 @@ void write_groups(Publisher& pub) {
   for (auto& n : notes) pub.state().messages.push_back(std::move(n));
 }
 
-ExperimentHandle start_training(std::vector<config::RunConfig> runs, TrainingOptions options) {
+ExperimentHandle start_training(const std::vector<config::RunConfig>& runs, TrainingOptions options) {
+  std::vector<train::ValidRun> valid;
+  for (const auto& c : runs) valid.push_back(train::validate_run(c));  // in the caller's thread: errors reach it directly
+  return start_training(std::move(valid), options);
+}
+
+ExperimentHandle start_training(std::vector<train::ValidRun> runs, TrainingOptions options) {
   const bool evaluate = options.evaluate, side_by_side = options.side_by_side;
-  for (const auto& c : runs) validate_run(c);  // in the caller's thread: errors reach it directly
   if (side_by_side && runs.size() > 1) {
     // The cores are shared out: each run gets its part instead of all of them competing.
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    for (auto& c : runs) c.threads = std::max(1, (c.threads > 0 ? c.threads : cores) / static_cast<int>(runs.size()));
+    for (auto& r : runs) r.share_threads(static_cast<int>(runs.size()), cores);
   }
   return ExperimentHandle::start([runs = std::move(runs), evaluate, side_by_side](JobContext<Snapshot>& ctx) {
     Publisher pub(ctx);
-    for (const auto& c : runs) {
+    for (const auto& r : runs) {
       RunView v;
-      v.name = c.name;
-      v.total_steps = c.train.steps;
+      v.name = r.config().name;
+      v.total_steps = r.config().train.steps;
       pub.state().runs.push_back(v);
     }
     pub.publish();
     auto one = [&](size_t i) {
-      return train_then_evaluate(pub, ctx, static_cast<int>(i), evaluate, runs[i].eval.per_position.buckets,
+      return train_then_evaluate(pub, ctx, static_cast<int>(i), evaluate, runs[i].config().eval.per_position.buckets,
                                  [&](const train::TrainHooks& h) { return train::train_new_run(runs[i], h); });
     };
     if (side_by_side) {

@@ -10,6 +10,7 @@
 #include "core/config/config.hpp"
 #include "core/engine/job.hpp"
 #include "core/eval/evaluate.hpp"
+#include "core/train/run_validation.hpp"
 #include "core/train/trainer.hpp"
 
 namespace proteus::engine {
@@ -46,13 +47,6 @@ struct Snapshot {
 
 using ExperimentHandle = Handle<Snapshot>;
 
-// Everything that can be checked before a run starts, so a bad config fails in a second and
-// not after training: the config's own fields and bounds, the data (the corpus's files: a missing
-// or empty file, a folder with no .txt file, less text than one row is refused; what only the bytes
-// tell is checked as the run loads them, before its directory exists), and that every NIAH
-// evaluation length holds its task's prompt. Throws InputError naming the field.
-void validate_run(const config::RunConfig& cfg);
-
 // How a training job runs, named where it is started: start_training(runs, {.evaluate = false}).
 struct TrainingOptions {
   bool evaluate = true;  // evaluate each run once it has trained
@@ -64,8 +58,12 @@ struct ResumeOptions {
   bool evaluate = true;  // evaluate the run once it has trained
 };
 
-// Trains each config in turn, or all at once (options.side_by_side).
-ExperimentHandle start_training(std::vector<config::RunConfig> runs, TrainingOptions options = {});
+// Trains each run in turn, or all at once (options.side_by_side), as train::validate_run passed
+// them: the CLI and the window validate once (train/run_validation.hpp) and start these.
+ExperimentHandle start_training(std::vector<train::ValidRun> runs, TrainingOptions options = {});
+// Validates each config in the caller's thread (train::validate_run: an InputError naming the
+// field reaches the caller directly), then starts the above.
+ExperimentHandle start_training(const std::vector<config::RunConfig>& runs, TrainingOptions options = {});
 // Continues a cancelled or crashed run from its checkpoint, then evaluates it. Throws InputError
 // at once when another writer holds the run (run_lock.hpp).
 ExperimentHandle start_resume(std::string run_dir, ResumeOptions options = {});

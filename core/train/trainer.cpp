@@ -233,7 +233,11 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
 }  // namespace
 
 TrainResult train_new_run(const config::RunConfig& cfg, const TrainHooks& hooks) {
-  config::validate(cfg);
+  return train_new_run(validate_run(cfg), hooks);
+}
+
+TrainResult train_new_run(const ValidRun& run, const TrainHooks& hooks) {
+  const config::RunConfig& cfg = run.config();
   // The data first, corpus loaded and checked: a refused config or corpus leaves no run directory.
   auto data = std::make_unique<data::BatchSource>(cfg.data);
   // A bpe run names the tokenizer it trained by its hash and keeps it beside its weights.

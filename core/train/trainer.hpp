@@ -19,6 +19,7 @@
 #include "core/config/config.hpp"
 #include "core/data/batch_source.hpp"
 #include "core/model/model.hpp"
+#include "core/train/run_validation.hpp"
 
 namespace proteus::train {
 
@@ -64,8 +65,12 @@ struct TrainResult {
   double tokens_per_s = 0;  // mean over the training steps of this session
 };
 
-// Trains a new run under cfg.runs_dir (a fresh directory named after cfg.name). The config and
-// the corpus are checked first: a refused one leaves no directory behind.
+// Trains a new run under cfg.runs_dir (a fresh directory named after cfg.name), from a config
+// validate_run passed (checked once, by whoever made the ValidRun): a refused one leaves no
+// directory behind.
+TrainResult train_new_run(const ValidRun& run, const TrainHooks& hooks = {});
+// validate_run(cfg), then the above: for a caller holding a config not yet checked (a test, a
+// Slurm task).
 TrainResult train_new_run(const config::RunConfig& cfg, const TrainHooks& hooks = {});
 // Continues the run in run_dir from its checkpoint, with the config it was started with. Throws
 // InputError, touching nothing, when another writer holds the run.

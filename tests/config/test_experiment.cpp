@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/config/experiment.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
@@ -433,6 +434,65 @@ TEST(experiment_type, DescribesItsGridAndTheFieldsItSets) {
   EXPECT_EQ(values_text({16, "spread", 0.5}), "16, spread, 0.5");
   EXPECT_EQ(grid_fields({Variant{"a", {{"train.lr", 1}}}}, SweepGrid{{"train.lr", {1}}, {"seed", {1}}}),
             (std::vector<std::string>{"seed", "train.lr"}));
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 46: every preset saves and loads back the same: its JSON, its runs.
+TEST(experiment_type, EveryPresetSavesAndLoadsBackTheSame) {
+  const fs::path presets = fs::path(PROTEUS_SOURCE_DIR) / "experiments";
+  proteus::test_support::TempDir tmp;
+  int seen = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(presets)) {
+    const auto rel = fs::relative(entry.path(), presets).generic_string();
+    if (!entry.is_regular_file() || entry.path().extension() != ".json" || rel.starts_with("results/") ||
+        rel.starts_with("reference/"))
+      continue;
+    ++seen;
+    const Experiment e = Experiment::load(entry.path());
+    const fs::path saved = tmp / "saved.json";
+    std::ofstream(saved) << e.to_json().dump(2) << "\n";
+    const Experiment back = Experiment::load(saved);
+    EXPECT_EQ(back.to_json(), e.to_json()) << rel;
+    const auto a = e.all_runs(), b = back.all_runs();
+    ASSERT_EQ(a.size(), b.size()) << rel;
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(to_json(a[i]), to_json(b[i])) << rel << " run " << i;
+  }
+  EXPECT_GE(seen, 10);
+}
+
+// The typed face of the base: read as a config, written back, the same runs; an edit goes in place.
+TEST(experiment_type, TheBaseReadsAndWritesAsATypedConfig) {
+  Experiment e = Experiment::from_json(text(R"({"name": "cmp", "seed": 7, "model": {"mixer": {"E": 4}},
+    "variants": [{"name": "base", "set": {"model.mixer.E": 1}}, {"name": "proteus"}]})"));
+  RunConfig base = e.base_config();
+  EXPECT_EQ(base.name, "cmp");
+  EXPECT_EQ(base.model.mixer.E, 4);
+  const auto before = e.runs();
+  e.set_base_config(base);
+  const auto after = e.runs();
+  ASSERT_EQ(before.size(), after.size());
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(to_json(before[i]), to_json(after[i])) << i;
+  base.train.steps = 12;
+  e.set_base_config(base);
+  for (const auto& run : e.runs()) EXPECT_EQ(run.train.steps, 12) << run.name;
+  // Out of range is kept (an editor shows it); making the runs refuses it, naming the field.
+  base.model.mixer.E = 0;
+  e.set_base_config(base);
+  EXPECT_EQ(e.base_config().model.mixer.E, 0);
+  try {
+    e.runs();
+    FAIL() << "E = 0 made runs";
+  } catch (const InputError& err) {
+    EXPECT_EQ(err.field(), "model.mixer.E");
+  }
+  e.set_seed_count(3);
+  EXPECT_EQ(e.seeds, (std::vector<uint64_t>{7, 8, 9}));
+  e.set_seed_count(1);
+  EXPECT_TRUE(e.seeds.empty());
+  EXPECT_EQ(Experiment::compare_variants(after[1]), Experiment::compare_pair(after[1]).variants);
 }
 
 }  // namespace

@@ -247,7 +247,7 @@ TEST(ExperimentJob, NeedleRunWritesItsGridAndShortLengthsAreRefused) {
 
   cfg.eval.needle.lengths = {32, 5};
   try {
-    engine::validate_run(cfg);
+    train::validate_run(cfg);
     ADD_FAILURE() << "accepted a 5-token multikey prompt";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "eval.needle.lengths[1]") << e.what();

@@ -90,8 +90,8 @@ TEST_F(ContentFitView, APresentedFigureKeepsRoomSizedTextAt1920x1080Scale2) {
   app_->display.ui_scale = 2.0f;
   ImGui::GetIO().DisplaySize = ImVec2(1920, 1080);
   app_->load_experiment(std::filesystem::path(PROTEUS_SOURCE_DIR) / "experiments/paper/regime-comba-cpu.json");
-  app_->editor.experiment.config.model.mixer.heads = 4;
-  app_->editor.experiment.config.model.d_model = 128;
+  app_->editor.experiment.edit_config([&](config::RunConfig& c) { c.model.mixer.heads = 4; return true; });
+  app_->editor.experiment.edit_config([&](config::RunConfig& c) { c.model.d_model = 128; return true; });
   app_->editor.experiment.set_E(16);
   app_->editor_changed();
   app_->show(gui::Tab::activation);

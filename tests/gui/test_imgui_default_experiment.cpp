@@ -26,8 +26,8 @@ void draw_frame(gui::LabApp& app) {
 void expect_valid_start(const gui::LabApp& app) {
   EXPECT_EQ(app.editor.problem, "");
   EXPECT_FALSE(app.status_line.is_error) << app.status_line.text;
-  EXPECT_EQ(app.editor.experiment.mode, gui::RunMode::compare);
-  EXPECT_GT(app.editor.experiment.config.model.mixer.E, 1);
+  EXPECT_EQ(app.editor.experiment.mode(), gui::RunMode::compare);
+  EXPECT_GT(app.editor.experiment.config().model.mixer.E, 1);
   std::vector<config::RunConfig> runs;
   ASSERT_NO_THROW(runs = app.editor.experiment.runs());
   EXPECT_EQ(runs.size(), 2u);
@@ -40,9 +40,9 @@ TEST_F(DefaultExperiment, OpensOnTheQuickstartPreset) {
   draw_frame(*app_);
   expect_valid_start(*app_);
   EXPECT_EQ(app_->editor.preset_label, gui::kDefaultPreset);
-  EXPECT_EQ(app_->editor.experiment.config.name, "quickstart");
-  EXPECT_EQ(app_->editor.experiment.config.model.mixer.E, 16);
-  EXPECT_EQ(app_->editor.experiment.config.runs_dir, (dir_.path() / "runs").string()) << "the window's runs folder";
+  EXPECT_EQ(app_->editor.experiment.config().name, "quickstart");
+  EXPECT_EQ(app_->editor.experiment.config().model.mixer.E, 16);
+  EXPECT_EQ(app_->editor.experiment.config().runs_dir, (dir_.path() / "runs").string()) << "the window's runs folder";
 }
 
 // Without the presets (a data folder that lacks them) or with an unreadable quickstart, the
@@ -56,7 +56,7 @@ class DefaultExperimentWithoutPresets : public ::testing::Test {
     draw_frame(app);
     expect_valid_start(app);
     EXPECT_EQ(app.editor.preset_label, "");
-    EXPECT_EQ(app.editor.experiment.config.model.mixer.E, 16);
+    EXPECT_EQ(app.editor.experiment.config().model.mixer.E, 16);
   }
   ImGuiContext* context_ = nullptr;
   test_support::TempDir dir_;

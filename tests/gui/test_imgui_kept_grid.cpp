@@ -59,7 +59,7 @@ TEST_F(KeptGridViewTest, ASecondSweptFieldIsShownReadOnlyWithTheRunCount) {
   EXPECT_NE(shown.find(squeezed("sweep data.mqar.layout: pairs-first, spread")), std::string::npos) << shown;
   EXPECT_NE(shown.find(squeezed("80 runs (proteus sweep)")), std::string::npos) << shown;
   EXPECT_EQ(shown.find(squeezed("leaves out")), std::string::npos) << shown;
-  app_->editor.experiment.mode = gui::RunMode::single;
+  app_->editor.experiment.set_mode(gui::RunMode::single);
   EXPECT_NE(controls_text().find("leavesout"), std::string::npos);
 }
 

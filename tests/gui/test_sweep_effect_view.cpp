@@ -21,16 +21,16 @@ const figures::Figure* find_figure(const std::vector<figures::NamedFigure>& figs
 // The editor on a tiny run gated at E = 4, in `mode`, its runs in a fresh folder.
 gui::ExperimentEditor gated_editor(const std::string& folder, gui::RunMode mode) {
   gui::ExperimentEditor ed;
-  ed.config = test_support::tiny_run(test_support::fresh_dir(folder) / "runs");
-  ed.config.model.mixer.E = 4;
-  ed.mode = mode;
+  ed.set_config(test_support::tiny_run(test_support::fresh_dir(folder) / "runs"));
+  ed.edit_config([&](config::RunConfig& c) { c.model.mixer.E = 4; return true; });
+  ed.set_mode(mode);
   return ed;
 }
 
 TEST(SweepEffectView, TheEffectAgainstTheSweptFieldFillsInAsRunsFinish) {
   auto ed = gated_editor("sweep-effect-view", gui::RunMode::sweep_e);
-  ed.sweep_field = "model.d_model";
-  ed.sweep_values = {16, 32, 64};
+  ed.pick_sweep_field("model.d_model");
+  ed.set_sweep_values({16, 32, 64});
   const auto configs = ed.runs();
   ASSERT_EQ(configs.size(), 6u);
 
@@ -73,7 +73,7 @@ TEST(SweepEffectView, TheEffectAgainstTheSweptFieldFillsInAsRunsFinish) {
 // group against its baseline group once all four runs are evaluated, n = the two paired seeds.
 TEST(SweepEffectView, ComparedSeedGroupsDrawTheGatingEffectByVariant) {
   auto ed = gated_editor("variant-effect-view", gui::RunMode::compare);
-  ed.seeds = 2;
+  ed.set_seeds(2);
   const auto configs = ed.runs();
   ASSERT_EQ(configs.size(), 4u);
   engine::Snapshot snapshot;

@@ -28,15 +28,17 @@ bool ScriptedRun::start_explore(LabApp& app) {
   x.sequences = o_.explore_sequences;
   x.positions = o_.explore_positions;
   try {
-    auto j = config::to_json(x.edit.config, config::JsonForm::as_given);
+    auto edited = x.edit.experiment();
     for (const auto& s : o_.explore_sets) {
       auto [path, value] = config::parse_override(s);
       // "x4": a multiple of the training length, as the panel's buttons give.
       if (path == "model.mixer.N" && value.is_string() && value.get<std::string>().starts_with("x"))
-        value = static_cast<int>(std::stod(value.get<std::string>().substr(1)) * x.edit.config.data.seq_len);
-      j = config::apply_override(j, path, value);
+        value = static_cast<int>(std::stod(value.get<std::string>().substr(1)) * x.edit.config().data.seq_len);
+      edited.set(path, value);
     }
-    x.edit.config = config::parse_run_config(j);
+    auto c = edited.base_config();
+    config::validate(c);  // a bad --explore-set ends the script (exit 2), as it always has
+    x.edit.set_config(std::move(c));
   } catch (const std::exception& e) {
     fail(e.what(), 2);
     return false;
@@ -59,13 +61,17 @@ bool ScriptedRun::apply_start_options(LabApp& app) {
     }
   }
   try {
-    auto j = config::to_json(app.editor.experiment.config, config::JsonForm::as_given);
-    for (const auto& s : o_.sets) {
-      auto [path, value] = config::parse_override(s);  // a bare word is a string
-      j = config::apply_override(j, path, value);
+    if (!o_.sets.empty()) {
+      auto edited = app.editor.experiment.experiment();
+      for (const auto& s : o_.sets) {
+        auto [path, value] = config::parse_override(s);  // a bare word is a string
+        edited.set(path, value);
+      }
+      auto c = edited.base_config();
+      config::validate(c);  // a bad --set ends the script (exit 2) before the window runs anything
+      app.editor.experiment.set_config(std::move(c));
     }
-    if (!o_.sets.empty()) app.editor.experiment.config = config::parse_run_config(j);
-    app.editor.experiment.config.runs_dir = app.runs.dir.string();
+    app.use_runs_dir();
     app.editor_changed();
   } catch (const std::exception& e) {
     fail(e.what(), 2);

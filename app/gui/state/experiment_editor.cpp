@@ -5,7 +5,6 @@
 #include "core/config/config_json.hpp"
 #include "core/config/experiment.hpp"
 #include "core/config/mixer_schedule.hpp"
-#include "core/engine/experiment_job.hpp"
 #include "core/figures/run_figures.hpp"
 #include "core/figures/state_opening_figure.hpp"
 #include "core/common/input_error.hpp"
@@ -56,69 +55,55 @@ const std::vector<std::string>& common_sweep_fields() {
 
 void ExperimentEditor::load(const std::filesystem::path& file) {
   const auto exp = config::Experiment::load(file);
-  std::vector<std::string> new_notes;
-  RunMode new_mode = RunMode::single;
-  std::vector<int> new_sweep = sweep_E;
-  std::string new_field = kE;
-  std::vector<nlohmann::json> new_values;
-  bool new_baseline = true;
-  std::vector<config::Variant> new_kept_variants;
-  config::SweepGrid new_kept_sweep;
-  config::RunConfig new_config;
-  int new_seeds = 1;
+  ExperimentEditor loaded;  // built whole, then taken: a refused file leaves this editor as it was
+  loaded.sweep_E_ = sweep_E_;  // the E list the controls had, unless the file sweeps E
+  config::RunConfig base;
   if (!exp.seeds.empty()) {
     // The window trains consecutive seeds from the first: other lists are told in a note.
-    new_seeds = static_cast<int>(std::min<size_t>(exp.seeds.size(), kMaxSeeds));
+    loaded.seeds_ = static_cast<int>(std::min<size_t>(exp.seeds.size(), kMaxSeeds));
     if (!exp.consecutive_seeds() || exp.seeds.size() > kMaxSeeds)
-      new_notes.push_back("the window trains consecutive seeds from the first: " + std::to_string(new_seeds) + " seeds");
+      loaded.notes.push_back("the window trains consecutive seeds from the first: " + std::to_string(loaded.seeds_) + " seeds");
   }
   if (exp.sweep) {
     const auto& grid = *exp.sweep;
-    new_config = exp.base_run();
-    new_mode = RunMode::sweep_e;
-    new_kept_variants = exp.variants;  // crossed with the grid, as the CLI does
+    base = exp.base_run();
+    loaded.mode_ = RunMode::sweep_e;
+    loaded.kept_variants_ = exp.variants;  // crossed with the grid, as the CLI does
     std::vector<std::string> fields;
     for (const auto& [path, values] : grid)
       if (path != kE) fields.push_back(path);
     if (fields.empty()) {
-      new_sweep = grid.contains(kE) ? e_list(grid.at(kE)) : std::vector<int>{};
+      loaded.sweep_E_ = grid.contains(kE) ? e_list(grid.at(kE)) : std::vector<int>{};
     } else {
       // The controls edit one field, a common one first; the other axes are kept as given.
       const auto& common = common_sweep_fields();
       const auto edited = std::find_first_of(common.begin(), common.end(), fields.begin(), fields.end());
-      new_field = edited != common.end() ? *edited : fields.front();
+      loaded.sweep_field_ = edited != common.end() ? *edited : fields.front();
       for (const auto& [path, values] : grid) {
-        if (path == new_field) new_values = values;
-        else if (path != kE) new_kept_sweep[path] = values;
+        if (path == loaded.sweep_field_) loaded.sweep_values_ = values;
+        else if (path != kE) loaded.kept_sweep_[path] = values;
       }
-      new_baseline = grid.contains(kE);
-      if (const auto e = exp.sweep_baseline_E()) new_config.model.mixer.E = *e;
-      else if (grid.contains(kE)) new_kept_sweep[kE] = grid.at(kE);  // an E list the field controls cannot write
+      loaded.sweep_baseline_ = grid.contains(kE);
+      if (const auto e = exp.sweep_baseline_E()) base.model.mixer.E = *e;
+      else if (grid.contains(kE)) loaded.kept_sweep_[kE] = grid.at(kE);  // an E list the field controls cannot write
     }
   } else if (!exp.variants.empty()) {
     // Compare mode when its pair makes exactly the file's runs; else the file's variants as given.
     if (auto proteus = exp.compare_proteus()) {
-      new_mode = RunMode::compare;
-      new_config = std::move(*proteus);
+      loaded.mode_ = RunMode::compare;
+      base = std::move(*proteus);
     } else {
-      new_mode = RunMode::variants;
-      new_config = exp.base_run();
-      new_kept_variants = exp.variants;
+      loaded.mode_ = RunMode::variants;
+      base = exp.base_run();
+      loaded.kept_variants_ = exp.variants;
     }
   } else {
-    new_config = exp.base_run();
+    loaded.mode_ = RunMode::single;
+    base = exp.base_run();
   }
-  config = std::move(new_config);
-  mode = new_mode;
-  seeds = new_seeds;
-  sweep_E = std::move(new_sweep);
-  sweep_field = std::move(new_field);
-  sweep_values = std::move(new_values);
-  sweep_baseline = new_baseline;
-  kept_variants = std::move(new_kept_variants);
-  kept_sweep = std::move(new_kept_sweep);
-  source = file.string();
-  notes = std::move(new_notes);
+  loaded.source = file.string();
+  loaded.set_config(std::move(base));
+  *this = std::move(loaded);
 }
 
 std::optional<PresetFile> ExperimentEditor::open_default(const std::vector<PresetFile>& presets) {
@@ -136,202 +121,270 @@ std::optional<PresetFile> ExperimentEditor::open_default(const std::vector<Prese
   return std::nullopt;
 }
 
-config::Experiment ExperimentEditor::to_experiment() const {
-  if (mode == RunMode::compare) return config::Experiment::compare_pair(config, seeds);
-  auto e = config::Experiment::of_run(config, seeds);
-  if (mode == RunMode::variants) {
-    e.variants = kept_variants;
-  } else if (mode == RunMode::sweep_e) {
-    e.variants = kept_variants;
-    auto grid = kept_sweep;
-    if (sweep_field == kE) {
-      grid[kE].assign(sweep_E.begin(), sweep_E.end());
+void ExperimentEditor::commit() {
+  auto& schedule = config_.model.mixer.schedule;
+  if (mode_ == RunMode::sweep_e && schedule.type == memory::ScheduleType::custom) schedule = {};
+  experiment_.set_base_config(config_);
+  experiment_.variants.clear();
+  experiment_.sweep.reset();
+  if (mode_ == RunMode::compare) experiment_.variants = config::Experiment::compare_variants(config_);
+  if (mode_ == RunMode::variants || mode_ == RunMode::sweep_e) experiment_.variants = kept_variants_;
+  if (mode_ == RunMode::sweep_e) {
+    auto grid = kept_sweep_;
+    if (sweep_field_ == kE) {
+      grid[kE].assign(sweep_E_.begin(), sweep_E_.end());
     } else {
-      grid[sweep_field] = sweep_values;
+      grid[sweep_field_] = sweep_values_;
       // A baseline at every point, unless the kept grid lists E itself.
-      if (sweep_baseline && config.model.mixer.E > 1 && !grid.contains(kE)) grid[kE] = {1, config.model.mixer.E};
+      if (sweep_baseline_ && config_.model.mixer.E > 1 && !grid.contains(kE)) grid[kE].assign({1, config_.model.mixer.E});
     }
-    e.sweep = std::move(grid);
-    if (config.model.mixer.schedule.type == memory::ScheduleType::custom)  // as runs() does
-      e.base["model"]["mixer"]["schedule"] = {{"type", memory::ScheduleType::uniform}};
+    experiment_.sweep = std::move(grid);
   }
-  return e;
+  experiment_.set_seed_count(seeds_);
+}
+
+void ExperimentEditor::set_config(config::RunConfig config) {
+  config.group.clear();
+  config_ = std::move(config);
+  commit();
+}
+
+void ExperimentEditor::set_mode(RunMode mode) {
+  mode_ = mode;
+  commit();
+}
+
+void ExperimentEditor::set_sweep_E(std::vector<int> es) {
+  sweep_E_ = std::move(es);
+  commit();
+}
+
+void ExperimentEditor::set_sweep_values(std::vector<nlohmann::json> values) {
+  sweep_values_ = std::move(values);
+  commit();
+}
+
+void ExperimentEditor::set_sweep_baseline(bool baseline) {
+  sweep_baseline_ = baseline;
+  commit();
+}
+
+void ExperimentEditor::set_seeds(int seeds) {
+  seeds_ = seeds;
+  commit();
+}
+
+void ExperimentEditor::leave_out_kept() {
+  kept_variants_.clear();
+  kept_sweep_.clear();
+  if (mode_ == RunMode::variants) mode_ = RunMode::single;  // no variants left to train
+  commit();
 }
 
 void ExperimentEditor::save(const std::filesystem::path& file) {
-  common::write_file_atomically(file, to_experiment().to_json().dump(2) + "\n");
+  common::write_file_atomically(file, experiment_.to_json().dump(2) + "\n");
   source = file.string();
 }
 
-std::vector<config::RunConfig> ExperimentEditor::runs() const {
+std::vector<train::ValidRun> ExperimentEditor::valid_runs() const {
   // What only the window's modes ask; the field errors of the runs themselves come from the checks below.
-  if (mode == RunMode::compare) {
-    if (config.model.mixer.type != config::MixerType::memory)
+  if (mode_ == RunMode::compare) {
+    if (config_.model.mixer.type != config::MixerType::memory)
       throw InputError("model.mixer.type", "compare trains a baseline and a Proteus memory model; got '" +
-                                               std::string(common::choice_name(config.model.mixer.type)) + "' (use one run)");
-    if (config.model.mixer.E <= 1)
+                                               std::string(common::choice_name(config_.model.mixer.type)) + "' (use one run)");
+    if (config_.model.mixer.E <= 1)
       throw InputError("model.mixer.E", "compare needs E > 1 for the Proteus run (the baseline is E = 1)");
   }
-  const bool e_sweep = sweep_field == "model.mixer.E";
-  if (mode == RunMode::sweep_e && e_sweep && sweep_E.empty()) throw InputError("sweep.model.mixer.E", "needs at least one E");
-  if (mode == RunMode::sweep_e && !e_sweep) {
+  const bool e_sweep = sweep_field_ == kE;
+  if (mode_ == RunMode::sweep_e && e_sweep && sweep_E_.empty()) throw InputError("sweep.model.mixer.E", "needs at least one E");
+  if (mode_ == RunMode::sweep_e && !e_sweep) {
     const auto paths = config::override_paths();
-    if (std::find(paths.begin(), paths.end(), sweep_field) == paths.end())
-      throw InputError("sweep", "'" + sweep_field + "' is not a config field (pick one from the list)");
-    if (sweep_values.empty()) throw InputError("sweep." + sweep_field, "needs at least one value");
+    if (std::find(paths.begin(), paths.end(), sweep_field_) == paths.end())
+      throw InputError("sweep", "'" + sweep_field_ + "' is not a config field (pick one from the list)");
+    if (sweep_values_.empty()) throw InputError("sweep." + sweep_field_, "needs at least one value");
   }
-  if (seeds < 1 || seeds > kMaxSeeds)
-    throw InputError("seeds", "must be in [1, " + std::to_string(kMaxSeeds) + "], got " + std::to_string(seeds));
-  if (mode == RunMode::variants && kept_variants.empty())
+  if (seeds_ < 1 || seeds_ > kMaxSeeds)
+    throw InputError("seeds", "must be in [1, " + std::to_string(kMaxSeeds) + "], got " + std::to_string(seeds_));
+  if (mode_ == RunMode::variants && kept_variants_.empty())
     throw InputError("variants", "no variants loaded from a file: pick one run, compare or sweep");
-  // The edited run is itself a run of single and compare mode: its problems are named by field.
-  if (mode == RunMode::single || mode == RunMode::compare) engine::validate_run(config);
-  // The runs are what the command line makes of the saved file.
-  const auto experiment = to_experiment();
-  auto out = mode == RunMode::sweep_e ? experiment.sweep_runs() : experiment.runs();
-  for (const auto& run : out) {
-    try {
-      engine::validate_run(run);
-    } catch (const InputError& e) {
-      if (mode == RunMode::sweep_e) throw InputError(e.field(), e.reason() + " (sweep run " + run.name + ")");
-      throw;
-    }
-  }
+  // The runs the command line makes of the saved file, and its one check of them.
+  return train::validate_runs(mode_ == RunMode::sweep_e ? experiment_.sweep_runs() : experiment_.runs());
+}
+
+std::vector<config::RunConfig> ExperimentEditor::runs() const {
+  std::vector<config::RunConfig> out;
+  for (const auto& run : valid_runs()) out.push_back(run.config());
   return out;
 }
 
 std::string ExperimentEditor::problem() const {
   try {
-    runs();
+    valid_runs();
     return "";
   } catch (const std::exception& e) {
     return e.what();
   }
 }
 
-size_t ExperimentEditor::run_count() const { return to_experiment().run_count(); }
-
-std::string ExperimentEditor::cli_command() const { return mode == RunMode::sweep_e ? "sweep" : "train"; }
+std::string ExperimentEditor::cli_command() const { return mode_ == RunMode::sweep_e ? "sweep" : "train"; }
 
 std::string ExperimentEditor::kept_left_out() const {
   std::string left;
-  if (!kept_variants.empty() && mode != RunMode::variants && mode != RunMode::sweep_e)
-    left = "the file's " + std::to_string(kept_variants.size()) + " variants";
-  if (!kept_sweep.empty() && mode != RunMode::sweep_e) {
+  if (!kept_variants_.empty() && mode_ != RunMode::variants && mode_ != RunMode::sweep_e)
+    left = "the file's " + std::to_string(kept_variants_.size()) + " variants";
+  if (!kept_sweep_.empty() && mode_ != RunMode::sweep_e) {
     std::string axes;
-    for (const auto& [path, values] : kept_sweep) axes += (axes.empty() ? "" : ", ") + path;
+    for (const auto& [path, values] : kept_sweep_) axes += (axes.empty() ? "" : ", ") + path;
     left += (left.empty() ? "the file's sweep over " : " and its sweep over ") + axes;
   }
   if (left.empty()) return "";
-  const char* mode_name = mode == RunMode::single ? "one run" : mode == RunMode::compare ? "compare" : "the file's variants";
+  const char* mode_name = mode_ == RunMode::single ? "one run" : mode_ == RunMode::compare ? "compare" : "the file's variants";
   return std::string(mode_name) + " leaves out " + left + " (sweep trains them all)";
 }
 
 std::string ExperimentEditor::pick_sweep_field(const std::string& field) {
-  if (field == sweep_field) return "";
-  const std::string before = sweep_field;
+  if (field == sweep_field_) return "";
+  const std::string before = sweep_field_;
   std::string note;
-  if (const auto axis = kept_sweep.find(field); axis != kept_sweep.end()) {
+  if (const auto axis = kept_sweep_.find(field); axis != kept_sweep_.end()) {
     // Trade places: the edited field joins the kept grid, so the runs stay the same.
     const std::vector<nlohmann::json> values = axis->second;
-    kept_sweep.erase(field);
-    if (before == kE) kept_sweep[kE].assign(sweep_E.begin(), sweep_E.end());
-    else kept_sweep[before] = sweep_values;
-    if (field == kE) sweep_E = e_list(values);
-    else sweep_values = values;
+    const std::vector<int> es = field == kE ? e_list(values) : sweep_E_;  // before any change: a bad list changes nothing
+    kept_sweep_.erase(field);
+    if (before == kE) kept_sweep_[kE].assign(sweep_E_.begin(), sweep_E_.end());
+    else kept_sweep_[before] = sweep_values_;
+    if (field == kE) sweep_E_ = es;
+    else sweep_values_ = values;
     note = field + " is edited here now; " + before + " joins the file's grid (read-only): the same runs";
   } else {
-    if (before != kE && !sweep_values.empty()) note = "the sweep over " + before + " is left out: " + field + " is swept now";
-    if (field != kE) sweep_values.clear();
+    if (before != kE && !sweep_values_.empty()) note = "the sweep over " + before + " is left out: " + field + " is swept now";
+    if (field != kE) sweep_values_.clear();
   }
-  sweep_field = field;
+  sweep_field_ = field;
+  commit();
   return note;
 }
 
 memory::Schedule ExperimentEditor::schedule() const {
-  return config::schedule_from_config(config);
+  return config::schedule_from_config(config_);
 }
 
 figures::Figure ExperimentEditor::activation_figure() const {
   const auto s = schedule();
-  const int64_t eval_len = config.eval.per_position.seq_len > 0 ? config.eval.per_position.seq_len : 2 * config.data.seq_len;
-  return figures::activation_map_figure(s, std::max<int64_t>(2 * s.N(), eval_len), config.name);
+  const auto& c = config_;
+  const int64_t eval_len = c.eval.per_position.seq_len > 0 ? c.eval.per_position.seq_len : 2 * c.data.seq_len;
+  return figures::activation_map_figure(s, std::max<int64_t>(2 * s.N(), eval_len), c.name);
 }
 
 std::optional<figures::Figure> ExperimentEditor::state_opening_figure() const {
-  const auto& m = config.model.mixer;
+  const auto& m = config_.model.mixer;
   if (m.E <= 1) return std::nullopt;
-  return figures::state_opening_figure(schedule(), m.block_axis, m.heads, m.d_head, m.d_head, config.name);
+  return figures::state_opening_figure(schedule(), m.block_axis, m.heads, m.d_head, m.d_head, config_.name);
 }
 
 void ExperimentEditor::set_tokenizer(config::Tokenizer tokenizer) {
-  auto& d = config.data;
-  if (tokenizer == d.tokenizer) return;
-  d.tokenizer = tokenizer;
-  d.tokenizer_hash.clear();
-  const bool bpe = tokenizer == config::Tokenizer::bpe;
-  d.vocab = bpe ? 4096 : 0;
-  config.model.vocab = bpe ? d.vocab : 256;
+  edit_config([&](config::RunConfig& c) {
+    auto& d = c.data;
+    if (tokenizer == d.tokenizer) return false;
+    d.tokenizer = tokenizer;
+    d.tokenizer_hash.clear();
+    const bool bpe = tokenizer == config::Tokenizer::bpe;
+    d.vocab = bpe ? 4096 : 0;
+    c.model.vocab = bpe ? d.vocab : 256;
+    return true;
+  });
 }
 
 void ExperimentEditor::set_bpe_vocab(int pieces) {
-  config.data.vocab = pieces;
-  config.model.vocab = pieces;
+  edit_config([&](config::RunConfig& c) {
+    c.data.vocab = pieces;
+    c.model.vocab = pieces;
+    return true;
+  });
 }
 
 void ExperimentEditor::add_mlp_block() {
-  auto& chain = config.model.mlp.chain;
-  if (static_cast<int>(chain.size()) >= config::kMaxMlpChain) return;
-  const int64_t every = chain.empty() ? 1 : int64_t{chain.back().every} * 4;
-  chain.push_back({static_cast<int>(std::min<int64_t>(every, config::kMaxMlpEvery))});
+  edit_config([](config::RunConfig& c) {
+    auto& chain = c.model.mlp.chain;
+    if (static_cast<int>(chain.size()) >= config::kMaxMlpChain) return false;
+    const int64_t every = chain.empty() ? 1 : int64_t{chain.back().every} * 4;
+    chain.push_back({static_cast<int>(std::min<int64_t>(every, config::kMaxMlpEvery))});
+    return true;
+  });
 }
 
 void ExperimentEditor::remove_mlp_block() {
-  auto& chain = config.model.mlp.chain;
-  if (chain.size() > 1) chain.pop_back();
+  edit_config([](config::RunConfig& c) {
+    auto& chain = c.model.mlp.chain;
+    if (chain.size() <= 1) return false;
+    chain.pop_back();
+    return true;
+  });
 }
 
 void ExperimentEditor::set_mlp_every(int block, int every) {
-  auto& chain = config.model.mlp.chain;
-  if (block <= 0 || block >= static_cast<int>(chain.size())) return;  // block 0 updates every step
-  chain[block].every = std::clamp(every, 1, config::kMaxMlpEvery);
+  edit_config([&](config::RunConfig& c) {
+    auto& chain = c.model.mlp.chain;
+    if (block <= 0 || block >= static_cast<int>(chain.size())) return false;  // block 0 updates every step
+    chain[block].every = std::clamp(every, 1, config::kMaxMlpEvery);
+    return true;
+  });
 }
 
 void ExperimentEditor::set_E(int E) {
-  auto& m = config.model.mixer;
-  const int D = int(config::mixer_state_size(m));
-  E = std::clamp(E, 1, std::max(1, D));
-  if (m.schedule.type == memory::ScheduleType::custom && !m.schedule.unlock.empty() && E != m.E)
-    m.schedule.unlock = memory::respread_unlocks(m.schedule.unlock, E, config::resolved_mixer_horizon(config));
-  m.E = E;
+  edit_config([&](config::RunConfig& c) {
+    auto& m = c.model.mixer;
+    const int D = int(config::mixer_state_size(m));
+    E = std::clamp(E, 1, std::max(1, D));
+    if (m.schedule.type == memory::ScheduleType::custom && !m.schedule.unlock.empty() && E != m.E)
+      m.schedule.unlock = memory::respread_unlocks(m.schedule.unlock, E, config::resolved_mixer_horizon(c));
+    m.E = E;
+    return true;
+  });
 }
 
 void ExperimentEditor::set_schedule_type(memory::ScheduleType type) {
-  auto& spec = config.model.mixer.schedule;
-  if (type == spec.type) return;
+  if (type == config_.model.mixer.schedule.type) return;
+  std::vector<int64_t> unlock = config_.model.mixer.schedule.unlock;
   if (type == memory::ScheduleType::custom) {
-    std::vector<int64_t> u;
     try {
-      u = schedule().unlock();
+      unlock = schedule().unlock();
     } catch (const std::exception&) {
-      u = memory::Schedule::uniform(config::mixer_state_size(config.model.mixer), config.model.mixer.E,
-                                    config::resolved_mixer_horizon(config))
-              .unlock();
+      unlock = memory::Schedule::uniform(config::mixer_state_size(config_.model.mixer), config_.model.mixer.E,
+                                         config::resolved_mixer_horizon(config_))
+                   .unlock();
     }
-    spec.unlock = std::move(u);
   }
-  spec.type = type;
+  edit_config([&](config::RunConfig& c) {
+    c.model.mixer.schedule.unlock = std::move(unlock);
+    c.model.mixer.schedule.type = type;
+    return true;
+  });
+}
+
+void ExperimentEditor::set_schedule_power(double power) {
+  edit_config([&](config::RunConfig& c) {
+    c.model.mixer.schedule.power = power;
+    return true;
+  });
 }
 
 int64_t ExperimentEditor::drag_unlock(int j, int64_t position) {
-  auto& spec = config.model.mixer.schedule;
-  if (spec.type != memory::ScheduleType::custom) return j == 0 ? 1 : -1;
-  return memory::drag_unlock(spec.unlock, j, position, config::resolved_mixer_horizon(config));
+  if (config_.model.mixer.schedule.type != memory::ScheduleType::custom) return j == 0 ? 1 : -1;
+  int64_t landed = 0;
+  edit_config([&](config::RunConfig& c) {
+    landed = memory::drag_unlock(c.model.mixer.schedule.unlock, j, position, config::resolved_mixer_horizon(c));
+    return true;
+  });
+  return landed;
 }
 
 void ExperimentEditor::set_N(int N) {
-  config.model.mixer.N = std::max(0, N);
-  memory::clamp_unlocks(config.model.mixer.schedule.unlock, config::resolved_mixer_horizon(config));
+  edit_config([&](config::RunConfig& c) {
+    c.model.mixer.N = std::max(0, N);
+    memory::clamp_unlocks(c.model.mixer.schedule.unlock, config::resolved_mixer_horizon(c));
+    return true;
+  });
 }
 
 }  // namespace proteus::gui

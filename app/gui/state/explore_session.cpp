@@ -12,8 +12,8 @@ std::string ExploreSession::open(const std::string& run_dir) {
     auto x = std::make_unique<engine::ScheduleExplorer>(run_dir);
     trained_ = x->run().config;
     edit = ExperimentEditor{};
-    edit.config = trained_;
-    edit.mode = RunMode::single;
+    edit.set_mode(RunMode::single);
+    edit.set_config(trained_);
     sequences = positions = 0;
     if (explorer_) reaper_.retire(std::move(explorer_));  // its worker stops and is joined off this thread
     explorer_ = std::move(x);
@@ -39,11 +39,11 @@ engine::ConfigDelta ExploreSession::eval_settings() const { return engine::explo
 engine::ConfigDelta ExploreSession::delta() const {
   engine::ConfigDelta d;
   const auto& a = trained_.model.mixer;
-  const auto& b = edit.config.model.mixer;
+  const auto& b = edit.config().model.mixer;
   if (b.E != a.E) d.push_back({"model.mixer.E", b.E});
   // N = 0 means data.seq_len: compare the horizons the model gets.
-  if (config::resolved_mixer_horizon(edit.config) != config::resolved_mixer_horizon(trained_))
-    d.push_back({"model.mixer.N", config::resolved_mixer_horizon(edit.config)});
+  if (config::resolved_mixer_horizon(edit.config()) != config::resolved_mixer_horizon(trained_))
+    d.push_back({"model.mixer.N", config::resolved_mixer_horizon(edit.config())});
   if (b.schedule.type != a.schedule.type) d.push_back({"model.mixer.schedule.type", b.schedule.type});
   using memory::ScheduleType;
   if (b.schedule.type == ScheduleType::power && b.schedule.power != a.schedule.power)
@@ -92,7 +92,7 @@ std::string ExploreSession::sweep(const std::string& axis) {
 }
 
 void ExploreSession::reset() {
-  edit.config = trained_;
+  edit.set_config(trained_);
   submit();
 }
 
@@ -115,7 +115,7 @@ bool ExploreSession::refresh() {
     // The label of what was evaluated, not of the controls (they may have moved on).
     ExploreSession shown;
     shown.trained_ = trained_;
-    shown.edit.config = *snapshot_->edited_config;
+    shown.edit.set_config(*snapshot_->edited_config);
     r.edit_label = shown.edit_label();
   }
   figures_ = figures::explore_figures(r);

@@ -28,7 +28,7 @@ class ExploreSession {
   bool is_open() const { return explorer_ != nullptr; }
   const std::string& run_dir() const { return run_dir_; }
 
-  // The edited config: the controls change edit.config.model.mixer; the rest is the run's.
+  // The edited config: the controls change edit.config().model.mixer (through its edits); the rest is the run's.
   ExperimentEditor edit;
   // Evaluation settings shared by both curves: 0 = the run's own eval.per_position.
   int sequences = 0;

@@ -46,12 +46,18 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
-void TrainingSession::start(std::vector<config::RunConfig> runs, engine::TrainingOptions options) {
+void TrainingSession::start(const std::vector<config::RunConfig>& runs, engine::TrainingOptions options) {
+  start(train::validate_runs(runs), options);
+}
+
+void TrainingSession::start(std::vector<train::ValidRun> runs, engine::TrainingOptions options) {
   handle_.cancel();
-  auto h = engine::start_training(runs, options);  // throws before anything starts
+  std::vector<config::RunConfig> configs;
+  for (const auto& r : runs) configs.push_back(r.config());
+  auto h = engine::start_training(std::move(runs), options);
   reaper_.retire(std::move(handle_));  // the cancelled job checkpoints and is joined off this thread
   handle_ = std::move(h);
-  configs_ = std::move(runs);
+  configs_ = std::move(configs);
   snapshot_.reset();
   figures_.clear();
 }

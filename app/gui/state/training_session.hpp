@@ -25,10 +25,12 @@ std::string format_duration(double seconds);
 
 class TrainingSession {
  public:
-  // Starts training `runs` (validated by the caller); options.side_by_side trains them at once (compare).
-  // Throws what engine::start_training throws. A job still running is cancelled first, and stops
+  // Starts training `runs` (validated once, by the editor's valid_runs()); options.side_by_side
+  // trains them at once (compare). A job still running is cancelled first, and stops
   // (checkpoints) on the reaper's thread: this returns without waiting for it.
-  void start(std::vector<config::RunConfig> runs, engine::TrainingOptions options = {});
+  void start(std::vector<train::ValidRun> runs, engine::TrainingOptions options = {});
+  // train::validate_runs(runs) (throws its InputError, the running job left alone), then the above.
+  void start(const std::vector<config::RunConfig>& runs, engine::TrainingOptions options = {});
   // Continues a cancelled or crashed run from its checkpoint (then evaluates it).
   void resume_run(const std::string& run_dir);
   void pause() { handle_.pause(); }

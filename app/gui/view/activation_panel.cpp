@@ -15,7 +15,7 @@
 namespace proteus::gui {
 
 bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigure& map, float width) {
-  auto& spec = editor.config.model.mixer.schedule;
+  const auto& spec = editor.config().model.mixer.schedule;
   const float h = ui_px(46);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##strip", ImVec2(width, h));
@@ -55,7 +55,7 @@ bool draw_unlock_strip(ExperimentEditor& editor, int& dragging, const DrawnFigur
 
 void draw_activation_panel(LabApp& app) {
   auto& ed = app.editor.experiment;
-  auto& m = ed.config.model.mixer;
+  const auto& m = ed.config().model.mixer;
   if (m.type != config::MixerType::memory) {
     ImGui::TextWrapped("The attention reference has no memory blocks: choose a memory mixer to see the activation map.");
     return;
@@ -66,9 +66,9 @@ void draw_activation_panel(LabApp& app) {
   ImGui::SetNextItemWidth(ui_px(260));
   if (ImGui::SliderInt("E (drag)", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
   flow_same_line(ui_px(260) + label_width("horizon N"));
-  int N = m.N > 0 ? m.N : ed.config.data.seq_len;
+  int N = m.N > 0 ? m.N : ed.config().data.seq_len;
   ImGui::SetNextItemWidth(ui_px(260));
-  if (ImGui::SliderInt("horizon N", &N, 1, std::max(4 * ed.config.data.seq_len, N), "%d",
+  if (ImGui::SliderInt("horizon N", &N, 1, std::max(4 * ed.config().data.seq_len, N), "%d",
                        ImGuiSliderFlags_Logarithmic))
     ed.set_N(N), changed = true;
   flow_same_line(ImGui::CalcTextSize("Back to uniform").x + 2 * ImGui::GetStyle().FramePadding.x);

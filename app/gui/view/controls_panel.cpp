@@ -34,7 +34,6 @@ void draw_preset_combo(LabApp& app) {
 
 void draw_controls_panel(LabApp& app) {
   auto& ed = app.editor.experiment;
-  auto& c = ed.config;
   bool changed = false;
   // Every field leaves room for the longest label beside it, whatever the column's width.
   ImGui::PushItemWidth(-label_width("text file or folder"));
@@ -79,27 +78,29 @@ void draw_controls_panel(LabApp& app) {
     ImGui::EndPopup();
   }
 
-  int mode = static_cast<int>(ed.mode);
+  int mode = static_cast<int>(ed.mode());
   const auto radio_width = [](const char* label) { return ImGui::GetFrameHeight() + label_width(label); };
   changed |= ImGui::RadioButton("one run", &mode, 0);
   flow_same_line(radio_width("compare with E = 1"));
   changed |= ImGui::RadioButton("compare with E = 1", &mode, 1);
   flow_same_line(radio_width("sweep"));
   changed |= ImGui::RadioButton("sweep", &mode, 2);
-  if (!ed.kept_variants.empty()) {
+  if (!ed.kept_variants().empty()) {
     // Offered only with a file's own variants: there is nothing else for it to train.
     flow_same_line(radio_width("the file's variants"));
     changed |= ImGui::RadioButton("the file's variants", &mode, static_cast<int>(RunMode::variants));
   }
-  ed.mode = static_cast<RunMode>(mode);
-  if (ed.mode == RunMode::sweep_e) changed |= draw_sweep_controls(app);
+  if (mode != static_cast<int>(ed.mode())) ed.set_mode(static_cast<RunMode>(mode));
+  if (ed.mode() == RunMode::sweep_e) changed |= draw_sweep_controls(app);
   changed |= draw_kept_grid(app);
-  changed |= ImGui::InputText("name", &c.name);
-  {
+  changed |= ed.edit_config([](config::RunConfig& c) {
+    bool edited = ImGui::InputText("name", &c.name);
     int seed = static_cast<int>(c.seed);
-    if (input_int("seed", seed, 0, 1 << 30)) c.seed = static_cast<uint64_t>(seed), changed = true;
-  }
-  if (input_int("seeds", ed.seeds, 1, kMaxSeeds)) changed = true;
+    if (input_int("seed", seed, 0, 1 << 30)) c.seed = static_cast<uint64_t>(seed), edited = true;
+    return edited;
+  });
+  int seeds = ed.seeds();
+  if (input_int("seeds", seeds, 1, kMaxSeeds)) ed.set_seeds(seeds), changed = true;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Train each run once per seed (seed, seed + 1, ...): the plots show each group's mean\n"
                       "with a 95%% interval over its seeds, and groups/ in the runs folder holds the numbers.");
@@ -116,9 +117,9 @@ void draw_controls_panel(LabApp& app) {
   }
   const bool can_start = app.editor.problem.empty() && !app.training.active();
   ImGui::BeginDisabled(!can_start);
-  const char* label = ed.mode == RunMode::compare   ? "Train baseline and Proteus"
-                      : ed.mode == RunMode::sweep_e  ? "Train the sweep"
-                      : ed.mode == RunMode::variants ? "Train the file's variants"
+  const char* label = ed.mode() == RunMode::compare   ? "Train baseline and Proteus"
+                      : ed.mode() == RunMode::sweep_e  ? "Train the sweep"
+                      : ed.mode() == RunMode::variants ? "Train the file's variants"
                                                      : "Train";
   if (ImGui::Button(label, ImVec2(-1, 0))) app.start_training();
   ImGui::EndDisabled();

@@ -40,7 +40,7 @@ void set_mix_weight(config::DataConfig& d, const std::string& task, double w) {
 // period is a field, and buttons add a block (4x the last period) or drop the last.
 bool draw_mlp_chain(ExperimentEditor& ed) {
   bool changed = false;
-  auto& chain = ed.config.model.mlp.chain;
+  const auto& chain = ed.config().model.mlp.chain;
   ImGui::TextUnformatted("MLP chain");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("model.mlp.chain: SwiGLU blocks one after another in each layer (Hope-Attention's\n"
@@ -60,45 +60,68 @@ bool draw_mlp_chain(ExperimentEditor& ed) {
     if (ImGui::SmallButton("- MLP block")) ed.remove_mlp_block(), changed = true;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", config::describe_mlp_chain(ed.config.model.mlp).c_str());
+  ImGui::TextWrapped("%s", config::describe_mlp_chain(ed.config().model.mlp).c_str());
   ImGui::PopStyleColor();
   return changed;
 }
 
-// Each section edits the config in place and returns true when a widget changed it.
+// Each section edits the editor's config in place (ExperimentEditor::edit_config, or its edits that
+// keep the config valid) and returns true when a widget changed it.
 bool draw_model_section(ExperimentEditor& ed) {
-  bool changed = false;
-  auto& c = ed.config;
-  auto& m = c.model.mixer;
-  changed |= combo("mixer", m.type);
-  if (m.type == config::MixerType::memory) {
-    changed |= combo("rule", m.rule);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("%s", ("The memory rule (model.mixer.rule; docs/rules.md): " +
-                               std::string(memory::describe(m.rule).summary)).c_str());
-  }
-  changed |= input_config_int("d_model", "model.d_model", c.model.d_model, 8, 64);
-  changed |= input_config_int("layers", "model.layers", c.model.layers);
-  changed |= input_config_int("heads", "model.mixer.heads", m.heads);
-  changed |= input_config_int("d_head", "model.mixer.d_head", m.d_head, 2, 16);
-  if (m.type == config::MixerType::memory) {
-    changed |= input_config_int("conv width", "model.mixer.conv", m.conv);
-    changed |= ImGui::Checkbox("data-dependent decay", &m.decay);
-    if (memory::rule_uses_gamma(m.rule))
-      changed |= input_config_int((std::string(memory::rule_name(m.rule)) + " window").c_str(), "model.mixer.window", m.window);
-    changed |= combo("output gate", m.output_gate);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("A gate on the memory's read (model.mixer.output_gate): none (the default), swish (the\n"
-                        "gated RMSNorm fla's Gated DeltaNet uses) or sigmoid: RMSNorm(o) * act(W_g x) per head");
-  }
+  bool changed = ed.edit_config([](config::RunConfig& c) {
+    bool edited = false;
+    auto& m = c.model.mixer;
+    edited |= combo("mixer", m.type);
+    if (m.type == config::MixerType::memory) {
+      edited |= combo("rule", m.rule);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", ("The memory rule (model.mixer.rule; docs/rules.md): " +
+                                 std::string(memory::describe(m.rule).summary)).c_str());
+    }
+    edited |= input_config_int("d_model", "model.d_model", c.model.d_model, 8, 64);
+    edited |= input_config_int("layers", "model.layers", c.model.layers);
+    edited |= input_config_int("heads", "model.mixer.heads", m.heads);
+    edited |= input_config_int("d_head", "model.mixer.d_head", m.d_head, 2, 16);
+    if (m.type == config::MixerType::memory) {
+      edited |= input_config_int("conv width", "model.mixer.conv", m.conv);
+      edited |= ImGui::Checkbox("data-dependent decay", &m.decay);
+      if (memory::rule_uses_gamma(m.rule))
+        edited |= input_config_int((std::string(memory::rule_name(m.rule)) + " window").c_str(), "model.mixer.window",
+                                   m.window);
+      edited |= combo("output gate", m.output_gate);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("A gate on the memory's read (model.mixer.output_gate): none (the default), swish (the\n"
+                          "gated RMSNorm fla's Gated DeltaNet uses) or sigmoid: RMSNorm(o) * act(W_g x) per head");
+    }
+    return edited;
+  });
   changed |= draw_mlp_chain(ed);
+  return changed;
+}
+
+// Which form runs, the block axis and the normalisation: the choices with nothing to keep valid.
+bool draw_mixer_choices(config::MixerConfig& m) {
+  bool changed = combo("form", m.form);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", ("Which form of the rule runs (model.mixer.form): auto (" + std::string(memory::auto_form_rule()) +
+                             "),\nrecurrent, or chunked. Same function, other cost.")
+                                .c_str());
+  changed |= combo("block axis", m.block_axis);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Which way the E blocks run (model.mixer.block_axis): key_rows (d_head / E key rows per\n"
+                      "block, the default), value_rows (d_head / E value dimensions; E must divide d_head) or\n"
+                      "layer (across the layer's heads, one head after another; E must divide heads x d_head)");
+  changed |= combo("normalize", m.normalize);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("How the mask meets the normalisation of q and k (model.mixer.normalize):\n"
+                      "normalize_then_mask (the paper's), mask_then_normalize, capped_renormalize");
   return changed;
 }
 
 bool draw_memory_section(ExperimentEditor& ed) {
   bool changed = false;
-  auto& c = ed.config;
-  auto& m = c.model.mixer;
+  const auto& c = ed.config();
+  const auto& m = c.model.mixer;
   const int D = int(config::mixer_state_size(m));
   int E = m.E;
   const std::string of_D = "of D=" + std::to_string(D);
@@ -113,24 +136,11 @@ bool draw_memory_section(ExperimentEditor& ed) {
   if (combo("schedule", type)) ed.set_schedule_type(type), changed = true;
   if (m.schedule.type == memory::ScheduleType::power) {
     float p = static_cast<float>(m.schedule.power);
-    if (ImGui::SliderFloat("power", &p, 0.25f, 4.0f, "%.2f")) m.schedule.power = p, changed = true;
+    if (ImGui::SliderFloat("power", &p, 0.25f, 4.0f, "%.2f")) ed.set_schedule_power(p), changed = true;
   }
   int N = m.N;
   if (horizon_input("horizon N", N, c.data.seq_len)) ed.set_N(N), changed = true;
-  changed |= combo("form", m.form);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", ("Which form of the rule runs (model.mixer.form): auto (" + std::string(memory::auto_form_rule()) +
-                             "),\nrecurrent, or chunked. Same function, other cost.")
-                                .c_str());
-  changed |= combo("block axis", m.block_axis);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Which way the E blocks run (model.mixer.block_axis): key_rows (d_head / E key rows per\n"
-                      "block, the default), value_rows (d_head / E value dimensions; E must divide d_head) or\n"
-                      "layer (across the layer's heads, one head after another; E must divide heads x d_head)");
-  changed |= combo("normalize", m.normalize);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("How the mask meets the normalisation of q and k (model.mixer.normalize):\n"
-                      "normalize_then_mask (the paper's), mask_then_normalize, capped_renormalize");
+  changed |= ed.edit_config([](config::RunConfig& edited) { return draw_mixer_choices(edited.model.mixer); });
   if (m.schedule.type == memory::ScheduleType::custom) ImGui::TextDisabled("drag the unlock points under the activation map");
   return changed;
 }
@@ -155,7 +165,7 @@ bool draw_niah_tasks(config::DataConfig& d) {
 // Bytes or a BPE trained on the training split (math.md section 8), through the editor, which keeps
 // model.vocab equal to the tokenizer's.
 bool draw_tokenizer(ExperimentEditor& ed) {
-  auto& d = ed.config.data;
+  const auto& d = ed.config().data;
   config::Tokenizer tokenizer = d.tokenizer;
   bool changed = false;
   if (combo("tokenizer", tokenizer)) ed.set_tokenizer(tokenizer), changed = true;
@@ -168,9 +178,9 @@ bool draw_tokenizer(ExperimentEditor& ed) {
   return changed;
 }
 
-bool draw_data_section(ExperimentEditor& ed) {
-  auto& d = ed.config.data;
-  bool changed = draw_tokenizer(ed);
+// The data fields past the tokenizer, edited in place.
+bool draw_data_fields(config::DataConfig& d) {
+  bool changed = false;
   changed |= input_config_int("seq_len", "data.seq_len", d.seq_len, 32, 256);
   changed |= input_config_int("batch", "data.batch", d.batch);
   for (const auto& task : config::mix_task_names()) {
@@ -192,6 +202,11 @@ bool draw_data_section(ExperimentEditor& ed) {
     }
   }
   return changed;
+}
+
+bool draw_data_section(ExperimentEditor& ed) {
+  bool changed = draw_tokenizer(ed);
+  return ed.edit_config([](config::RunConfig& c) { return draw_data_fields(c.data); }) || changed;
 }
 
 bool draw_training_section(config::TrainConfig& t) {
@@ -219,14 +234,16 @@ bool draw_device_section(config::RunConfig& c, const DeviceInfo& device) {
 
 bool draw_run_settings(LabApp& app) {
   auto& ed = app.editor.experiment;
-  auto& c = ed.config;
+  const auto& c = ed.config();
   bool changed = false;
   if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_model_section(ed);
   if (c.model.mixer.type == config::MixerType::memory && ImGui::CollapsingHeader("Memory blocks", ImGuiTreeNodeFlags_DefaultOpen))
     changed |= draw_memory_section(ed);
   if (ImGui::CollapsingHeader("Data")) changed |= draw_data_section(ed);
-  if (ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_training_section(c.train);
-  if (ImGui::CollapsingHeader("Device", ImGuiTreeNodeFlags_DefaultOpen)) changed |= draw_device_section(c, app.device);
+  if (ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen))
+    changed |= ed.edit_config([](config::RunConfig& edited) { return draw_training_section(edited.train); });
+  if (ImGui::CollapsingHeader("Device", ImGuiTreeNodeFlags_DefaultOpen))
+    changed |= ed.edit_config([&](config::RunConfig& edited) { return draw_device_section(edited, app.device); });
   return changed;
 }
 

@@ -16,7 +16,7 @@ namespace {
 // The edited schedule's controls; true when the edit changed.
 bool draw_schedule_controls(LabApp& app) {
   auto& ed = app.explore.session.edit;
-  auto& m = ed.config.model.mixer;
+  const auto& m = ed.config().model.mixer;
   bool changed = false;
   const int D = int(config::mixer_state_size(m));
   int E = m.E;
@@ -30,13 +30,13 @@ bool draw_schedule_controls(LabApp& app) {
     flow_same_line(ui_px(140) + label_width("p"));
     float p = static_cast<float>(m.schedule.power);
     ImGui::SetNextItemWidth(ui_px(140));
-    if (ImGui::SliderFloat("p", &p, 0.25f, 4.0f, "%.2f")) m.schedule.power = p, changed = true;
+    if (ImGui::SliderFloat("p", &p, 0.25f, 4.0f, "%.2f")) ed.set_schedule_power(p), changed = true;
   }
   flow_same_line(ui_px(200));
   int N = m.N;
-  if (horizon_input("horizon N", N, ed.config.data.seq_len)) ed.set_N(N), changed = true;
+  if (horizon_input("horizon N", N, ed.config().data.seq_len)) ed.set_N(N), changed = true;
   if (N > 0) {
-    const int L = ed.config.data.seq_len;
+    const int L = ed.config().data.seq_len;
     for (const auto& [label, n] : {std::pair{"x0.5", std::max(1, L / 2)}, {"x1", L}, {"x2", 2 * L}, {"x4", 4 * L}}) {
       flow_same_line(ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x);
       if (ImGui::SmallButton(label)) ed.set_N(n), changed = true;
@@ -105,7 +105,7 @@ void draw_explore_panel(LabApp& app) {
     const auto map_fig = x.edit.activation_figure();
     const float w = ImGui::GetContentRegionAvail().x;
     const DrawnFigure map = draw_figure("explore-map", map_fig, ImVec2(w, readable_figure_height(map_fig, w, ui_px(150))));
-    if (x.edit.config.model.mixer.schedule.type == memory::ScheduleType::custom)
+    if (x.edit.config().model.mixer.schedule.type == memory::ScheduleType::custom)
       changed |= draw_unlock_strip(x.edit, app.explore.panel.dragging_unlock, map, w);
   } catch (const std::exception& e) {
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", e.what());

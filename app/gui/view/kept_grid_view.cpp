@@ -28,9 +28,7 @@ bool draw_kept_grid(LabApp& app) {
   if (!ImGui::Button("Leave out (edit with the controls)")) return false;
   std::string what;
   for (const auto& line : ed.kept_describe()) what += (what.empty() ? "" : "; ") + line;
-  ed.kept_variants.clear();
-  ed.kept_sweep.clear();
-  if (ed.mode == RunMode::variants) ed.mode = RunMode::single;  // no variants left to train
+  ed.leave_out_kept();
   app.notify("left out of the runs: " + what);
   return true;
 }

@@ -20,7 +20,7 @@ LabApp::LabApp(std::filesystem::path root, std::filesystem::path runs_dir) : sou
     notify("loaded " + preset->path.string());
   }
   device = probe_device();
-  editor.experiment.config.runs_dir = runs.dir.string();
+  use_runs_dir();
   runs.panel.folder = runs.dir.string();
   teach.stepper.go_to(0);
   runs.browser.start_rescan(runs.dir);  // on a worker: a folder of a thousand runs never holds up the window
@@ -33,6 +33,15 @@ void StatusLine::post(const std::string& message, Notice kind) {
   is_error = error;
   log.push_back((error ? "error: " : "") + message);
   if (log.size() > 200) log.erase(log.begin());
+}
+
+void LabApp::use_runs_dir() {
+  const std::string dir = runs.dir.string();
+  editor.experiment.edit_config([&](config::RunConfig& c) {
+    if (c.runs_dir == dir) return false;
+    c.runs_dir = dir;
+    return true;
+  });
 }
 
 void LabApp::notify(const std::string& message) { status_line.post(message, Notice::info); }
@@ -58,7 +67,7 @@ void LabApp::editor_changed() {
 void LabApp::load_experiment(const std::filesystem::path& file) {
   try {
     editor.experiment.load(file);
-    editor.experiment.config.runs_dir = runs.dir.string();  // the window's runs folder, not the file's
+    use_runs_dir();
     editor_changed();
     editor.preset_label.clear();
     std::error_code ec;
@@ -77,10 +86,10 @@ bool LabApp::start_training() {
     return false;
   }
   try {
-    auto r = editor.experiment.runs();
-    for (auto& c : r) c.runs_dir = runs.dir.string();
+    use_runs_dir();
+    auto r = editor.experiment.valid_runs();
     // Side by side only for one pair: more runs at once would share the cores too thinly.
-    const bool side_by_side = editor.experiment.mode == RunMode::compare && editor.experiment.seeds == 1;
+    const bool side_by_side = editor.experiment.mode() == RunMode::compare && editor.experiment.seeds() == 1;
     const size_t count = r.size();
     training.start(std::move(r), {.side_by_side = side_by_side});
     notify(side_by_side ? "training baseline and Proteus side by side"

@@ -36,6 +36,8 @@ class LabApp {
   void notify_error(const std::string& message);  // the same, in red
   // The editor changed: revalidate and redraw the activation map.
   void editor_changed();
+  // The editor's runs go to the window's runs folder, not the file's.
+  void use_runs_dir();
   void show(Tab t) { requested_tab_ = t, current_tab_ = t; }
   Tab current_tab() const { return current_tab_; }
   // Puts a finished run in Explore (errors go to the status line); false when it cannot.

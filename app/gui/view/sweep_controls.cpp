@@ -44,9 +44,9 @@ bool draw_sweep_controls(LabApp& app) {
   auto& ed = app.editor.experiment;
   auto& state = app.editor.controls;
   bool changed = false;
-  if (ImGui::BeginCombo("swept field", ed.sweep_field.c_str())) {
+  if (ImGui::BeginCombo("swept field", ed.sweep_field().c_str())) {
     const auto pick = [&](const std::string& f) {
-      if (ImGui::Selectable(f.c_str(), f == ed.sweep_field) && f != ed.sweep_field) {
+      if (ImGui::Selectable(f.c_str(), f == ed.sweep_field()) && f != ed.sweep_field()) {
         try {
           if (const auto note = ed.pick_sweep_field(f); !note.empty()) app.notify(note);
         } catch (const std::exception& e) {
@@ -64,11 +64,11 @@ bool draw_sweep_controls(LabApp& app) {
       if (std::find(common_fields().begin(), common_fields().end(), f) == common_fields().end()) pick(f);
     ImGui::EndCombo();
   }
-  if (ed.sweep_field == "model.mixer.E") {
-    if (state.sweep_shown != ed.sweep_E) {
+  if (ed.sweep_field() == "model.mixer.E") {
+    if (state.sweep_shown != ed.sweep_E()) {
       state.sweep_text.clear();
-      for (size_t i = 0; i < ed.sweep_E.size(); ++i) state.sweep_text += (i ? ", " : "") + std::to_string(ed.sweep_E[i]);
-      state.sweep_shown = ed.sweep_E;
+      for (size_t i = 0; i < ed.sweep_E().size(); ++i) state.sweep_text += (i ? ", " : "") + std::to_string(ed.sweep_E()[i]);
+      state.sweep_shown = ed.sweep_E();
     }
     if (ImGui::InputText("E values", &state.sweep_text)) {
       std::vector<nlohmann::json> v;
@@ -76,32 +76,36 @@ bool draw_sweep_controls(LabApp& app) {
       if (parse_values(state.sweep_text, v) &&
           std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_number_integer(); })) {
         for (const auto& x : v) es.push_back(x.get<int>());
-        ed.sweep_E = es;
+        ed.set_sweep_E(es);
         state.sweep_shown = es;
         changed = true;
       }
     }
     return changed;
   }
-  if (state.sweep_values_shown != ed.sweep_values)
-    state.sweep_values_text = join_values(ed.sweep_values), state.sweep_values_shown = ed.sweep_values;
-  if (ImGui::InputText("values", &state.sweep_values_text) && parse_values(state.sweep_values_text, ed.sweep_values)) {
-    state.sweep_values_shown = ed.sweep_values;
+  if (state.sweep_values_shown != ed.sweep_values())
+    state.sweep_values_text = join_values(ed.sweep_values()), state.sweep_values_shown = ed.sweep_values();
+  std::vector<nlohmann::json> values;
+  if (ImGui::InputText("values", &state.sweep_values_text) && parse_values(state.sweep_values_text, values)) {
+    ed.set_sweep_values(values);
+    state.sweep_values_shown = ed.sweep_values();
     changed = true;
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Comma-separated: 16, 32, 64. Each value is trained with E = 1 and with the E below,\n"
                       "so the Training view draws the effect of gating against this field as runs finish\n"
                       "(numbers only: a list of names, rules say, is trained and drawn run by run).");
-  if (ed.kept_sweep.contains("model.mixer.E")) {
-    ImGui::TextDisabled("each value: E from the file's grid below, %d seed%s", ed.seeds, ed.seeds == 1 ? "" : "s");
+  const int seeds = ed.seeds(), E = ed.config().model.mixer.E;
+  if (ed.kept_sweep().contains("model.mixer.E")) {
+    ImGui::TextDisabled("each value: E from the file's grid below, %d seed%s", seeds, seeds == 1 ? "" : "s");
     return changed;
   }
-  changed |= ImGui::Checkbox("a baseline (E = 1) at each value", &ed.sweep_baseline);
-  if (ed.sweep_baseline && ed.config.model.mixer.E > 1)
-    ImGui::TextDisabled("each value: E = 1 and E = %d, %d seed%s", ed.config.model.mixer.E, ed.seeds, ed.seeds == 1 ? "" : "s");
+  bool baseline = ed.sweep_baseline();
+  if (ImGui::Checkbox("a baseline (E = 1) at each value", &baseline)) ed.set_sweep_baseline(baseline), changed = true;
+  if (ed.sweep_baseline() && E > 1)
+    ImGui::TextDisabled("each value: E = 1 and E = %d, %d seed%s", E, seeds, seeds == 1 ? "" : "s");
   else
-    ImGui::TextDisabled("each value: E = %d, %d seed%s", ed.config.model.mixer.E, ed.seeds, ed.seeds == 1 ? "" : "s");
+    ImGui::TextDisabled("each value: E = %d, %d seed%s", E, seeds, seeds == 1 ? "" : "s");
   return changed;
 }
 
