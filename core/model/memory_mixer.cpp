@@ -185,13 +185,13 @@ void MemoryMixer<T>::rule_forward() {
     be_.upload_int32(open_widths_.reserve(be_, widths.size()), widths.data(), widths.size());
     open_widths_T_ = T_;
   }
-  rule_state_ = rule_.forward(o_.reserve(be_, n), rule_args());
+  rule_state_ = gated_rule_.forward(o_.reserve(be_, n), rule_args());
 }
 
 // The adjoint of rule_forward.
 template <class T>
 void MemoryMixer<T>::rule_backward(const backend::MemoryRuleGrads<T>& g) {
-  rule_.backward(g, do_, rule_args(), *rule_state_);
+  gated_rule_.backward(g, do_, rule_args(), *rule_state_);
 }
 
 template <class T>
@@ -299,7 +299,7 @@ void MemoryMixer<T>::block_norms(T* out, int n_blocks) const {
   backend::OpShape s = rule_shape(n_blocks);
   s.open_widths = false;  // the norms read the state the rule left, by either path
   require_op(be_, backend::Op::memory_block_norms, s);
-  rule_.block_norms(out, rule_args(), *rule_state_, n_blocks);
+  gated_rule_.block_norms(out, rule_args(), *rule_state_, n_blocks);
 }
 
 template class MemoryMixer<float>;

@@ -92,7 +92,7 @@ class MemoryMixer final : public Layer<T> {
   IdBuffer<T> open_widths_;                          // (T, H) value_rows' open value dims, layer's key rows
   int open_widths_T_ = 0;                            // the T open_widths_ holds (0: none yet)
   Buffer<T> gpre_, gact_, gated_, dgated_, dgpre_, dgact_;  // output gate: W_g x, act, the gated read
-  backend::OpenWidthsRule<T> rule_{be_};            // the rule, under the open widths where they apply
+  backend::OpenWidthsRule<T> gated_rule_{be_};      // the rule, under the open widths where they apply
   std::unique_ptr<backend::OpState> rule_state_;
   // Gradients of the activations above.
   Buffer<T> dqm_, dkm_;
