@@ -22,6 +22,14 @@ Usage:
       lower, the detectable effect, the two-sided p-value of the paired t test and A minus B per
       seed. The columns are rounded as printed (to 0.001), so each difference carries up to 0.001 of
       rounding that the run folders would not.
+  scripts/paired_seeds.py trend BUDGETS COLUMN COLUMN [COLUMN...]
+      the effect against the training budget: BUDGETS the budgets as multiples of the first
+      (e.g. "1,4,16"), one per-seed COLUMN per budget in that order, the same seeds in each. Per seed,
+      the least-squares line of the effect against log2(budget); then the mean slope per doubling
+      over seeds with its 95% t interval, the mean line's value at each budget, and the budget at
+      which the mean line crosses zero if the trend held (with the budgets where the slope
+      interval's ends would put it; "none" where the interval reaches 0 or above: a floor is not
+      excluded).
 
 Every comparison: the mean over seeds of gated minus baseline with its 95% Student t interval, the
 seeds where gating is better, the per-seed values, and the smallest effect the design detects
@@ -43,7 +51,7 @@ import re
 import sys
 
 PROG = "paired_seeds"
-COMMANDS = "nll, diff, needle, bpb, diffcols"
+COMMANDS = "nll, diff, needle, bpb, diffcols, trend"
 
 
 def die(message):
@@ -434,12 +442,58 @@ def diffcols_table(col_a, col_b, label="all"):
     print(" | ".join(cells[:4] + [p_text] + cells[4:]))
 
 
+def crossing(intercept, slope):
+    """The budget (a multiple of the first) where intercept + slope * log2(budget) is 0; None if the line never falls to it."""
+    if slope >= 0 or intercept <= 0:
+        return None if slope >= 0 else 1.0
+    return 2 ** (-intercept / slope)
+
+
+def trend_table(budgets_arg, columns):
+    """The per-seed line of the effect against log2(budget), summarised over seeds."""
+    budgets = parse_column("BUDGETS", budgets_arg)
+    if len(budgets) < 2 or any(b <= 0 for b in budgets) or len(set(budgets)) != len(budgets):
+        die(f"BUDGETS {budgets_arg!r}: give two or more different positive budgets, e.g. 1,4,16")
+    if len(columns) != len(budgets):
+        die(f"{len(budgets)} budgets but {len(columns)} columns: give one per-seed column per budget")
+    cols = [parse_column(f"COLUMN {i + 1}", c) for i, c in enumerate(columns)]
+    n = len(cols[0])
+    if any(len(c) != n for c in cols):
+        die("the columns hold different numbers of seeds: give the same seeds, in the same order, in each")
+    xs = [math.log2(b / budgets[0]) for b in budgets]
+    xm = sum(xs) / len(xs)
+    sxx = sum((x - xm) ** 2 for x in xs)
+    slopes, intercepts = [], []
+    for seed in range(n):
+        ys = [c[seed] for c in cols]
+        ym = sum(ys) / len(ys)
+        slope = sum((x - xm) * (y - ym) for x, y in zip(xs, ys)) / sxx
+        slopes.append(slope)
+        intercepts.append(ym - slope * xm)
+    slope, lo, hi, _ = summary(slopes)
+    intercept = sum(intercepts) / n
+    print(f"the effect against log2(training budget), a line per seed ({n} seed{'s' if n != 1 else ''}); "
+          f"budgets {', '.join(f'{b:g}x' for b in budgets)}")
+    print()
+    print("| slope per doubling [95% t] | per seed | mean line at each budget | crosses zero at (if the trend held) |")
+    print("|---|---|---|---|")
+    at = ", ".join(f"{b:g}x {intercept + slope * x:+.3f}" for b, x in zip(budgets, xs))
+    def where(sl):
+        c = crossing(intercept, sl)
+        return "none" if c is None else f"{c * budgets[0]:.3g}x"
+    cross = where(slope)
+    ends = f"{where(lo)} to {where(hi)}" if n > 1 else "-"
+    print(f"| {fmt(slope, lo, hi)} | {', '.join(f'{v:+.3f}' for v in slopes)} | {at} | {cross} "
+          f"(slope interval's ends: {ends}) |")
+
+
 USAGE = {
     "nll": "nll RUNS_DIR GATED BASELINE [RANGES]",
     "diff": "diff RUNS_DIR GATED BASELINE REF_GATED REF_BASELINE [REF_RUNS_DIR]",
     "needle": "needle RUNS_DIR GATED BASELINE",
     "bpb": "bpb RUNS_DIR BASELINE GATED [GATED...]",
     "diffcols": "diffcols COLUMN_A COLUMN_B [LABEL]",
+    "trend": "trend BUDGETS COLUMN COLUMN [COLUMN...]",
 }
 
 
@@ -457,10 +511,13 @@ def main():
     required = [n for n in names if not n.startswith("[")]
     if len(args) - 1 < len(required):
         die(f"{mode}: missing {required[len(args) - 1]} (usage: {USAGE[mode]})")
-    if mode != "bpb" and len(args) - 1 > len(names):
+    if mode not in ("bpb", "trend") and len(args) - 1 > len(names):
         die(f"{mode}: unexpected argument {args[len(names) + 1]!r} (usage: {USAGE[mode]})")
     if mode == "diffcols":
         diffcols_table(args[1], args[2], *args[3:4])
+        return
+    if mode == "trend":
+        trend_table(args[1], args[2:])
         return
     check_dir("RUNS_DIR", args[1])
     if mode == "nll":
