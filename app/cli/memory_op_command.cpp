@@ -20,8 +20,11 @@ constexpr const char* program = "proteus memory-op";
 std::string rule_fields_help() {
   using memory::rules_where;
   std::string rules;
-  for (memory::Rule r : memory::all_rules()) rules += (rules.empty() ? "\"" : " | \"") + std::string(memory::rule_name(r)) + "\"";
-  const auto padded = [](std::string text, size_t width) { return text + std::string(text.size() < width ? width - text.size() : 2, ' '); };
+  for (memory::Rule r : memory::all_rules())
+    rules += (rules.empty() ? "\"" : " | \"") + std::string(memory::rule_name(r)) + "\"";
+  const auto padded = [](std::string text, size_t width) {
+    return text + std::string(text.size() < width ? width - text.size() : 2, ' ');
+  };
   return padded("  rule      " + rules, 74) + "(required)\n" +
          "  q, k      T rows of d_k numbers                                          (required)\n"
          "  v         T rows of d_v numbers                                          (required)\n"

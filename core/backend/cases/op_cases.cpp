@@ -595,13 +595,12 @@ void memory_rule_cases(std::vector<OpCase>& cases) {
   // each family, both forms, and window writes under both axes).
   for (const memory::RuleDescriptor& row : memory::rule_descriptors())
     for (const auto& [axis, form] : row.parity_axes) {
-      const memory::Rule rule = row.rule;
-    OpCase c = axis_rule_case("memory_rule_" + std::string(memory::rule_name(rule)) + "_E4_" +
-                                  std::string(memory::block_axis_name(axis)) + "_" +
-                                  std::string(memory::rule_form_name(form)),
-                              rule, axis, form);
-    if (form == RuleForm::chunked) c.chunked_rule = rule;
-    cases.push_back(std::move(c));
+      OpCase c = axis_rule_case("memory_rule_" + std::string(row.name) + "_E4_" +
+                                    std::string(memory::block_axis_name(axis)) + "_" +
+                                    std::string(memory::rule_form_name(form)),
+                                row.rule, axis, form);
+      if (form == RuleForm::chunked) c.chunked_rule = row.rule;
+      cases.push_back(std::move(c));
     }
 }
 

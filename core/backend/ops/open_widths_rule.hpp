@@ -27,7 +27,7 @@ class OpenWidthsRule {
   static bool supported(const Backend<T>& be, const OpShape& shape, std::string* why_not = nullptr);
 
   // The rule forward on `args` (args.open_widths null: the schedule alone, one plain call). The
-  // masked inputs stay here for backward and block_norms; `head_width` is d_k (layer) or d_v.
+  // masked inputs stay here for backward and block_norms, which take the same args.
   std::unique_ptr<OpState> forward(T* o, const MemoryRuleArgs<T>& args);
   void backward(const MemoryRuleGrads<T>& grads, const T* dO, const MemoryRuleArgs<T>& args, const OpState& state);
   void block_norms(T* out, const MemoryRuleArgs<T>& args, const OpState& state, int n_blocks) const;
