@@ -13,6 +13,7 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/device.hpp"
 #include "kernels/device_scratch.cuh"
+#include "core/memory/rule_descriptor.hpp"
 #include "kernels/rule_limits.hpp"
 
 namespace proteus::cuda {
@@ -121,6 +122,10 @@ bool CudaBackend::supports(Op op, const backend::OpShape& s, std::string* why_no
       // The kernels take no table of open widths: value_rows / layer run as the ungated rule on
       // masked inputs (backend::OpenWidthsRule composes that, where the rule allows it).
       if (s.open_widths) return no("the memory-rule kernels take no table of open widths");
+      // They read one retention a step; a rule with a row of d_k runs on the CPU.
+      if (memory::rule_traits(s.rule).per_key_retention)
+        return no("rule " + std::string(memory::rule_name(s.rule)) +
+                  " decays each key row at its own rate; the memory-rule kernels take one retention a step");
       return true;
     }
     case Op::attention:

@@ -30,7 +30,9 @@ std::string rule_fields_help() {
          "  v         T rows of d_v numbers                                          (required)\n"
          "  beta      T write strengths in [0, 2]            (required; " +
          rules_where([](memory::Rule r) { return !memory::rule_uses_beta(r); }) + " ignores it)\n" +
-         "  a         T retentions in (0, 1]                 (default 1: no decay)\n"
+         "  a         T retentions in (0, 1]                 (default 1: no decay; " +
+         rules_where([](memory::Rule r) { return memory::rule_traits(r).per_key_retention; }, "or") +
+         ": T rows of d_k)\n" +
          "  p         T rows of d_k numbers                  (" + rules_where(memory::rule_uses_p, "or") +
          " only; required there)\n" +
          "  eta       T momentum factors in [0, 1)           (" + rules_where(memory::rule_uses_eta, "or") +

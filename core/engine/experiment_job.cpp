@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/backend/registry.hpp"
+#include "core/model/model_backend.hpp"
 #include "core/common/input_error.hpp"
 #include "core/config/config_json.hpp"
 #include "core/data/batch_source.hpp"
@@ -205,7 +206,7 @@ eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::Eval
   // The run's lock for the whole evaluation: no training writes it meanwhile. Status and metrics
   // are left as they are; evaluating does not change the run's state.
   auto writer = runs::RunWriter::reopen(run_dir);
-  auto be = backend::make_backend(cfg.device, cfg.threads);
+  auto be = model::make_model_backend(cfg);
   model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
   train::load_checkpoint(ckpt, model, nullptr);
   auto report = eval::evaluate(model, cfg, data::Tokenizer::for_run(run_dir, cfg.data), progress);

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/backend/registry.hpp"
+#include "core/model/model_backend.hpp"
 #include "core/common/input_error.hpp"
 #include "core/config/config_json.hpp"
 #include "core/config/experiment.hpp"
@@ -53,7 +54,7 @@ config::RunConfig edited_config(const TrainedRun& run, const ConfigDelta& delta)
 
 eval::EvalReport evaluate_trained(const TrainedRun& run, const config::RunConfig& cfg, const eval::EvalParts& parts,
                                   const eval::EvalProgress& progress, const eval::ProgressiveCurve& progressive) {
-  auto be = backend::make_backend(cfg.device, cfg.threads);
+  auto be = model::make_model_backend(cfg);
   model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
   train::load_checkpoint(run.checkpoint, model, nullptr);
   return eval::evaluate(model, cfg, run.tokenizer, progress, parts, progressive);

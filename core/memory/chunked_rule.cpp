@@ -7,6 +7,7 @@
 
 #include "core/memory/active_prefix.hpp"
 #include "core/memory/chunk_size.hpp"
+#include "core/memory/chunked_per_key_rule.hpp"
 #include "core/memory/log_retention.hpp"
 #include "core/memory/rule_family.hpp"
 
@@ -284,6 +285,10 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
   for (int64_t ci = 0; ci < chunks; ++ci) {
     const int64_t n0 = ci * chunk_size, L = std::min(chunk_size, in.T - n0);
     if (checkpoints) std::copy(Hbuf.begin(), Hbuf.end(), checkpoints->S.begin() + ci * D);
+    if (rule_traits(rule).per_key_retention) {  // its own chunk (chunked_per_key_rule.hpp)
+      detail::per_key_chunk_forward(schedule, in, n0, L, Hbuf.data(), o);
+      continue;
+    }
     load_chunk(rule, schedule, in, n0, L, c);
     auto HR = H.topLeftCorner(c.R, c.W);
     chunk_products(rule, c, HR);
@@ -318,6 +323,10 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
   Vec<T> dg, dgh, dbeta;
   for (int64_t ci = chunks - 1; ci >= 0; --ci) {
     const int64_t n0 = ci * C, L = std::min(C, in.T - n0);
+    if (rule_traits(rule).per_key_retention) {
+      detail::per_key_chunk_backward(schedule, in, n0, L, checkpoints.S.data() + ci * D, g.S.data(), dO, g);
+      continue;
+    }
     load_chunk(rule, schedule, in, n0, L, c);
     const StateMap<T> Hfull(const_cast<T*>(checkpoints.S.data()) + ci * D, d_k, d_v);
     const auto HR = Hfull.topLeftCorner(c.R, c.W);

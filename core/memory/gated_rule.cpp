@@ -41,7 +41,7 @@ GradAccum<T> zero_grads(Rule rule, const RuleInputs<T>& in, const T* dS_final) {
   g.k.assign(in.T * in.d_k, T(0));
   g.v.assign(in.T * in.d_v, T(0));
   g.beta.assign(in.T, T(0));
-  g.a.assign(in.T, T(0));
+  g.a.assign(in.T * retention_width(rule, in.d_k), T(0));
   g.p.assign(rule_uses_p(rule) ? in.T * in.d_k : 0, T(0));
   g.eta.assign(rule_uses_eta(rule) ? in.T : 0, T(0));
   g.gamma.assign(rule_uses_gamma(rule) ? in.T * in.window : 0, T(0));

@@ -1,5 +1,6 @@
-// Hebbian rules: linear (S_t = a S + beta k v^T) and swla (S_t = a S + sum_w gamma_t[w] k_{t-w} v_{t-w}^T),
-// gated elementwise. linear is swla with a window of one and beta as its weight, so they share code.
+// Hebbian rules: S_t = a S + beta k v^T, or sum_w gamma_t[w] k_{t-w} v_{t-w}^T for window writes,
+// with a a scalar per step or a row of d_k (diag(a_t) S: per_key_retention), gated elementwise.
+// One write is a window of one with beta as its weight, so they share code.
 #include <algorithm>
 
 #include "core/memory/active_prefix.hpp"
@@ -33,7 +34,6 @@ void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in,
   std::vector<int64_t> token(weight.size());
   for (int64_t n = range.n0; n < range.n1; ++n) {
     const ActiveSet act = active_set(s, in, n);
-    const T a = retention(in, n);
     const T* S_prev = state_at(tape.S, tape, n, D);
     T* S = state_at(tape.S, tape, n + 1, D);
     std::copy(S_prev, S_prev + D, S);  // locked elements keep their bits
@@ -41,6 +41,7 @@ void hebbian_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in,
     const int64_t rows = act.rows;
     for (int64_t i = 0; i < rows; ++i) {
       const int64_t cols = act.cols_of(i, d_v);
+      const T a = retention(rule, in, n, i);
       for (int64_t j = 0; j < cols; ++j) {
         T x = a * S[i * d_v + j];
         for (int64_t w = 0; w < terms; ++w)
@@ -61,12 +62,11 @@ void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in
   T* dS = g.S.data();
   for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
     const ActiveSet act = active_set(s, in, n);
-    const T a = retention(in, n);
     const T* S_prev = state_at(tape.S, tape, n, D);
     if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, act, d_k, d_v, dS, &g.q[n * d_k]);
     const int64_t terms = write_terms(rule, in, n, weight.data(), token.data());
     const int64_t rows = act.rows;
-    T da = 0;
+    const bool per_key = rule_traits(rule).per_key_retention;
     for (int64_t w = 0; w < terms; ++w) {
       const T* k = in.k + token[w] * d_k;
       const T* v = in.v + token[w] * d_v;
@@ -87,14 +87,17 @@ void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in
       if (!rule_uses_gamma(rule)) g.beta[n] += dweight;
       else g.gamma[n * in.window + w] += dweight;
     }
+    T da = 0;
     for (int64_t i = 0; i < rows; ++i) {
       const int64_t cols = act.cols_of(i, d_v);
+      const T a = retention(rule, in, n, i);
+      T& da_i = per_key ? g.a[n * d_k + i] : da;  // one sum per row, or one for the step
       for (int64_t j = 0; j < cols; ++j) {
-        da += dS[i * d_v + j] * S_prev[i * d_v + j];
+        da_i += dS[i * d_v + j] * S_prev[i * d_v + j];
         dS[i * d_v + j] *= a;  // locked elements pass their adjoint through unchanged
       }
     }
-    g.a[n] += da;
+    if (!per_key) g.a[n] += da;
   }
 }
 

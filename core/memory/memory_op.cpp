@@ -166,7 +166,7 @@ void check_request(const MemoryOpRequest& r) {
   check_buffer(r.k, required, "k", r.T, r.d_k);
   check_buffer(r.v, required, "v", r.T, r.d_v);
   check_buffer(r.beta, r.has_beta, "beta", r.T, 1);
-  check_buffer(r.a, r.has_a, "a", r.T, 1);
+  check_buffer(r.a, r.has_a, "a", r.T, retention_width(r.rule, r.d_k));
   check_buffer(r.p, r.has_p, "p", r.T, r.d_k);
   check_buffer(r.eta, r.has_eta, "eta", r.T, 1);
   check_buffer(r.gamma, r.has_gamma, "gamma", r.T, r.window);
@@ -308,7 +308,12 @@ void read_rule_inputs(const json& in, MemoryOpRequest& r, Extent& T, Extent& d_k
   } else if (rule_uses_beta(r.rule)) {
     throw InputError("beta", "required by rule " + rule_text + " (T numbers in [0, 2])");
   }
-  if ((r.has_a = find(in, "a") != nullptr)) {
+  if ((r.has_a = find(in, "a") != nullptr) && rule_traits(r.rule).per_key_retention) {
+    read_matrix(in["a"], "a", T, d_k, r.a);  // a row of d_k retentions a step
+    for (size_t n = 0; n < r.a.size(); ++n)
+      if (!(r.a[n] > 0.0 && r.a[n] <= 1.0))
+        throw InputError(indexed(indexed("a", n / r.d_k), n % r.d_k), "must be in (0, 1], got " + format_number(r.a[n]));
+  } else if (r.has_a) {
     read_scalars("a", r.a);
     check_range(r.a, "a", 0.0, End::open, 1.0, End::closed, "(0, 1]");
   }
@@ -470,7 +475,8 @@ json run_memory_op(const MemoryOpRequest& r) {
   if (r.recall) out["recall_error"] = recall_errors(r, schedule, tape, columns);
   if (!r.wants_grads()) return out;
 
-  std::vector<double> dq(r.T * r.d_k), dk(r.T * r.d_k), dv(r.T * r.d_v), dbeta(r.T), da(r.T);
+  std::vector<double> dq(r.T * r.d_k), dk(r.T * r.d_k), dv(r.T * r.d_v), dbeta(r.T);
+  std::vector<double> da(r.T * retention_width(r.rule, r.d_k));
   std::vector<double> dp(rule_uses_p(r.rule) ? r.T * r.d_k : 0), deta(rule_uses_eta(r.rule) ? r.T : 0);
   std::vector<double> dgamma(rule_uses_gamma(r.rule) ? r.T * r.window : 0), dS0(r.D());
   RuleGrads<double> grads;
@@ -496,7 +502,7 @@ json run_memory_op(const MemoryOpRequest& r) {
   grad["k"] = to_json("grad.k", dk, r.T, r.d_k);
   grad["v"] = to_json("grad.v", dv, r.T, r.d_v);
   if (rule_uses_beta(r.rule) || r.has_beta) grad["beta"] = to_json("grad.beta", dbeta, r.T, 0);
-  grad["a"] = to_json("grad.a", da, r.T, 0);
+  grad["a"] = to_json("grad.a", da, r.T, rule_traits(r.rule).per_key_retention ? r.d_k : 0);
   if (rule_uses_p(r.rule)) grad["p"] = to_json("grad.p", dp, r.T, r.d_k);
   if (rule_uses_eta(r.rule)) grad["eta"] = to_json("grad.eta", deta, r.T, 0);
   if (rule_uses_gamma(r.rule)) grad["gamma"] = to_json("grad.gamma", dgamma, r.T, r.window);

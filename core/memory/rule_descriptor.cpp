@@ -23,6 +23,9 @@ const std::vector<RuleDescriptor>& rule_descriptors() {
       {Rule::swla, "swla", "sliding-window linear attention: c writes per step, of the last c tokens, weighted by gamma",
        {"S_t = S + G_t * ((a-1) S + sum_j gamma_t[j] k_{t-j} v_{t-j}^T)"},
        {{BlockAxis::value_rows, RuleForm::chunked}, {BlockAxis::layer, RuleForm::recurrent}}},
+      {Rule::gla, "gla", "gated linear attention: the linear rule with a retention per key dimension, a_t in (0, 1]^d_k",
+       {"S_t = S + G_t * ((diag(a_t)-1) S + beta k v^T)"},
+       {{BlockAxis::value_rows, RuleForm::chunked}, {BlockAxis::layer, RuleForm::chunked}}},
   };
   return rows;
 }

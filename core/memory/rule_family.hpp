@@ -84,8 +84,14 @@ GradAccum<T> zero_grads(Rule rule, const RuleInputs<T>& in, const T* dS_final);
 template <class T>
 void copy_grads(Rule rule, const GradAccum<T>& g, const RuleGrads<T>& grads);
 
-// Retention a_t, 1 when the input has none.
+// Retention a_t, 1 when the input has none (a rule with one scalar a step).
 template <class T>
 inline T retention(const RuleInputs<T>& in, int64_t n) { return in.a ? in.a[n] : T(1); }
+// Retention of key row i at step n, for a rule of either kind (rule_traits' per_key_retention).
+template <class T>
+inline T retention(Rule rule, const RuleInputs<T>& in, int64_t n, int64_t i) {
+  if (!in.a) return T(1);
+  return rule_traits(rule).per_key_retention ? in.a[n * in.d_k + i] : in.a[n];
+}
 
 }  // namespace proteus::memory::detail

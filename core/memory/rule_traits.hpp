@@ -5,6 +5,7 @@
 // there, and its time loop (docs/architecture.md, "Adding a rule").
 // C++17 and host/device: the CUDA kernels branch on these traits at compile time.
 #pragma once
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -12,8 +13,8 @@
 
 namespace proteus::memory {
 
-enum class Rule { linear, delta, comba, titans, swla };
-inline constexpr int kRuleCount = 5;
+enum class Rule { linear, delta, comba, titans, swla, gla };
+inline constexpr int kRuleCount = 6;
 // The rule a config, a bench or a parity case runs when none is named (Gated DeltaNet's).
 inline constexpr Rule kDefaultRule = Rule::delta;
 
@@ -31,6 +32,7 @@ struct RuleTraits {
   bool uses_eta = false;            // a momentum factor eta_t per step
   bool uses_gamma = false;          // window weights gamma_t[j]: c writes per step, of earlier keys too
   bool decayed_prediction = false;  // the erase predicts from a_t S_{t-1} (else from S_{t-1})
+  bool per_key_retention = false;   // a_t is a row of d_k retentions, one per key row of S (else one scalar)
 };
 
 PROTEUS_HOST_DEVICE constexpr RuleTraits rule_traits(Rule rule) {
@@ -41,6 +43,7 @@ PROTEUS_HOST_DEVICE constexpr RuleTraits rule_traits(Rule rule) {
     case Rule::comba: t.family = RuleFamily::erasing, t.uses_p = true; break;
     case Rule::titans: t.family = RuleFamily::momentum, t.uses_eta = true; break;
     case Rule::swla: t.uses_beta = false, t.uses_gamma = true; break;
+    case Rule::gla: t.per_key_retention = true; break;
   }
   return t;
 }
@@ -56,6 +59,11 @@ PROTEUS_HOST_DEVICE constexpr bool rule_has_chunked_form(Rule rule) { return !ru
 PROTEUS_HOST_DEVICE constexpr bool rule_masks_as_gates(Rule rule) { return !rule_traits(rule).uses_gamma; }
 // A step predicts from the state before writing (the erasing and momentum families).
 PROTEUS_HOST_DEVICE constexpr bool rule_predicts(Rule rule) { return rule_traits(rule).family != RuleFamily::hebbian; }
+
+// The retentions a step reads: d_k (one per key row, diag(a_t) S) or 1 (a_t S); a is (T, this).
+PROTEUS_HOST_DEVICE constexpr int64_t retention_width(Rule rule, int64_t d_k) {
+  return rule_traits(rule).per_key_retention ? d_k : 1;
+}
 
 // Calls f(std::integral_constant<Rule, rule>{}): a runtime rule to a compile-time one, for the
 // kernels and loops templated on the rule, without a switch that names each rule.

@@ -24,10 +24,10 @@ Schedule column_schedule(const Schedule& s, int64_t d_k, int64_t j) {
 // Column j's inputs: the front row zero in q, k, p and S_0; v and S_0 column j; the rest shared.
 template <class T>
 struct ColumnInputs {
-  std::vector<T> q, k, p, v, S0;
+  std::vector<T> q, k, p, a, v, S0;
   RuleInputs<T> in;
 
-  ColumnInputs(const RuleInputs<T>& all, int64_t j) {
+  ColumnInputs(Rule rule, const RuleInputs<T>& all, int64_t j) {
     const int64_t K = all.d_k + 1;
     const auto widen = [&](const T* x, std::vector<T>& out) {
       if (!x) return;
@@ -37,12 +37,18 @@ struct ColumnInputs {
     widen(all.q, q);
     widen(all.k, k);
     widen(all.p, p);
+    const bool per_key_a = all.a && rule_traits(rule).per_key_retention;
+    if (per_key_a) {  // the front row holds nothing: retention 1
+      widen(all.a, a);
+      for (int64_t t = 0; t < all.T; ++t) a[t * K] = T(1);
+    }
     v.resize(all.T);
     for (int64_t t = 0; t < all.T; ++t) v[t] = all.v[t * all.d_v + j];
     in = all;
     in.d_k = K, in.d_v = 1;
     in.q = q.data(), in.k = k.data(), in.v = v.data();
     in.p = all.p ? p.data() : nullptr;
+    if (per_key_a) in.a = a.data();
     if (all.S0) {
       S0.assign(K, T(0));
       for (int64_t i = 0; i < all.d_k; ++i) S0[i + 1] = all.S0[i * all.d_v + j];
@@ -60,7 +66,7 @@ void value_rows_rule_forward(Rule rule, const Schedule& schedule, const RuleInpu
   if (tape) tape->columns.assign(in.d_v, RuleTape<T>{});
   std::vector<T> o_col(in.T), S_col(in.d_k + 1);
   for (int64_t j = 0; j < in.d_v; ++j) {
-    ColumnInputs<T> col(in, j);
+    ColumnInputs<T> col(rule, in, j);
     gated_rule_forward(rule, column_schedule(schedule, in.d_k, j), col.in, o_col.data(), S_col.data(),
                        tape ? &tape->columns[j] : nullptr);
     for (int64_t t = 0; t < in.T; ++t) o[t * in.d_v + j] = o_col[t];
@@ -101,16 +107,16 @@ void value_rows_rule_backward(Rule rule, const Schedule& schedule, const RuleInp
     throw InputError("tape", "does not come from a value_rows forward of these shapes");
   const int64_t T_ = in.T, K = in.d_k + 1;
   for (auto [x, n] : {std::pair{grads.q, T_ * in.d_k}, std::pair{grads.k, T_ * in.d_k}, std::pair{grads.beta, T_},
-                      std::pair{grads.a, T_}})
+                      std::pair{grads.a, T_ * retention_width(rule, in.d_k)}})
     zero(x, n);
   if (rule_uses_p(rule)) zero(grads.p, T_ * in.d_k);
   if (rule_uses_eta(rule)) zero(grads.eta, T_);
   if (rule_uses_gamma(rule)) zero(grads.gamma, T_ * in.window);
-  std::vector<T> dq(T_ * K), dk(T_ * K), dp(rule_uses_p(rule) ? T_ * K : 0), dv(T_), dbeta(T_), da(T_);
+  std::vector<T> dq(T_ * K), dk(T_ * K), dp(rule_uses_p(rule) ? T_ * K : 0), dv(T_), dbeta(T_), da(T_ * retention_width(rule, K));
   std::vector<T> deta(rule_uses_eta(rule) ? T_ : 0), dgamma(rule_uses_gamma(rule) ? T_ * in.window : 0), dS0(K);
   std::vector<T> dO_col(T_, T(0)), dS_col(K, T(0));
   for (int64_t j = 0; j < in.d_v; ++j) {
-    ColumnInputs<T> col(in, j);
+    ColumnInputs<T> col(rule, in, j);
     for (int64_t t = 0; t < T_; ++t) dO_col[t] = dO ? dO[t * in.d_v + j] : T(0);
     for (int64_t i = 0; i < in.d_k; ++i) dS_col[i + 1] = dS_final ? dS_final[i * in.d_v + j] : T(0);
     RuleGrads<T> g;
@@ -124,7 +130,8 @@ void value_rows_rule_backward(Rule rule, const Schedule& schedule, const RuleInp
     if (grads.v)
       for (int64_t t = 0; t < T_; ++t) grads.v[t * in.d_v + j] = dv[t];
     add_all(dbeta, grads.beta);
-    add_all(da, grads.a);
+    if (rule_traits(rule).per_key_retention) add_narrowed(da, T_, in.d_k, grads.a);
+    else add_all(da, grads.a);
     if (rule_uses_eta(rule)) add_all(deta, grads.eta);
     if (rule_uses_gamma(rule)) add_all(dgamma, grads.gamma);
     if (grads.S0)

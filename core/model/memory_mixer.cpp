@@ -33,7 +33,9 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
     if (K_ > 0) s->conv = table.add(prefix + "." + name + "_conv.weight", {HD, K_}, Init::uniform, conv_bound, Decay::none);
   }
   if (memory::rule_uses_beta(rule_)) wb_ = table.add(prefix + ".b_proj.weight", {H_, C}, Init::normal, std, Decay::applied);
-  if (cfg.decay) {
+  if (cfg.decay && memory::rule_traits(rule_).per_key_retention) {
+    per_key_a_ = std::make_unique<PerKeyRetention<T>>(be, table, prefix, C, HD, std);
+  } else if (cfg.decay) {
     wa_ = table.add(prefix + ".a_proj.weight", {H_, C}, Init::normal, std, Decay::applied);
     a_log_ = table.add(prefix + ".A_log", {H_}, Init::log_uniform_a, 0, Decay::none);
     dt_bias_ = table.add(prefix + ".dt_bias", {H_}, Init::dt_bias, 0, Decay::none);
@@ -157,7 +159,9 @@ void MemoryMixer<T>::forward(T* out, const T* in, int B, int Tn) {
     be_.matmul_forward(beta_pre_.reserve(be_, NH), in, params_ + wb_, N_, C_, H_);
     be_.sigmoid_forward(beta_.reserve(be_, NH), beta_pre_, NH);
   }
-  if (cfg_.decay) {
+  if (per_key_a_) {
+    per_key_a_->forward(a_.reserve(be_, n), in, params_, N_);
+  } else if (cfg_.decay) {
     be_.matmul_forward(a_pre_.reserve(be_, NH), in, params_ + wa_, N_, C_, H_);
     be_.decay_forward(a_.reserve(be_, NH), a_pre_, params_ + a_log_, params_ + dt_bias_, N_, H_);
   }
@@ -237,7 +241,7 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
   g.k = dkr_.reserve(be_, n);
   g.v = v_.dact.reserve(be_, n);
   if (memory::rule_uses_beta(rule_)) g.beta = dbeta_.reserve(be_, NH);
-  if (cfg_.decay) g.a = da_.reserve(be_, NH);
+  if (cfg_.decay) g.a = da_.reserve(be_, per_key_a_ ? n : NH);
   if (memory::rule_uses_p(rule_)) g.p = dp_.reserve(be_, n);
   if (memory::rule_uses_eta(rule_)) g.eta = deta_.reserve(be_, NH);
   if (memory::rule_uses_gamma(rule_)) g.gamma = dgamma_.reserve(be_, static_cast<size_t>(NH) * c_);
@@ -277,7 +281,9 @@ void MemoryMixer<T>::backward(T* din, const T* dout) {
     be_.sigmoid_backward(dpre_.reserve(be_, NH), dbeta_, beta_, NH);
     gate_to_input(wb_, dpre_, H_);
   }
-  if (cfg_.decay) {
+  if (per_key_a_) {
+    per_key_a_->backward(din, grads_, da_, a_, in_, params_, N_);
+  } else if (cfg_.decay) {
     be_.decay_backward(dpre_.reserve(be_, NH), grads_ + a_log_, grads_ + dt_bias_, da_, a_, a_pre_,
                        params_ + a_log_, params_ + dt_bias_, N_, H_);
     gate_to_input(wa_, dpre_, H_);

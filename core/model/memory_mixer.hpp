@@ -1,6 +1,7 @@
 // The memory mixer of math.md section 5, in fla's layer conventions, for every gated rule:
 //   q, k, v = W x  ->  short causal depthwise conv (width K) + SiLU  ->  q, k L2-normalised per head
-//   beta = sigmoid(W_b x); a = exp(-exp(A_log) softplus(W_a x + dt_bias)) when decaying
+//   beta = sigmoid(W_b x); a = exp(-exp(A_log) softplus(W_a x + dt_bias)) when decaying, or a row of
+//   d_k per head for a rule with per_key_retention (per_key_retention.hpp: fla's GLA gate)
 //   where the rule reads them (rule_traits.hpp): p = k, q <- q - d_h p;  eta = sigmoid(W_eta x);
 //   gamma = sigmoid(W_g x)
 //   o = gated rule (E blocks on the schedule)  ->  per-head RMSNorm [⊙ act(W_g x)]  ->  output map.
@@ -18,6 +19,7 @@
 #include "core/backend/ops/open_widths_rule.hpp"
 #include "core/config/config.hpp"
 #include "core/memory/block_axis.hpp"
+#include "core/model/per_key_retention.hpp"
 #include "core/memory/key_normalize.hpp"
 #include "core/model/buffer.hpp"
 #include "core/model/layer.hpp"
@@ -92,6 +94,7 @@ class MemoryMixer final : public Layer<T> {
   IdBuffer<T> open_widths_;                          // (T, H) value_rows' open value dims, layer's key rows
   int open_widths_T_ = 0;                            // the T open_widths_ holds (0: none yet)
   Buffer<T> gpre_, gact_, gated_, dgated_, dgpre_, dgact_;  // output gate: W_g x, act, the gated read
+  std::unique_ptr<PerKeyRetention<T>> per_key_a_;  // the decay, where the rule reads a row of d_k
   backend::OpenWidthsRule<T> gated_rule_{be_};      // the rule, under the open widths where they apply
   std::unique_ptr<backend::OpState> rule_state_;
   // Gradients of the activations above.

@@ -35,7 +35,15 @@ nlohmann::json teaching_input(const TeachingExample& ex) {
   in["k"] = keys;
   in["v"] = values;
   if (memory::rule_uses_beta(ex.rule)) in["beta"] = std::vector<double>(ex.T, ex.beta);
-  if (ex.decay != 1.0) in["a"] = std::vector<double>(ex.T, ex.decay);
+  if (ex.decay != 1.0 && memory::rule_traits(ex.rule).per_key_retention) {
+    // A row per step: key row i keeps decay^((d_k - i) / d_k), the first row fading fastest, so the
+    // picture shows each row of S fading at its own rate.
+    std::vector<double> row(std::max(ex.d_k, 0));
+    for (int i = 0; i < ex.d_k; ++i) row[i] = std::pow(ex.decay, double(ex.d_k - i) / ex.d_k);
+    in["a"] = std::vector<std::vector<double>>(ex.T, row);
+  } else if (ex.decay != 1.0) {
+    in["a"] = std::vector<double>(ex.T, ex.decay);
+  }
   if (memory::rule_uses_p(ex.rule)) in["p"] = in["k"];
   if (memory::rule_uses_eta(ex.rule)) in["eta"] = std::vector<double>(ex.T, 0.5);
   if (memory::rule_uses_gamma(ex.rule)) in["gamma"] = std::vector<std::vector<double>>(ex.T, std::vector<double>{1.0, 1.0});

@@ -6,6 +6,7 @@
 
 #include "core/backend/bench/bench_timing.hpp"
 #include "core/backend/registry.hpp"
+#include "core/model/model_backend.hpp"
 #include "core/data/batch_source.hpp"
 #include "core/model/model.hpp"
 #include "core/train/gated_adamw.hpp"
@@ -16,7 +17,7 @@ namespace proteus::train {
 using backend::median;
 
 BenchResult benchmark_training(const config::RunConfig& cfg, int warmup_steps, int timed_steps) {
-  auto be = backend::make_backend(cfg.device, cfg.threads);
+  auto be = model::make_model_backend(cfg);
   backend::SyncedStopwatch watch(*be.backend);
   model::Model<float> model(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend, cfg.seed);
   GatedAdamW<float> opt(model, cfg);

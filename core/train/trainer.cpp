@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "core/backend/registry.hpp"
+#include "core/model/model_backend.hpp"
 #include "core/config/config_json.hpp"
 #include "core/data/batch_source.hpp"
 #include "core/common/input_error.hpp"
@@ -48,7 +49,7 @@ struct Session {
 
   Session(const config::RunConfig& c, runs::RunWriter& w, std::unique_ptr<data::BatchSource> d)
       : cfg(c), writer(w), data(std::move(d)) {
-    be = backend::make_backend(cfg.device, cfg.threads);
+    be = model::make_model_backend(cfg);
     model = std::make_unique<model::Model<float>>(cfg.model, config::resolved_mixer_horizon(cfg), *be.backend,
                                                   cfg.seed);
     opt = std::make_unique<GatedAdamW<float>>(*model, cfg);

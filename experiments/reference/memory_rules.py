@@ -1,16 +1,22 @@
 """The gated memory rules of math.md sections 2 and 3 in PyTorch, batched over (B, H): the schedule,
 the recurrent definition (elementwise mask, any E, every rule) and the chunked row-aligned form
-(linear and delta, E = 1 or blocks on row boundaries). A mirror of core/memory/ for the reference
-model (proteus_model.py); gradients come from autograd.
+(linear, delta and gla, E = 1 or blocks on row boundaries). A mirror of core/memory/ for the
+reference model (proteus_model.py); gradients come from autograd.
 
-Shapes: q, k, p (B, T, H, d_k); v (B, T, H, d_v); beta, a, eta (B, T, H); gamma (B, T, H, c).
+Shapes: q, k, p (B, T, H, d_k); v (B, T, H, d_v); beta, eta (B, T, H); gamma (B, T, H, c);
+a (B, T, H), one retention per step and head, or (B, T, H, d_k) for gla (PER_KEY_RULES), one per
+key row: diag(a_t) S, key row i of the state decays by a_t[i].
 Positions are 1-based as in math.md (t = n + 1 for the n-th token).
 """
 import math
 
 import torch
 
-RULES = ("linear", "delta", "comba", "titans", "swla")
+RULES = ("linear", "delta", "comba", "titans", "swla", "gla")
+# The rules whose retention is a row of d_k numbers per step and head (rule_traits' per_key_retention).
+PER_KEY_RULES = ("gla",)
+# The rules with a chunked form (row-aligned blocks).
+CHUNKED_RULES = ("linear", "delta", "gla")
 
 
 class Schedule:
@@ -108,20 +114,25 @@ def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None,
     exact values (torch.where, as the C++ writes only the active prefix); where the whole memory
     is active (end = D) the gate is skipped: the ungated rule, as E = 1 must be. open_widths
     (T, H) ints (block_axis value_rows / layer) lock the columns (rows) past them too, at every
-    step, swla's window included."""
+    step, swla's window included. gla is the linear rule with a (B, T, H, d_k): S_t = S +
+    G_t ⊙ ((diag(a_t) - I) S + beta_t k_t v_t^T)."""
     if rule not in RULES:
         raise ValueError(f"rule: unknown rule '{rule}' (expected one of {', '.join(RULES)})")
     B, T, H, d_k = k.shape
     d_v = v.shape[-1]
     if schedule.D != d_k * d_v:
         raise ValueError(f"schedule is for D = {schedule.D} elements but d_k * d_v = {d_k * d_v}")
+    per_key = rule in PER_KEY_RULES
+    _check_retention(rule, a, (B, T, H, d_k))
     ends, mask = _masks(schedule, T, d_k, d_v, v.device)
     # Per-step slices, taken once: indexing x[:, n] inside the loop would cost a full-size
     # gradient buffer per step in the backward (T^2 work).
     steps = lambda x, *tail: [None] * T if x is None else [y[(...,) + tail] for y in x.unbind(1)]
     qs, ks, vs, ps = steps(q), steps(k), steps(v), steps(p)
     betas, etas = steps(beta, None), steps(eta, None, None)     # (B, H, 1), (B, H, 1, 1)
-    a_pred, a_state = steps(a, None), steps(a, None, None)      # (B, H, 1) for delta's prediction, (B, H, 1, 1)
+    a_pred = None if per_key else steps(a, None)                # (B, H, 1) for delta's prediction
+    # (B, H, 1, 1): a S; or (B, H, d_k, 1) for a per-key retention: diag(a) S, over the value columns
+    a_state = steps(a, None) if per_key else steps(a, None, None)
     gammas = steps(gamma, None)                                 # (B, H, c, 1)
     S = v.new_zeros(B, H, d_k, d_v)
     Z = v.new_zeros(B, H, d_k, d_v) if rule == "titans" else None
@@ -135,7 +146,7 @@ def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None,
             G = W if G is None else G & W
         kt, vt, qt, bt = ks[n], vs[n], qs[n], betas[n]              # (B, H, d), beta (B, H, 1)
         decayed = S if a is None else a_state[n] * S                # a S
-        if rule == "linear":
+        if rule in ("linear", "gla"):
             new = decayed + torch.einsum("bhk,bhv->bhkv", bt * kt, vt)
         elif rule in ("delta", "comba"):
             e = kt if rule == "delta" else ps[n]
@@ -158,9 +169,49 @@ def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None,
     return torch.stack(out, dim=1)                                  # (B, T, H, d_v)
 
 
+def _check_retention(rule, a, shape):
+    """a's shape: (B, T, H) for a scalar retention, (B, T, H, d_k) for a per-key one."""
+    if a is None:
+        return
+    want = tuple(shape) if rule in PER_KEY_RULES else tuple(shape[:3])
+    if tuple(a.shape) != want:
+        kind = "a row of d_k per step and head" if rule in PER_KEY_RULES else "one per step and head"
+        raise ValueError(f"rule {rule}: the retention a is {kind}, shape {list(want)}, got {list(a.shape)}")
+
+
 def chunked_applies(rule, schedule, d_v):
-    """The chunked form covers linear and delta with row-aligned blocks (math.md section 3 fast path)."""
-    return rule in ("linear", "delta") and schedule.row_aligned(d_v)
+    """The chunked form covers linear, delta and gla with row-aligned blocks (math.md section 3 fast path)."""
+    return rule in CHUNKED_RULES and schedule.row_aligned(d_v)
+
+
+def _per_key_chunked(q, k, v, beta, log_a, S, C):
+    """gla ungated on one segment, in chunks of C (fla's chunk_gla, without its secondary chunking:
+    the intra-chunk weights are summed pairwise, sum_i q_t[i] k_s[i] e^{g_t[i] - g_s[i]}, s <= t, so no
+    exponent is positive). q, k, log_a (B, H, L, R); v (B, H, L, d_v); beta (B, H, L); S (B, H, R, d_v).
+    Returns o (B, H, L, d_v) and the state at the segment's end."""
+    B, H, L, R = k.shape
+    d_v = v.shape[-1]
+    C = min(C, L)
+    n = -(-L // C)
+    pad = n * C - L
+    if pad:  # padded tokens (k = v = q = 0, beta = 0, log a = 0) neither write nor decay
+        q, k, v, log_a = (torch.nn.functional.pad(x, (0, 0, 0, pad)) for x in (q, k, v, log_a))
+        beta = torch.nn.functional.pad(beta, (0, pad))
+    split = lambda x: x.reshape(B, H, n, C, *x.shape[3:])
+    q, k, v, beta, g = split(q), split(k), split(v), split(beta), split(log_a).cumsum(3)  # g: (B, H, n, C, R)
+    lower = torch.ones(C, C, dtype=torch.bool, device=q.device).tril()
+    diff = (g[..., :, None, :] - g[..., None, :, :]).masked_fill(~lower[..., None], float("-inf"))
+    attn = torch.einsum("bhnti,bhnsi,bhntsi->bhnts", q, k, diff.exp())  # (B, H, n, C, C), lower with diagonal
+    u = v * beta[..., None]
+    out = []
+    qs, ks, gs, us, attns = q.unbind(2), k.unbind(2), g.unbind(2), u.unbind(2), attn.unbind(2)
+    for i in range(n):
+        qi, ki, gi = qs[i], ks[i], gs[i]
+        out.append((qi * gi.exp()) @ S + attns[i] @ us[i])
+        g_last = gi[..., -1:, :]                                    # (B, H, 1, R)
+        S = S * g_last.transpose(-1, -2).exp() + (ki * (g_last - gi).exp()).transpose(-1, -2) @ us[i]
+    o = torch.stack(out, dim=2).reshape(B, H, n * C, d_v)[:, :, :L]
+    return o, S
 
 
 def _plain_chunked(rule, q, k, v, beta, log_a, S, C):
@@ -212,10 +263,12 @@ def chunked_rule(rule, schedule, q, k, v, beta, a=None, chunk=64):
     B, T, H, d_k = k.shape
     d_v = v.shape[-1]
     if not chunked_applies(rule, schedule, d_v):
-        raise ValueError(f"chunked form: needs rule linear or delta and blocks on row boundaries "
+        raise ValueError(f"chunked form: needs rule {', '.join(CHUNKED_RULES)} and blocks on row boundaries "
                          f"(rule {rule}, E = {schedule.E}, D = {schedule.D}, d_v = {d_v})")
     if schedule.D != d_k * d_v:
         raise ValueError(f"schedule is for D = {schedule.D} elements but d_k * d_v = {d_k * d_v}")
+    per_key = rule in PER_KEY_RULES
+    _check_retention(rule, a, (B, T, H, d_k))
     rows = [schedule.active_rows(n + 1, d_v) for n in range(T)]
     # Segments of constant active rows: (rows, length), in order.
     segments = []
@@ -226,12 +279,18 @@ def chunked_rule(rule, schedule, q, k, v, beta, a=None, chunk=64):
             segments.append([r, 1])
     lengths = [length for _, length in segments]
     pieces = lambda x: torch.split(x.transpose(1, 2), lengths, dim=2)  # (B, H, length, .) each
-    lah = torch.zeros_like(beta) if a is None else a.log()
+    if a is not None:
+        lah = a.log()
+    else:
+        lah = beta.new_zeros(B, T, H, d_k) if per_key else torch.zeros_like(beta)
     qs, ks, vs, bs, las = pieces(q), pieces(k), pieces(v), pieces(beta), pieces(lah)
     S = v.new_zeros(B, H, d_k, d_v)
     out = []
     for i, (R, _) in enumerate(segments):
-        o, S_R = _plain_chunked(rule, qs[i][..., :R], ks[i][..., :R], vs[i], bs[i], las[i], S[:, :, :R], chunk)
+        if per_key:  # the retentions of the open rows only
+            o, S_R = _per_key_chunked(qs[i][..., :R], ks[i][..., :R], vs[i], bs[i], las[i][..., :R], S[:, :, :R], chunk)
+        else:
+            o, S_R = _plain_chunked(rule, qs[i][..., :R], ks[i][..., :R], vs[i], bs[i], las[i], S[:, :, :R], chunk)
         S = S_R if R == d_k else torch.cat([S_R, S[:, :, R:]], dim=2)
         out.append(o)
     return torch.cat(out, dim=2).transpose(1, 2)                    # (B, T, H, d_v)

@@ -9,7 +9,8 @@ interoperability checks against the C++ engine and for the GPU benchmarks (bench
 The memory mixer (fla's layer conventions, core/model/memory_mixer.cpp): q, k, v from linear maps,
 a short causal depthwise convolution + SiLU, q and k L2-normalised per head (eps 1e-6 inside the
 square root), beta = sigmoid(W_b x) (all rules but swla), a = exp(-exp(A_log) softplus(W_a x +
-dt_bias)) when model.mixer.decay, comba's p = k and q <- q - d_h p, titans' eta = sigmoid(W_eta x),
+dt_bias)) when model.mixer.decay (gla: a row of d_k per head, log a = logsigmoid(W_2 W_1 x + b) / 16,
+fla's GLA gate gk_proj), comba's p = k and q <- q - d_h p, titans' eta = sigmoid(W_eta x),
 swla's gamma = sigmoid(W_gamma x); the gated rule (memory_rules.py) with E blocks on the
 schedule; per-head RMSNorm; the output map. The attention mixer: causal softmax attention, scale
 1/sqrt(d), no positional encoding. Parameter names are the checkpoint's (core/model tables).
@@ -21,8 +22,8 @@ act(W_g x) (g_proj); model.mlp.chain puts chain blocks i >= 1 (mlp_chain.i: a no
 SwiGLU) after the one MLP, each a pre-norm residual step (core/model/model.cpp).
 
 The memory rule runs in one of two forms: "recurrent" (the definition, any rule and E) or
-"chunked" (linear and delta with E = 1 or row-aligned blocks, key_rows); "auto" takes the chunked
-form where it applies.
+"chunked" (linear, delta and gla with E = 1 or row-aligned blocks, key_rows); "auto" takes the
+chunked form where it applies.
 
     proteus_model.py nll RUN_DIR --tokens TOKENS.json --out OUT.json [--dtype float64]
                          [--forms recurrent,chunked] [--chunk 64] [--grads GRADS.safetensors]
@@ -49,6 +50,10 @@ import proteus_config  # noqa: E402
 import safetensors_io  # noqa: E402
 
 FORMS = ("recurrent", "chunked", "auto")
+# gla's retention (core/model/per_key_retention.hpp, fla's GLA): rank of W_2 W_1 and the normaliser of
+# log a = logsigmoid(z) / normaliser.
+RETENTION_RANK = 16
+RETENTION_NORMALIZER = 16.0
 
 
 class RMSNorm(torch.nn.Module):
@@ -128,7 +133,7 @@ class MemoryMixer(torch.nn.Module):
             raise ValueError(f"model.mixer.output_gate: expected one of {', '.join(OUTPUT_GATES)}, got '{self.output_gate}'")
         chunked_ok = memory_rules.chunked_applies(self.rule, self.schedule, d) and self.widths is None
         if form == "chunked" and not chunked_ok:
-            raise ValueError(f"form chunked: needs rule linear or delta with E = 1 or blocks on rows, "
+            raise ValueError(f"form chunked: needs rule {' or '.join(memory_rules.CHUNKED_RULES)} with E = 1 or blocks on rows, "
                              f"block_axis key_rows (rule {self.rule}, E = {mixer['E']}, d_head = {d}, "
                              f"block_axis {self.block_axis})")
         self.form = "chunked" if form == "chunked" or (form == "auto" and chunked_ok) else "recurrent"
@@ -142,7 +147,10 @@ class MemoryMixer(torch.nn.Module):
         self.v_proj = lin(H * d)
         self.v_conv = CausalConv(H * d, K) if K > 0 else None
         self.b_proj = lin(H) if self.rule != "swla" else None
-        if self.decay:
+        self.per_key = self.decay and self.rule in memory_rules.PER_KEY_RULES
+        if self.per_key:  # gk_proj.0.weight (16, C), gk_proj.1.weight (H d, 16), gk_proj.1.bias (H d)
+            self.gk_proj = torch.nn.Sequential(lin(RETENTION_RANK), torch.nn.Linear(RETENTION_RANK, H * d, bias=True))
+        elif self.decay:
             self.a_proj = lin(H)
             self.A_log = torch.nn.Parameter(torch.zeros(H))
             self.dt_bias = torch.nn.Parameter(torch.zeros(H))
@@ -186,7 +194,9 @@ class MemoryMixer(torch.nn.Module):
             q = q - self.d[:, None] * k
         if self.b_proj is not None:
             beta = torch.sigmoid(self.b_proj(x))
-        if self.decay:
+        if self.per_key:  # log a = logsigmoid(z) / 16, one per key row: (B, T, H, d)
+            a = torch.exp(F.logsigmoid(self.gk_proj(x)) / RETENTION_NORMALIZER).view(B, T, self.H, self.d_head)
+        elif self.decay:
             a = torch.exp(-torch.exp(self.A_log) * F.softplus(self.a_proj(x) + self.dt_bias))
         if self.eta_proj is not None:
             eta = torch.sigmoid(self.eta_proj(x))
@@ -331,6 +341,8 @@ class ProteusModel(torch.nn.Module):
                 dt = torch.exp(lo + torch.rand(shape, generator=g, dtype=torch.float64) * (hi - lo))
                 x = dt + torch.log(-torch.expm1(-dt))  # softplus^-1(dt)
             elif name.endswith("mixer.d"):
+                x = torch.zeros(shape, dtype=torch.float64)
+            elif name.endswith("gk_proj.1.bias"):  # gla's retention starts at 0.5^(1/16)
                 x = torch.zeros(shape, dtype=torch.float64)
             elif "norm." in name:
                 x = torch.ones(shape, dtype=torch.float64)

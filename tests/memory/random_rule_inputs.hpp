@@ -36,7 +36,7 @@ struct RandomRuleInputs {
     beta.resize(T);
     for (auto& e : beta) e = F(0.1 + 0.8 * unit(rng));
     if (decay) {
-      a.resize(T);
+      a.resize(T * retention_width(rule, d_k));  // a row of d_k a step where the rule decays per key row
       for (auto& e : a) e = F(0.5 + 0.5 * unit(rng));
     }
     if (rule_uses_p(rule)) fill_unit_rows(p, d_k);

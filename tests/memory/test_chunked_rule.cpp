@@ -45,10 +45,18 @@ struct Upstream {
 template <class F>
 RuleGrads<F> grads_into(Result<F>& r, const RandomRuleInputs<F>& in) {
   r.q.assign(in.q.size(), F(0)), r.k.assign(in.k.size(), F(0)), r.v.assign(in.v.size(), F(0));
-  r.beta.assign(in.T, F(0)), r.a.assign(in.T, F(0)), r.p.assign(in.p.size(), F(0));
+  r.beta.assign(in.T, F(0)), r.a.assign(in.a.size(), F(0)), r.p.assign(in.p.size(), F(0));
   r.eta.assign(in.eta.size(), F(0)), r.gamma.assign(in.gamma.size(), F(0));
   return RuleGrads<F>{r.q.data(), r.k.data(), r.v.data(), r.beta.data(), r.a.data(),
                       r.p.data(), r.eta.data(), r.gamma.data(), nullptr};
+}
+
+// Every rule with a chunked form (rule_traits.hpp), in the table's order.
+std::vector<Rule> chunked_rules() {
+  std::vector<Rule> rules;
+  for (Rule rule : all_rules())
+    if (rule_has_chunked_form(rule)) rules.push_back(rule);
+  return rules;
 }
 
 enum class Form { taped, checkpointed, chunked };
@@ -122,7 +130,7 @@ Schedule make_schedule(Kind kind, int64_t D, int64_t E, int64_t N) {
 TEST(ChunkedRule, MatchesTheRecurrentReferenceInDouble) {
   const int64_t T = 37, d_k = 8, d_v = 3, D = d_k * d_v, N = 23;  // N < T: full memory past the horizon
   int compared = 0, mid_chunk_unlocks = 0;
-  for (Rule rule : {Rule::linear, Rule::delta, Rule::comba, Rule::swla})
+  for (Rule rule : chunked_rules())
     for (bool decay : {true, false})
       for (int64_t E : {int64_t(1), int64_t(2), int64_t(4), d_k})
         for (Kind kind : {Kind::uniform, Kind::geometric, Kind::custom})
@@ -139,7 +147,7 @@ TEST(ChunkedRule, MatchesTheRecurrentReferenceInDouble) {
             for (int64_t n = 1; n < T; ++n)
               mid_chunk_unlocks += n % chunk != 0 && s.active_rows(n, d_v) != s.active_rows(n + 1, d_v);
           }
-  EXPECT_EQ(compared, 4 * 2 * 4 * 3 * 4);
+  EXPECT_EQ(compared, static_cast<int>(chunked_rules().size()) * 2 * 4 * 3 * 4);
   EXPECT_GT(mid_chunk_unlocks, 0);  // the sweep exercises k(t) changing inside a chunk
 }
 
@@ -149,7 +157,7 @@ TEST(ChunkedRule, MatchesTheReferenceForRemainderBlocksAndOneRowPerBlock) {
     int64_t d_k, d_v, E, T;
   };
   for (const Shape& sh : {Shape{5, 2, 4, 29}, Shape{7, 3, 7, 29}, Shape{16, 16, 16, 70}})
-    for (Rule rule : {Rule::linear, Rule::delta, Rule::comba, Rule::swla})
+    for (Rule rule : chunked_rules())
       for (int64_t chunk : {int64_t(3), int64_t(16)}) {
         const Schedule s = Schedule::uniform(sh.d_k * sh.d_v, sh.E, sh.T / 2);
         ASSERT_TRUE(s.row_aligned(sh.d_v));
@@ -163,7 +171,7 @@ TEST(ChunkedRule, MatchesTheReferenceForRemainderBlocksAndOneRowPerBlock) {
 
 TEST(ChunkedRule, FloatAgreesWithTheDoubleReferenceToFloatRounding) {
   const int64_t T = 200, d_k = 16, d_v = 16, D = d_k * d_v;
-  for (Rule rule : {Rule::linear, Rule::delta, Rule::comba, Rule::swla})
+  for (Rule rule : chunked_rules())
     for (int64_t E : {int64_t(1), int64_t(16)}) {
       const Schedule s = Schedule::uniform(D, E, 128);
       const RandomRuleInputs<float> f(rule, T, d_k, d_v, 21, true, false);
@@ -214,7 +222,7 @@ TEST(ChunkedRule, ARetentionOfZeroWipesTheStateLikeTheRecurrentForm) {
 // The chunked backward on its own against central finite differences of its own forward.
 TEST(ChunkedRule, GradientsMatchFiniteDifferences) {
   const int64_t T = 13, d_k = 4, d_v = 3, D = d_k * d_v, chunk = 5;
-  for (Rule rule : {Rule::linear, Rule::delta, Rule::comba, Rule::swla})
+  for (Rule rule : chunked_rules())
     for (int64_t E : {int64_t(1), int64_t(4)}) {
       RandomRuleInputs<double> in(rule, T, d_k, d_v, 31 + uint32_t(E), true, false);
       const Schedule s = Schedule::uniform(D, E, 9);
@@ -261,7 +269,7 @@ TEST(ChunkedRule, GradientsMatchFiniteDifferences) {
 TEST(ChunkedRule, LockedRowsStayZeroAndGetNoGradient) {
   const int64_t T = 30, d_k = 8, d_v = 3, D = d_k * d_v;
   const Schedule s = Schedule::custom(D, 4, 100, {1, 4, 9, 50});  // the last two rows stay locked for t <= 30
-  for (Rule rule : {Rule::linear, Rule::delta, Rule::comba, Rule::swla}) {
+  for (Rule rule : chunked_rules()) {
     const RandomRuleInputs<double> in(rule, T, d_k, d_v, 11, true, false);
     const Upstream<double> up(T, d_k, d_v, 3);
     const auto r = run(Form::chunked, rule, s, in, up, 7);
@@ -365,7 +373,7 @@ TEST(CheckpointedRule, EqualsTheTapedReferenceBitForBit) {
         EXPECT_TRUE(same_bits(got.gamma, want.gamma));
         ++compared;
       }
-  EXPECT_EQ(compared, 5 * 3 * 3);
+  EXPECT_EQ(compared, kRuleCount * 3 * 3);
 }
 
 TEST(CheckpointedRule, ReplayVisitsEveryStateOfTheTape) {

@@ -77,6 +77,11 @@ void ungated_forward(const RandomRuleInputs<T>& r, std::vector<T>& o, std::vecto
             Z[i * d_v + j] = r.eta[t] * Z[i * d_v + j] - (beta * k[i]) * (pred[j] - v[j]);
             s = a * s + Z[i * d_v + j];
             break;
+          case Rule::gla: {  // a row of d_k retentions a step
+            const T a_i = r.a.empty() ? T(1) : r.a[t * d_k + i];
+            s = a_i * s + (beta * k[i]) * v[j];
+            break;
+          }
           case Rule::swla: {
             T x = a * s;
             for (int64_t w = 0; w < r.window && w <= t; ++w)
@@ -144,6 +149,11 @@ void spec_gated_forward(const RandomRuleInputs<double>& r, const Schedule& s, st
             Z[x] = Z[x] + G[x] * ZU[x];
             U[x] = (a - 1) * S[x] + Z[x];
             break;
+          case Rule::gla: {  // (diag(a) - I) S: row i by its own retention
+            const double a_i = r.a.empty() ? 1.0 : r.a[t * d_k + i];
+            U[x] = (a_i - 1) * S[x] + beta * k[i] * v[j];
+            break;
+          }
           case Rule::swla:
             U[x] = (a - 1) * S[x];
             for (int64_t w = 0; w < r.window && w <= t; ++w)

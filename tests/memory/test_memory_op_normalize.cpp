@@ -36,7 +36,8 @@ json random_input(proteus::memory::Rule rule, int64_t E, uint32_t seed) {
   in["k"] = rows(r.k, T, d_k);
   in["v"] = rows(r.v, T, d_v);
   if (proteus::memory::rule_uses_beta(rule)) in["beta"] = r.beta;
-  in["a"] = r.a;
+  if (proteus::memory::rule_traits(rule).per_key_retention) in["a"] = rows(r.a, T, d_k);
+  else in["a"] = r.a;
   if (proteus::memory::rule_uses_p(rule)) in["p"] = rows(r.p, T, d_k);
   if (proteus::memory::rule_uses_eta(rule)) in["eta"] = r.eta;
   if (proteus::memory::rule_uses_gamma(rule)) in["gamma"] = rows(r.gamma, T, r.window);

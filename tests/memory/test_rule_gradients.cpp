@@ -57,7 +57,7 @@ TEST_P(RuleGradient, MatchesCentralFiniteDifferences) {
   RuleTape<double> tape;
   std::vector<double> o(T * d_v);
   gated_rule_forward<double>(c.rule, s, r.view(), o.data(), nullptr, &tape);
-  std::vector<double> gq(r.q.size()), gk(r.k.size()), gv(r.v.size()), gbeta(T), ga(T), gp(r.p.size()),
+  std::vector<double> gq(r.q.size()), gk(r.k.size()), gv(r.v.size()), gbeta(T), ga(r.a.size()), gp(r.p.size()),
       geta(r.eta.size()), ggamma(r.gamma.size()), gS0(D);
   RuleGrads<double> grads{gq.data(), gk.data(), gv.data(), gbeta.data(), ga.data(),
                           gp.data(), geta.data(), ggamma.data(), gS0.data()};

@@ -93,7 +93,7 @@ TEST(ValueRowsRule, GradientsMatchCentralDifferences) {
       return L;
     };
     ValueRowsTape<double> tape;
-    std::vector<double> o(12), S(6), gq(18), gk(18), gv(12), gbeta(6), ga(6), gp(18), geta(6), ggamma(18), gS0(6);
+    std::vector<double> o(12), S(6), gq(18), gk(18), gv(12), gbeta(6), ga(r.a.size()), gp(18), geta(6), ggamma(18), gS0(6);
     value_rows_rule_forward(rule, s, r.view(), o.data(), S.data(), &tape);
     RuleGrads<double> g{gq.data(), gk.data(), gv.data(), gbeta.data(), ga.data(), gp.data(), geta.data(), ggamma.data(), gS0.data()};
     value_rows_rule_backward(rule, s, r.view(), tape, dO.data(), dS.data(), g);

@@ -5,7 +5,8 @@
 // model.mixer.normalize, the readings of math.md section 8 (block_axis value_rows and layer, swla's
 // window under both, the output gates, the MLP chain behind a memory and the attention mixer); the
 // reference's chunked form (NLL and gradients) against its recurrent one and the C++; and controls
-// showing the check catches a wrong E and a wrong block axis.
+// showing the check catches a wrong E and a wrong block axis. The gla rule (a retention per key
+// row, fla's GLA gate gk_proj) has a test of its own (AgreesWithTheCppModelFor_gla).
 // Skips when no python3 with torch is found ($PROTEUS_PYTHON, python3, /usr/bin/python3); fails
 // instead under scripts/test.sh (PROTEUS_REQUIRE_REFERENCE=1), which installs python3-torch.
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,11 +68,15 @@ struct Case {
   std::vector<int> chain = {1};  // model.mlp.chain's update periods
 };
 
+// The rules the reference has a chunked form of (memory_rules.CHUNKED_RULES), with row-aligned E.
+bool has_chunked_form(const std::string& rule) { return rule == "linear" || rule == "delta" || rule == "gla"; }
+
 // d_head 8: D = 64 elements in rows of 8. Row-aligned E: 1, 2, 4, 8; not: 3 (blocks of 21), 5, 64.
+// Every rule but gla (gla_cases).
 std::vector<Case> cases() {
   std::vector<Case> c;
   for (const std::string rule : {"linear", "delta", "comba", "titans", "swla"}) {
-    const bool chunk = rule == "linear" || rule == "delta";
+    const bool chunk = has_chunked_form(rule);
     c.push_back({rule + "-E1", "memory", rule, 1, true, 4, "uniform", chunk});
     c.push_back({rule + "-E4", "memory", rule, 4, true, 4, "uniform", chunk});
     c.push_back({rule + "-E3", "memory", rule, 3, true, 4, "uniform", false});
@@ -101,6 +107,24 @@ std::vector<Case> cases() {
   c.push_back({"comba-E4-chain", "memory", "comba", 4, true, 4, "uniform", false, ntm, "key_rows", "none", {1, 2, 4}});
   c.push_back({"attention-chain", "attention", "delta", 1, true, 4, "uniform", false, ntm, "key_rows", "none", {1, 2}});
   return c;
+}
+
+// gla: S_t = diag(a_t) S + beta k v^T gated as the linear rule, a_t (d_k) from the rank-16 gk_proj.
+// As the other rules at E = 1, 4 (row-aligned, chunked too) and 3; without decay (no gk_proj: the
+// linear rule without decay); another schedule; the readings value_rows and layer (with the masking
+// backend too) and an output gate.
+std::vector<Case> gla_cases() {
+  const std::string ntm = "normalize_then_mask";
+  return {
+      {"gla-E1", "memory", "gla", 1, true, 4, "uniform", true},
+      {"gla-E4", "memory", "gla", 4, true, 4, "uniform", true},
+      {"gla-E3", "memory", "gla", 3, true, 4, "uniform", false},
+      {"gla-E2-no-decay", "memory", "gla", 2, false, 4, "uniform", true},
+      {"gla-E8-geometric-no-conv", "memory", "gla", 8, true, 0, "geometric", true},
+      {"gla-E5-capped-renormalize", "memory", "gla", 5, true, 4, "uniform", false, "capped_renormalize"},
+      {"gla-E4-value-rows", "memory", "gla", 4, true, 4, "uniform", false, ntm, "value_rows"},
+      {"gla-E4-layer-swish", "memory", "gla", 4, true, 4, "uniform", false, ntm, "layer", "swish"},
+  };
 }
 
 // A case's choice by its name, as a config file names it (a misspelt name throws).
@@ -229,76 +253,66 @@ class ReferenceModel : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
-  const auto seqs = sequences();
-  const fs::path tokens = dir_ / "tokens.json";
-  std::ofstream(tokens) << json{{"tokens", seqs}}.dump();
+// What one case gives: its run, the C++ model's result, and the masking backend's where it applies.
+struct Job {
+  Case c;
+  std::string run_dir;
+  CppResult cpp;
+  std::optional<CppResult> masked;  // value_rows and layer (not swla): the masking backend's model too
+};
 
-  struct Job {
-    Case c;
-    std::string run_dir;
-    CppResult cpp;
-    std::optional<CppResult> masked;  // value_rows and layer (not swla): the masking backend's model too
-  };
+// Trains every case, evaluates it with the C++ model and adds its reference jobs to python_jobs.
+std::vector<Job> prepare_jobs(const std::vector<Case>& cases, const std::vector<std::vector<int32_t>>& seqs,
+                              const fs::path& dir, const fs::path& tokens, json& python_jobs) {
   std::vector<Job> jobs;
-  json python_jobs = json::array();
-  for (const auto& c : cases()) {
-    const auto result = train::train_new_run(case_config(c, dir_ / "runs"));
-    ASSERT_EQ(result.state, "finished") << c.name << ": " << result.message;
+  for (const auto& c : cases) {
+    const auto result = train::train_new_run(case_config(c, dir / "runs"));
+    EXPECT_EQ(result.state, "finished") << c.name << ": " << result.message;
+    if (result.state != "finished") continue;
     Job job{c, result.run_dir, cpp_model(result.run_dir, seqs), std::nullopt};
     if (c.block_axis != "key_rows" && c.rule != "swla" && c.E > 1) job.masked = cpp_model(result.run_dir, seqs, true);
     python_jobs.push_back({{"run", job.run_dir},
                            {"tokens", tokens.string()},
-                           {"out", (dir_ / (c.name + ".json")).string()},
+                           {"out", (dir / (c.name + ".json")).string()},
                            {"forms", c.chunked ? "recurrent,chunked" : "recurrent"},
                            {"chunk", 3},  // does not divide the unlock spacing: chunks straddle unlocks
-                           {"grads", (dir_ / (c.name + ".safetensors")).string()}});
+                           {"grads", (dir / (c.name + ".safetensors")).string()}});
     if (c.chunked)  // the chunked form's gradients too (its backward is what the benchmarks time)
       python_jobs.push_back({{"run", job.run_dir},
                              {"tokens", tokens.string()},
-                             {"out", (dir_ / (c.name + "-chunked.json")).string()},
+                             {"out", (dir / (c.name + "-chunked.json")).string()},
                              {"forms", "chunked"},
                              {"chunk", 3},
-                             {"grads", (dir_ / (c.name + "-chunked.safetensors")).string()}});
+                             {"grads", (dir / (c.name + "-chunked.safetensors")).string()}});
     jobs.push_back(std::move(job));
   }
-  // The control: the delta E = 4 run evaluated by the reference as if it had E = 1.
-  const fs::path wrong_e = dir_ / "wrong-E";
-  fs::create_directories(wrong_e);
-  {
-    const fs::path run = fs::path(jobs[4].run_dir);
-    ASSERT_EQ(jobs[4].c.name, "delta-E4");
-    fs::copy_file(run / train::kCheckpointFile, wrong_e / train::kCheckpointFile);
-    json cfg = runs::RunReader::open(run).config();
-    cfg["model"]["mixer"]["E"] = 1;
-    std::ofstream(wrong_e / runs::kConfigFile) << cfg.dump();
-    python_jobs.push_back({{"run", wrong_e.string()},
-                           {"tokens", tokens.string()},
-                           {"out", (dir_ / "wrong-E.json").string()}});
-  }
-  // The control of the block axis: the delta value_rows run evaluated as if it had key_rows.
-  const fs::path wrong_axis = dir_ / "wrong-axis";
-  fs::create_directories(wrong_axis);
-  const auto value_rows = std::find_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.c.name == "delta-E4-value-rows"; });
-  ASSERT_NE(value_rows, jobs.end());
-  {
-    const fs::path run = fs::path(value_rows->run_dir);
-    fs::copy_file(run / train::kCheckpointFile, wrong_axis / train::kCheckpointFile);
-    json cfg = runs::RunReader::open(run).config();
-    cfg["model"]["mixer"]["block_axis"] = "key_rows";
-    std::ofstream(wrong_axis / runs::kConfigFile) << cfg.dump();
-    python_jobs.push_back({{"run", wrong_axis.string()},
-                           {"tokens", tokens.string()},
-                           {"out", (dir_ / "wrong-axis.json").string()}});
-  }
-  const fs::path jobs_file = dir_ / "jobs.json";
-  std::ofstream(jobs_file) << python_jobs.dump(1);
-  const std::string command = python_ + " " + kScripts + "proteus_model.py nll-jobs " + jobs_file.string();
-  ASSERT_EQ(std::system(command.c_str()), 0) << "the reference failed: " << command;
+  return jobs;
+}
 
+// A control: the run evaluated by the reference with one config field changed (out: NAME.json).
+void add_control(const Job& job, const std::string& name, const json::json_pointer& field, const json& value,
+                 const fs::path& dir, const fs::path& tokens, json& python_jobs) {
+  const fs::path control = dir / name;
+  fs::create_directories(control);
+  const fs::path run = fs::path(job.run_dir);
+  fs::copy_file(run / train::kCheckpointFile, control / train::kCheckpointFile);
+  json cfg = runs::RunReader::open(run).config();
+  cfg[field] = value;
+  std::ofstream(control / runs::kConfigFile) << cfg.dump();
+  python_jobs.push_back({{"run", control.string()}, {"tokens", tokens.string()}, {"out", (dir / (name + ".json")).string()}});
+}
+
+// A control's NLL, against the run's C++ NLL: max relative difference.
+double control_error(const Job& job, const std::string& name, const fs::path& dir) {
+  std::ifstream in(dir / (name + ".json"));
+  return relative_error(flat(json::parse(in)["nll"]["recurrent"]), job.cpp.nll);
+}
+
+// The reference's results against the C++ model's, case by case.
+void compare_jobs(const std::vector<Job>& jobs, const fs::path& dir) {
   for (const auto& job : jobs) {
     SCOPED_TRACE(job.c.name);
-    std::ifstream in(dir_ / (job.c.name + ".json"));
+    std::ifstream in(dir / (job.c.name + ".json"));
     const json py = json::parse(in);
     const auto nll = flat(py["nll"]["recurrent"]);
     ASSERT_EQ(nll.size(), job.cpp.nll.size());
@@ -313,7 +327,7 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
     double grad_err = 0;
     for (const std::string form : {"", "-chunked"}) {
       if (!form.empty() && !job.c.chunked) continue;
-      const auto grads = runs::read_safetensors(dir_ / (job.c.name + form + ".safetensors"));
+      const auto grads = runs::read_safetensors(dir / (job.c.name + form + ".safetensors"));
       ASSERT_EQ(grads.tensors.size(), job.cpp.grads.size()) << "the models have other parameters";
       for (const auto& [name, cpp] : job.cpp.grads) {
         const auto* t = grads.find(name);
@@ -326,7 +340,7 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
     }
     if (job.masked) {  // the path a backend without the table takes, against the same reference
       EXPECT_LT(relative_error(nll, job.masked->nll), kNllTolerance) << "masking backend";
-      const auto grads = runs::read_safetensors(dir_ / (job.c.name + ".safetensors"));
+      const auto grads = runs::read_safetensors(dir / (job.c.name + ".safetensors"));
       for (const auto& [name, cpp] : job.masked->grads)
         EXPECT_LT(relative_error(grads.find(name)->to_f64(), cpp), kGradTolerance) << "masking backend: gradient of " << name;
     }
@@ -335,15 +349,60 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
     if (job.c.chunked) std::printf("  chunked vs recurrent %.1e", chunk_err);
     std::printf("\n");
   }
+}
 
-  std::ifstream in(dir_ / "wrong-E.json");
-  const auto wrong = flat(json::parse(in)["nll"]["recurrent"]);
-  EXPECT_GT(relative_error(wrong, jobs[4].cpp.nll), 1e3 * kNllTolerance)
+const Job& job_named(const std::vector<Job>& jobs, const std::string& name) {
+  const auto it = std::find_if(jobs.begin(), jobs.end(), [&](const Job& j) { return j.c.name == name; });
+  if (it == jobs.end()) throw std::runtime_error("no case " + name);
+  return *it;
+}
+
+TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
+  const auto seqs = sequences();
+  const fs::path tokens = dir_ / "tokens.json";
+  std::ofstream(tokens) << json{{"tokens", seqs}}.dump();
+  json python_jobs = json::array();
+  const auto jobs = prepare_jobs(cases(), seqs, dir_, tokens, python_jobs);
+  ASSERT_EQ(jobs.size(), cases().size());
+  // The control: the delta E = 4 run evaluated by the reference as if it had E = 1.
+  const Job& delta_e4 = job_named(jobs, "delta-E4");
+  add_control(delta_e4, "wrong-E", json::json_pointer("/model/mixer/E"), 1, dir_, tokens, python_jobs);
+  // The control of the block axis: the delta value_rows run evaluated as if it had key_rows.
+  const Job& value_rows = job_named(jobs, "delta-E4-value-rows");
+  add_control(value_rows, "wrong-axis", json::json_pointer("/model/mixer/block_axis"), "key_rows", dir_, tokens,
+              python_jobs);
+  const fs::path jobs_file = dir_ / "jobs.json";
+  std::ofstream(jobs_file) << python_jobs.dump(1);
+  const std::string command = python_ + " " + kScripts + "proteus_model.py nll-jobs " + jobs_file.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << "the reference failed: " << command;
+
+  compare_jobs(jobs, dir_);
+  EXPECT_GT(control_error(delta_e4, "wrong-E", dir_), 1e3 * kNllTolerance)
       << "evaluating an E = 4 run with E = 1 must not agree: the check would miss a wrong gate";
-  std::ifstream axis_in(dir_ / "wrong-axis.json");
-  const auto wrong_axis_nll = flat(json::parse(axis_in)["nll"]["recurrent"]);
-  EXPECT_GT(relative_error(wrong_axis_nll, value_rows->cpp.nll), 1e3 * kNllTolerance)
+  EXPECT_GT(control_error(value_rows, "wrong-axis", dir_), 1e3 * kNllTolerance)
       << "evaluating a value_rows run as key_rows must not agree: the check would miss a wrong axis";
+}
+
+// gla (rule_traits' per_key_retention): the reference's diag(a_t) S with a_t = exp(logsigmoid(gk_proj(x)) / 16)
+// against the C++ model, recurrent and chunked, as every other rule above; the control evaluates
+// the gla E = 4 run as E = 1.
+TEST_F(ReferenceModel, AgreesWithTheCppModelFor_gla) {
+  const auto seqs = sequences();
+  const fs::path tokens = dir_ / "tokens.json";
+  std::ofstream(tokens) << json{{"tokens", seqs}}.dump();
+  json python_jobs = json::array();
+  const auto jobs = prepare_jobs(gla_cases(), seqs, dir_, tokens, python_jobs);
+  ASSERT_EQ(jobs.size(), gla_cases().size());
+  const Job& gla_e4 = job_named(jobs, "gla-E4");
+  add_control(gla_e4, "wrong-E", json::json_pointer("/model/mixer/E"), 1, dir_, tokens, python_jobs);
+  const fs::path jobs_file = dir_ / "jobs.json";
+  std::ofstream(jobs_file) << python_jobs.dump(1);
+  const std::string command = python_ + " " + kScripts + "proteus_model.py nll-jobs " + jobs_file.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << "the reference failed: " << command;
+
+  compare_jobs(jobs, dir_);
+  EXPECT_GT(control_error(gla_e4, "wrong-E", dir_), 1e3 * kNllTolerance)
+      << "evaluating a gla E = 4 run with E = 1 must not agree: the check would miss a wrong gate";
 }
 
 // The packed chunked algorithm of kernels/memory_rule_chunked.cu (linear, delta, comba, swla), step for

@@ -69,6 +69,8 @@ bool draw_example_controls(TeachingExample& ex) {
   ImGui::SetNextItemWidth(ui_px(80));
   float a = static_cast<float>(ex.decay);
   if (ImGui::SliderFloat("decay a", &a, 0.5f, 1.0f, "%.2f")) ex.decay = a, changed = true;
+  if (memory::rule_traits(ex.rule).per_key_retention && ImGui::IsItemHovered())
+    ImGui::SetTooltip("a retention per key row: row i keeps a^((d_k - i) / d_k), the first row fading fastest");
   flow_same_line(ui_px(90) + label_width("seed"));
   int seed = static_cast<int>(ex.seed);
   ImGui::SetNextItemWidth(ui_px(90));

@@ -127,6 +127,7 @@ class KernelBench {
   float *x, *y, *out, *din;  // (N, C) inputs, an upstream gradient, an output, an input gradient
   // The memory rule's inputs and gradients, made by the first rule_args().
   float *q = nullptr, *k, *v, *beta, *a, *p, *eta, *gamma, *dq, *dk, *dv, *dp, *dbeta, *da, *deta, *dgamma;
+  float *a_rows = nullptr, *da_rows = nullptr;  // a row of d retentions a step (per_key_retention)
 };
 
 void KernelBench::time(Op op) {
@@ -308,11 +309,13 @@ MemoryRuleArgs<float> KernelBench::rule_args(const memory::Schedule& schedule) {
     dq = pool.zeros(nc), dk = pool.zeros(nc), dv = pool.zeros(nc), dp = pool.zeros(nc);
     dbeta = pool.zeros(nh), da = pool.zeros(nh), deta = pool.zeros(nh), dgamma = pool.zeros(nh * 2);
   }
+  const bool per_key = memory::rule_traits(s.rule).per_key_retention;
+  if (per_key && !a_rows) a_rows = pool.uniform(nc, 0.9f, 1.0f), da_rows = pool.zeros(nc);
   MemoryRuleArgs<float> args;
   args.rule = s.rule;
   args.schedule = &schedule;
   args.B = s.B, args.T = s.T, args.H = H, args.d_k = d, args.d_v = d, args.window = 2;
-  args.q = q, args.k = k, args.v = v, args.a = a;
+  args.q = q, args.k = k, args.v = v, args.a = per_key ? a_rows : a;
   if (memory::rule_uses_beta(s.rule)) args.beta = beta;
   if (memory::rule_uses_p(s.rule)) args.p = p;
   if (memory::rule_uses_eta(s.rule)) args.eta = eta;
@@ -329,7 +332,7 @@ void KernelBench::memory_rule() {
   for (int E : s.E) {
     const auto schedule = memory::Schedule::uniform(D2, E, s.T);
     const MemoryRuleArgs<float> args = rule_args(schedule);
-    MemoryRuleGrads<float> g{dq, dk, dv, args.beta ? dbeta : nullptr, da, args.p ? dp : nullptr,
+    MemoryRuleGrads<float> g{dq, dk, dv, args.beta ? dbeta : nullptr, args.a == a ? da : da_rows, args.p ? dp : nullptr,
                              args.eta ? deta : nullptr, args.gamma ? dgamma : nullptr};
     // The GPU's recurrent kernels keep every state (the tape); the chunked form the chunk starts only.
     const bool chunked = be.form_to_run(args) == memory::RuleForm::chunked;

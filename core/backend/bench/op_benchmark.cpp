@@ -76,7 +76,8 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   normalise_rows(q, s.d_k);
   normalise_rows(k, s.d_k);
   const auto v = uniform(rows * s.d_v, rng, -1, 1), dO = uniform(rows * s.d_v, rng, -1, 1);
-  const auto beta = uniform(rows, rng, 0.1f, 0.9f), a = uniform(rows, rng, 0.9f, 1.0f);
+  const size_t a_width = memory::retention_width(s.rule, s.d_k);  // 1, or a row of d_k a step
+  const auto beta = uniform(rows, rng, 0.1f, 0.9f), a = uniform(rows * a_width, rng, 0.9f, 1.0f);
   const int window = 4;
   const auto gamma = uniform(rows * window, rng, 0.1f, 0.9f), eta = uniform(rows, rng, 0.0f, 0.9f);
 
@@ -109,7 +110,7 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   MemoryRuleGrads<float> g;
   g.q = zeros(rows * s.d_k), g.k = zeros(rows * s.d_k), g.v = zeros(rows * s.d_v);
   if (args.beta) g.beta = zeros(rows);
-  if (args.a) g.a = zeros(rows);
+  if (args.a) g.a = zeros(rows * a_width);
   if (args.p) g.p = zeros(rows * s.d_k);
   if (args.eta) g.eta = zeros(rows);
   if (args.gamma) g.gamma = zeros(rows * window);

@@ -436,10 +436,12 @@ MemoryRuleArgs<Scalar<S>> rule_inputs(S& s, memory::Rule rule, const memory::Sch
   args.k = s.input("k", values(n * r.d_k, 31, -0.5, 0.5));
   args.v = s.input("v", values(n * r.d_v, 32));
   args.beta = memory::rule_uses_beta(rule) ? s.input("beta", values(n, 33, 0.1, 0.9)) : nullptr;
-  auto a = values(n, 34, 0.6, 1.0);
+  const int aw = static_cast<int>(memory::retention_width(rule, r.d_k));  // a's width: 1, or d_k
+  auto a = values(n * aw, 34, 0.6, 1.0);
   for (int b = 0; b < r.B; ++b)
     for (int t : zero_retention)
-      for (int h = 0; h < r.H; ++h) a[(static_cast<size_t>(b) * r.T + t) * r.H + h] = 0.0;
+      for (int h = 0; h < r.H; ++h)
+        for (int i = 0; i < aw; ++i) a[((static_cast<size_t>(b) * r.T + t) * r.H + h) * aw + i] = 0.0;
   args.a = s.input("a", a);
   args.p = memory::rule_uses_p(rule) ? s.input("p", values(n * r.d_k, 35, -0.5, 0.5)) : nullptr;
   args.eta = memory::rule_uses_eta(rule) ? s.input("eta", values(n, 36, 0.0, 0.9)) : nullptr;
@@ -462,7 +464,7 @@ MemoryRuleGrads<Scalar<S>> rule_grads(S& s, const MemoryRuleArgs<Scalar<S>>& arg
   const int n = r.B * r.T * r.H;
   MemoryRuleGrads<Scalar<S>> g;
   g.q = s.output("dq", n * r.d_k), g.k = s.output("dk", n * r.d_k), g.v = s.output("dv", n * r.d_v);
-  g.a = s.output("da", n);
+  g.a = s.output("da", n * memory::retention_width(args.rule, r.d_k));
   if (args.beta) g.beta = s.output("dbeta", n);
   if (args.p) g.p = s.output("dp", n * r.d_k);
   if (args.eta) g.eta = s.output("deta", n);
@@ -472,13 +474,14 @@ MemoryRuleGrads<Scalar<S>> rule_grads(S& s, const MemoryRuleArgs<Scalar<S>>& arg
 
 // The output o and every gradient g holds, read back whole (no element excused).
 template <class S>
-CaseOutputs rule_outputs(S& s, const Scalar<S>* o, const MemoryRuleGrads<Scalar<S>>& g, const RuleDims& r) {
+CaseOutputs rule_outputs(S& s, memory::Rule rule, const Scalar<S>* o, const MemoryRuleGrads<Scalar<S>>& g,
+                         const RuleDims& r) {
   const int n = r.B * r.T * r.H;
   CaseOutputs out{{"o", plain(s.read(o, n * r.d_v))},
                   {"dq", plain(s.read(g.q, n * r.d_k))},
                   {"dk", plain(s.read(g.k, n * r.d_k))},
                   {"dv", plain(s.read(g.v, n * r.d_v))},
-                  {"da", plain(s.read(g.a, n))}};
+                  {"da", plain(s.read(g.a, n * memory::retention_width(rule, r.d_k)))}};
   if (g.beta) out["dbeta"] = plain(s.read(g.beta, n));
   if (g.p) out["dp"] = plain(s.read(g.p, n * r.d_k));
   if (g.eta) out["deta"] = plain(s.read(g.eta, n));
@@ -510,15 +513,18 @@ OpCase rule_case(const std::string& name, const RuleCase& rc) {
     const auto g = rule_grads(s, args, r);
     s.backend().memory_rule_backward(g, s.input("dO", values(n * r.d_v, 38)), args, *state);
     const auto locked = locked_rows(schedule, r);
-    CaseOutputs out = rule_outputs(s, o, g, r);
+    CaseOutputs out = rule_outputs(s, rc.rule, o, g, r);
     out["dq"].masked = locked;  // locked key rows take exactly 0
+    const int aw = static_cast<int>(memory::retention_width(rc.rule, r.d_k));
+    if (aw > 1) out["da"].masked = locked;  // a locked row does not decay
     out["dk"].masked = locked_rows(schedule, r, memory::rule_uses_gamma(rc.rule) ? r.window : 1);
     if (g.p) out["dp"].masked = locked;
     // At a zero retention the chunked form gives its floor's gradient (0), the recurrent the true
     // one: a rule sent back to its recurrent form must still pass, so those few are left out.
     for (int b = 0; b < r.B; ++b)
       for (int t : rc.zero_retention)
-        for (int h = 0; h < r.H; ++h) out["da"].values[(static_cast<size_t>(b) * r.T + t) * r.H + h] = 0.0;
+        for (int h = 0; h < r.H; ++h)
+          for (int i = 0; i < aw; ++i) out["da"].values[((static_cast<size_t>(b) * r.T + t) * r.H + h) * aw + i] = 0.0;
     return out;
   });
 }
@@ -549,7 +555,7 @@ OpCase axis_rule_case(const std::string& name, memory::Rule rule, memory::BlockA
     const auto* dO = s.input("dO", values(n * r.d_v, 38));
     const auto g = rule_grads(s, args, r);
     rule.backward(g, dO, args, *state);
-    return rule_outputs(s, o, g, r);
+    return rule_outputs(s, args.rule, o, g, r);
   });
 }
 

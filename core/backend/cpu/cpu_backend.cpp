@@ -749,7 +749,7 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
     gather_head(hd.k, args.k, b, h, Tn, H, d_k);
     gather_head(hd.v, args.v, b, h, Tn, H, d_v);
     gather_head(hd.beta, memory::rule_uses_beta(args.rule) ? args.beta : nullptr, b, h, Tn, H, 1);
-    gather_head(hd.a, args.a, b, h, Tn, H, 1);
+    gather_head(hd.a, args.a, b, h, Tn, H, static_cast<int>(memory::retention_width(args.rule, d_k)));
     gather_head(hd.p, memory::rule_uses_p(args.rule) ? args.p : nullptr, b, h, Tn, H, d_k);
     gather_head(hd.eta, memory::rule_uses_eta(args.rule) ? args.eta : nullptr, b, h, Tn, H, 1);
     gather_head(hd.gamma, memory::rule_uses_gamma(args.rule) ? args.gamma : nullptr, b, h, Tn, H, state->window);
@@ -781,8 +781,10 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
     const auto& hd = st.heads[bh];
     std::vector<T> dOh;
     gather_head(dOh, dO, b, h, Tn, H, d_v);
-    // This head's gradients, contiguous: q, k, p (T, d_k); v (T, d_v); beta, a, eta (T); gamma (T, c).
-    std::vector<T> gq(nk), gk(nk), gv(nv), gbeta(Tn), ga(Tn), gp(nk), geta(Tn), ggamma(static_cast<size_t>(Tn) * c);
+    // This head's gradients, contiguous: q, k, p (T, d_k); v (T, d_v); beta, eta (T); a (T, 1 or d_k);
+    // gamma (T, c).
+    const int a_width = static_cast<int>(memory::retention_width(args.rule, d_k));
+    std::vector<T> gq(nk), gk(nk), gv(nv), gbeta(Tn), ga(static_cast<size_t>(Tn) * a_width), gp(nk), geta(Tn), ggamma(static_cast<size_t>(Tn) * c);
     memory::RuleGrads<T> g;
     g.q = gq.data();
     g.k = gk.data();
@@ -801,7 +803,7 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
     scatter_head(grads.k, gk.data(), b, h, Tn, H, d_k);
     scatter_head(grads.v, gv.data(), b, h, Tn, H, d_v);
     if (memory::rule_uses_beta(args.rule)) scatter_head(grads.beta, gbeta.data(), b, h, Tn, H, 1);
-    scatter_head(grads.a, ga.data(), b, h, Tn, H, 1);
+    scatter_head(grads.a, ga.data(), b, h, Tn, H, a_width);
     if (memory::rule_uses_p(args.rule)) scatter_head(grads.p, gp.data(), b, h, Tn, H, d_k);
     if (memory::rule_uses_eta(args.rule)) scatter_head(grads.eta, geta.data(), b, h, Tn, H, 1);
     if (memory::rule_uses_gamma(args.rule)) scatter_head(grads.gamma, ggamma.data(), b, h, Tn, H, c);

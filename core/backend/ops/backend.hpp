@@ -38,7 +38,7 @@ struct MemoryRuleArgs {
   const F* k = nullptr;      // (B, T, H, d_k)
   const F* v = nullptr;      // (B, T, H, d_v)
   const F* beta = nullptr;   // (B, T, H)            where rule_uses_beta
-  const F* a = nullptr;      // (B, T, H)            null = no decay
+  const F* a = nullptr;      // (B, T, H), (B, T, H, d_k) where per_key_retention; null = no decay
   const F* p = nullptr;      // (B, T, H, d_k)       where rule_uses_p
   const F* eta = nullptr;    // (B, T, H)            where rule_uses_eta
   const F* gamma = nullptr;  // (B, T, H, window)    where rule_uses_gamma

@@ -1,0 +1,206 @@
+#include "core/memory/chunked_per_key_rule.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/memory/active_prefix.hpp"
+#include "core/memory/log_retention.hpp"
+
+namespace proteus::memory::detail {
+namespace {
+
+template <class T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+template <class T>
+using StateMap = Eigen::Map<Mat<T>>;
+
+// One chunk's inputs over the rows and columns open anywhere in it (selection: zeros past a
+// step's own widths), and the products both passes need; the backward recomputes them.
+template <class T>
+struct PerKeyChunk {
+  int64_t L = 0, R = 0, W = 0;
+  std::vector<int64_t> rows, cols;  // (L) open key rows, open value columns of each step
+  Mat<T> Q, K, V;                   // (L, R), (L, R), (L, W)
+  Mat<T> G;                         // (L, R) cumulative log-decay; a locked row does not decay
+  Vec<T> beta;                      // (L)
+  Mat<T> U;                         // (L, W) diag(beta) V
+  Mat<T> A;                         // (L, L) lower triangle with the diagonal, 0 above
+  Mat<T> Qe, Kd;                    // (L, R) Q ⊙ e^G, K ⊙ e^{G_L - G}
+  Mat<T> Ra;                        // (L, R) each step's retention e^{log a} (floored; 1 on a locked row)
+};
+
+template <class T>
+void load(const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, PerKeyChunk<T>& c) {
+  const int64_t d_k = in.d_k, d_v = in.d_v;
+  c.L = L, c.R = 0, c.W = 0;
+  c.rows.resize(L), c.cols.resize(L);
+  for (int64_t t = 0; t < L; ++t) {
+    const ActiveSet act = active_set(s, in, n0 + t);
+    c.R = std::max(c.R, c.rows[t] = act.rows);
+    c.W = std::max(c.W, c.cols[t] = act.cols);
+  }
+  c.Q.setZero(L, c.R), c.K.setZero(L, c.R), c.G.setZero(L, c.R), c.V.setZero(L, c.W), c.beta.resize(L);
+  for (int64_t t = 0; t < L; ++t) {
+    const int64_t n = n0 + t;
+    for (int64_t i = 0; i < c.rows[t]; ++i) {
+      c.Q(t, i) = in.q[n * d_k + i];
+      c.K(t, i) = in.k[n * d_k + i];
+    }
+    for (int64_t i = 0; i < c.R; ++i) {
+      const T la = in.a && i < c.rows[t] ? clamped_log_retention(in.a[n * d_k + i]) : T(0);
+      c.G(t, i) = (t ? c.G(t - 1, i) : T(0)) + la;
+    }
+    for (int64_t j = 0; j < c.cols[t]; ++j) c.V(t, j) = in.v[n * d_v + j];
+    c.beta[t] = in.beta[n];
+  }
+  c.U = c.beta.asDiagonal() * c.V;
+  c.Ra.resize(L, c.R);
+  c.Ra.row(0) = c.G.row(0).array().exp().matrix();
+  for (int64_t t = 1; t < L; ++t) c.Ra.row(t) = (c.G.row(t) - c.G.row(t - 1)).array().exp().matrix();
+  c.Qe = c.Q.cwiseProduct(c.G.array().exp().matrix());
+  const auto gL = c.G.row(L - 1);
+  c.Kd = c.K.cwiseProduct(((-c.G).rowwise() + gL).array().exp().matrix());
+}
+
+// e^{G[t] - G[r]} for the rows t of [b0, b1) and e^{G[r] - G[s]} for s < b0, with r = b0 - 1:
+// both exponents <= 0 since the cumulative log-decay never increases.
+template <class T>
+void cross_factors(const PerKeyChunk<T>& c, int64_t b0, int64_t b1, Mat<T>& Eq, Mat<T>& Ek) {
+  const auto gr = c.G.row(b0 - 1);
+  Eq = (c.G.middleRows(b0, b1 - b0).rowwise() - gr).array().exp().matrix();
+  Ek = ((-c.G.topRows(b0)).rowwise() + gr).array().exp().matrix();
+}
+
+// The sub-chunk [b0, b1) with itself, pair by pair: f(t, s, e) for s <= t with e = e^{G[t] - G[s]}
+// (R), the product of the retentions of steps s+1..t (a product, not an exp, per pair).
+template <class T, class F>
+void for_each_pair(const PerKeyChunk<T>& c, int64_t b0, int64_t b1, F&& f) {
+  Vec<T> e(c.R);
+  for (int64_t s = b0; s < b1; ++s) {
+    e.setOnes();
+    for (int64_t t = s; t < b1; ++t) {
+      if (t > s) e = e.cwiseProduct(c.Ra.row(t).transpose());
+      f(t, s, e);
+    }
+  }
+}
+
+template <class T>
+void intra_scores(PerKeyChunk<T>& c) {
+  const int64_t L = c.L;
+  c.A.setZero(L, L);
+  Mat<T> Eq, Ek;
+  for (int64_t b0 = 0; b0 < L; b0 += kPerKeySubChunk) {
+    const int64_t b1 = std::min(b0 + kPerKeySubChunk, L);
+    for_each_pair(c, b0, b1, [&](int64_t t, int64_t s, const Vec<T>& e) {
+      c.A(t, s) = (c.Q.row(t).transpose().cwiseProduct(c.K.row(s).transpose())).dot(e);
+    });
+    if (b0 == 0) continue;
+    cross_factors(c, b0, b1, Eq, Ek);
+    c.A.block(b0, 0, b1 - b0, b0).noalias() =
+        c.Q.middleRows(b0, b1 - b0).cwiseProduct(Eq) * c.K.topRows(b0).cwiseProduct(Ek).transpose();
+  }
+}
+
+}  // namespace
+
+template <class T>
+void per_key_chunk_forward(const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, T* H, T* o) {
+  PerKeyChunk<T> c;
+  load(s, in, n0, L, c);
+  intra_scores(c);
+  StateMap<T> Hfull(H, in.d_k, in.d_v);
+  auto HR = Hfull.topLeftCorner(c.R, c.W);  // rows past R, columns past W: locked, never written or decayed
+  if (o) {
+    Mat<T> O = c.Qe * HR;
+    O.noalias() += c.A * c.U;
+    for (int64_t t = 0; t < L; ++t)  // locked columns read 0 (selection)
+      for (int64_t j = 0; j < in.d_v; ++j) o[(n0 + t) * in.d_v + j] = j < c.cols[t] ? O(t, j) : T(0);
+  }
+  const Vec<T> decay_L = c.G.row(L - 1).transpose().array().exp().matrix();
+  HR = decay_L.asDiagonal() * HR;
+  HR.noalias() += c.Kd.transpose() * c.U;
+}
+
+template <class T>
+void per_key_chunk_backward(const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, const T* H, T* dH,
+                            const T* dO, GradAccum<T>& g) {
+  const int64_t d_k = in.d_k, d_v = in.d_v;
+  PerKeyChunk<T> c;
+  load(s, in, n0, L, c);
+  intra_scores(c);
+  const int64_t R = c.R, W = c.W;
+  const Eigen::Map<const Mat<T>> Hfull(H, d_k, d_v);
+  const auto HR = Hfull.topLeftCorner(R, W);
+  StateMap<T> dHfull(dH, d_k, d_v);
+  const Mat<T> dHe = dHfull.topLeftCorner(R, W);
+  const Vec<T> decay_L = c.G.row(L - 1).transpose().array().exp().matrix();
+
+  Mat<T> dO_c(L, W);
+  for (int64_t t = 0; t < L; ++t)  // a locked column's read is 0 whatever its gradient
+    for (int64_t j = 0; j < W; ++j) dO_c(t, j) = dO && j < c.cols[t] ? dO[(n0 + t) * d_v + j] : T(0);
+
+  // O = Qe H + A U and H' = diag(e^{G_L}) H + Kd^T U.
+  Mat<T> dU = c.A.transpose() * dO_c;
+  dU.noalias() += c.Kd * dHe;
+  Mat<T> dHs = decay_L.asDiagonal() * dHe;
+  dHs.noalias() += c.Qe.transpose() * dO_c;
+  Mat<T> dQ = (dO_c * HR.transpose()).cwiseProduct(c.G.array().exp().matrix());
+  const Mat<T> Ed = ((-c.G).rowwise() + c.G.row(L - 1)).array().exp().matrix();  // Kd = K ⊙ Ed
+  Mat<T> dK = (c.U * dHe.transpose()).cwiseProduct(Ed);
+  Vec<T> dgL = c.K.cwiseProduct(dK).colwise().sum().transpose();
+  dgL += decay_L.cwiseProduct(HR.cwiseProduct(dHe).rowwise().sum());
+
+  // A's adjoint, through the same sub-chunks as intra_scores.
+  Mat<T> dA = dO_c * c.U.transpose();
+  Mat<T> Eq, Ek;
+  for (int64_t b0 = 0; b0 < L; b0 += kPerKeySubChunk) {
+    const int64_t b1 = std::min(b0 + kPerKeySubChunk, L);
+    for_each_pair(c, b0, b1, [&](int64_t t, int64_t s2, const Vec<T>& e) {
+      const T da = dA(t, s2);
+      dQ.row(t) += da * c.K.row(s2).cwiseProduct(e.transpose());
+      dK.row(s2) += da * c.Q.row(t).cwiseProduct(e.transpose());
+    });
+    if (b0 == 0) continue;
+    cross_factors(c, b0, b1, Eq, Ek);
+    const auto dAx = dA.block(b0, 0, b1 - b0, b0);
+    dQ.middleRows(b0, b1 - b0) += (dAx * c.K.topRows(b0).cwiseProduct(Ek)).cwiseProduct(Eq);
+    dK.topRows(b0) += (dAx.transpose() * c.Q.middleRows(b0, b1 - b0).cwiseProduct(Eq)).cwiseProduct(Ek);
+  }
+
+  // dL/dG[t, i] = Q dQ - K dK (every factor e^{±G} sits beside Q or K), plus G_L's own terms at the
+  // last step; the log retentions are G's increments, so their adjoint is a suffix sum.
+  Mat<T> dG = c.Q.cwiseProduct(dQ) - c.K.cwiseProduct(dK);
+  dG.row(L - 1) += dgL.transpose();
+  Vec<T> suffix = Vec<T>::Zero(R);
+  for (int64_t t = L - 1; t >= 0; --t) {
+    suffix += dG.row(t).transpose();
+    const int64_t n = n0 + t;
+    for (int64_t i = 0; i < c.rows[t]; ++i) {  // a locked row neither decays nor gets a gradient
+      g.a[n * d_k + i] = in.a ? retention_grad(suffix[i], in.a[n * d_k + i]) : suffix[i];
+      g.q[n * d_k + i] = dQ(t, i);
+      g.k[n * d_k + i] = dK(t, i);
+    }
+    T dbeta = 0;
+    for (int64_t j = 0; j < c.cols[t]; ++j) {
+      dbeta += dU(t, j) * c.V(t, j);
+      g.v[n * d_v + j] = c.beta[t] * dU(t, j);
+    }
+    g.beta[n] = dbeta;
+  }
+  dHfull.topLeftCorner(R, W) = dHs;
+}
+
+#define PROTEUS_INSTANTIATE(T)                                                                                   \
+  template void per_key_chunk_forward<T>(const Schedule&, const RuleInputs<T>&, int64_t, int64_t, T*, T*);       \
+  template void per_key_chunk_backward<T>(const Schedule&, const RuleInputs<T>&, int64_t, int64_t, const T*, T*, \
+                                          const T*, GradAccum<T>&);
+PROTEUS_INSTANTIATE(float)
+PROTEUS_INSTANTIATE(double)
+#undef PROTEUS_INSTANTIATE
+
+}  // namespace proteus::memory::detail
