@@ -21,6 +21,7 @@ enum class Fault {
   throws,             // add fails as a kernel launch would
   no_attention,       // says it cannot run attention (supports)
   narrow_rules,       // says it cannot run memory rules with d_v > 4 (supports), as a kernel limit would
+  scalar_retention,   // says it cannot run a rule with a retention per key row (supports), as CUDA does
   chunked_delta_off,  // the delta rule's chunked form 0.1% off, its recurrent form right: a wrong new kernel
   chunked_swla_off,   // the same for swla, whose chunked window writes cross chunk boundaries
   delta_off,          // the delta rule 0.1% off in both forms
@@ -40,6 +41,11 @@ class FaultyBackend : public CpuBackend<float> {
     }
     if (fault_ == Fault::narrow_rules && (op == Op::memory_rule || op == Op::memory_block_norms) && shape.d_v > 4) {
       if (why_not) *why_not = "value width " + std::to_string(shape.d_v) + " > 4 (injected)";
+      return false;
+    }
+    if (fault_ == Fault::scalar_retention && (op == Op::memory_rule || op == Op::memory_block_norms) &&
+        memory::rule_traits(shape.rule).per_key_retention) {
+      if (why_not) *why_not = "one retention a step (injected)";
       return false;
     }
     return CpuBackend<float>::supports(op, shape, why_not);

@@ -512,10 +512,12 @@ void CpuBackend<T>::sigmoid_backward(T* din, const T* dout, const T* out, size_t
 
 template <class T>
 void CpuBackend<T>::decay_forward(T* a, const T* in, const T* A_log, const T* dt_bias, int N, int H) {
+  std::vector<T> A(H);  // exp(A_log), once per column (a per-key decay has H = heads x d_k columns)
+  for (int h = 0; h < H; ++h) A[h] = std::exp(A_log[h]);
   parallel_rows(N, *pool_, [&](int64_t n) {
     for (int h = 0; h < H; ++h) {
       const size_t i = static_cast<size_t>(n) * H + h;
-      a[i] = std::exp(-std::exp(A_log[h]) * softplus(in[i] + dt_bias[h]));
+      a[i] = std::exp(-A[h] * softplus(in[i] + dt_bias[h]));
     }
   });
 }
@@ -524,24 +526,27 @@ template <class T>
 void CpuBackend<T>::decay_backward(T* din, T* dA_log, T* ddt_bias, const T* da, const T* a, const T* in,
                                    const T* A_log, const T* dt_bias, int N, int H) {
   // a = exp(-A sp(z)), A = exp(A_log), z = in + dt_bias: da/dz = -a A sp'(z), da/dA_log = -a A sp(z).
+  std::vector<T> A(H);
+  for (int h = 0; h < H; ++h) A[h] = std::exp(A_log[h]);
   std::vector<T> dz(static_cast<size_t>(N) * H);  // (N, H)
   parallel_rows(N, *pool_, [&](int64_t n) {
     for (int h = 0; h < H; ++h) {
       const size_t i = static_cast<size_t>(n) * H + h;
-      dz[i] = -da[i] * a[i] * std::exp(A_log[h]) * softplus_grad(in[i] + dt_bias[h]);
+      dz[i] = -da[i] * a[i] * A[h] * softplus_grad(in[i] + dt_bias[h]);
     }
   });
   if (din) std::copy(dz.begin(), dz.end(), din);
-  for (int h = 0; h < H; ++h) {
-    const T A = std::exp(A_log[h]);
-    double sum_dz = 0, sum_dA = 0;
-    for (int n = 0; n < N; ++n) {
+  // Column sums in double, each over n in order, walked row by row (the rows are contiguous).
+  std::vector<double> sum_dz(H, 0.0), sum_dA(dA_log ? H : 0, 0.0);
+  for (int n = 0; n < N; ++n)
+    for (int h = 0; h < H; ++h) {
       const size_t i = static_cast<size_t>(n) * H + h;
-      sum_dz += dz[i];
-      sum_dA += -static_cast<double>(da[i]) * a[i] * A * softplus(in[i] + dt_bias[h]);
+      sum_dz[h] += dz[i];
+      if (dA_log) sum_dA[h] += -static_cast<double>(da[i]) * a[i] * A[h] * softplus(in[i] + dt_bias[h]);
     }
-    if (ddt_bias) ddt_bias[h] += static_cast<T>(sum_dz);
-    if (dA_log) dA_log[h] += static_cast<T>(sum_dA);
+  for (int h = 0; h < H; ++h) {
+    if (ddt_bias) ddt_bias[h] += static_cast<T>(sum_dz[h]);
+    if (dA_log) dA_log[h] += static_cast<T>(sum_dA[h]);
   }
 }
 
