@@ -1,22 +1,15 @@
 #include "core/memory/chunked_per_key_rule.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "core/memory/active_prefix.hpp"
+#include "core/memory/chunk_matrices.hpp"
 #include "core/memory/log_retention.hpp"
 
 namespace proteus::memory::detail {
 namespace {
-
-template <class T>
-using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class T>
-using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
-template <class T>
-using StateMap = Eigen::Map<Mat<T>>;
 
 // One chunk's inputs over the rows and columns open anywhere in it (selection: zeros past a
 // step's own widths), and the products both passes need; the backward recomputes them.

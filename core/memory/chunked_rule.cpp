@@ -1,11 +1,11 @@
 #include "core/memory/chunked_rule.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "core/memory/active_prefix.hpp"
+#include "core/memory/chunk_matrices.hpp"
 #include "core/memory/chunk_size.hpp"
 #include "core/memory/chunked_per_key_rule.hpp"
 #include "core/memory/log_retention.hpp"
@@ -14,12 +14,9 @@
 namespace proteus::memory {
 namespace {
 
-template <class T>
-using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class T>
-using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
-template <class T>
-using StateMap = Eigen::Map<Mat<T>>;  // a (d_k, d_v) row-major state
+using detail::Mat;
+using detail::StateMap;
+using detail::Vec;
 
 bool erases(Rule rule) { return rule_traits(rule).family == RuleFamily::erasing; }
 // The erase reads the state before the step's decay: ĝ_t = g_{t-1} instead of g_t.

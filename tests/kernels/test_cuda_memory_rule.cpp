@@ -200,6 +200,17 @@ class CudaMemoryRule : public ::testing::Test {
     oracle_ = backend::make_cpu_backend<double>(1);
   }
 
+  // The rules the kernels run (supports): a rule with a retention per key row is refused by name.
+  std::vector<Rule> kernel_rules() const {
+    std::vector<Rule> rules;
+    for (Rule rule : kernel_rules()) {
+      backend::OpShape shape;
+      shape.rule = rule, shape.B = 1, shape.T = 8, shape.H = 1, shape.d_k = 8, shape.d_v = 8, shape.window = 2;
+      if (gpu_->supports(backend::Op::memory_rule, shape)) rules.push_back(rule);
+    }
+    return rules;
+  }
+
   // GPU against the float64 oracle: every output, gradient, block norm and the state tapes.
   void check_against_oracle(Rule rule, const Schedule& schedule, const Shape& s, bool decay, uint32_t seed) {
     const std::string what = std::string(memory::rule_name(rule)) + " E=" + std::to_string(schedule.E()) +
@@ -324,7 +335,7 @@ TEST_F(CudaMemoryRule, ARefusedChunkedFormRunsTheRecurrentKernel) {
 TEST_F(CudaMemoryRule, MatchesTheFloat64ReferenceForEveryRuleAndE) {
   const Shape s;  // D = 48: E = 3 gives blocks of 16 (not whole rows), E = 16 blocks of 3
   uint32_t seed = 100;
-  for (Rule rule : memory::all_rules())
+  for (Rule rule : kernel_rules())
     for (int E : {1, 3, 16}) {
       const auto schedule = Schedule::uniform(s.d_k * s.d_v, E, s.T - 8);  // the tail past N is all open
       check_against_oracle(rule, schedule, s, /*decay=*/true, seed += 10);
@@ -334,7 +345,7 @@ TEST_F(CudaMemoryRule, MatchesTheFloat64ReferenceForEveryRuleAndE) {
 TEST_F(CudaMemoryRule, MatchesWithoutDecayAndWithOtherSchedules) {
   const Shape s;
   uint32_t seed = 500;
-  for (Rule rule : memory::all_rules()) {
+  for (Rule rule : kernel_rules()) {
     check_against_oracle(rule, Schedule::uniform(s.d_k * s.d_v, 3, s.T), s, /*decay=*/false, seed += 10);
     check_against_oracle(rule, Schedule::geometric(s.d_k * s.d_v, 16, s.T), s, /*decay=*/true, seed += 10);
   }
@@ -343,7 +354,7 @@ TEST_F(CudaMemoryRule, MatchesWithoutDecayAndWithOtherSchedules) {
 // Widths past the block's 256 threads: the column and row loops wrap.
 TEST_F(CudaMemoryRule, MatchesWithStatesWiderThanTheBlock) {
   uint32_t seed = 900;
-  for (Rule rule : memory::all_rules()) {
+  for (Rule rule : kernel_rules()) {
     Shape wide_values;
     wide_values.B = 1, wide_values.H = 2, wide_values.T = 13, wide_values.d_k = 4, wide_values.d_v = 300;
     check_against_oracle(rule, Schedule::uniform(4 * 300, 16, 11), wide_values, true, seed += 10);
@@ -358,7 +369,7 @@ TEST_F(CudaMemoryRule, MatchesWithStatesWiderThanTheBlock) {
 TEST_F(CudaMemoryRule, AllBlocksOpenGivesTheBitsOfEOne) {
   const Shape s;
   const int64_t D = s.d_k * s.d_v;
-  for (Rule rule : memory::all_rules()) {
+  for (Rule rule : kernel_rules()) {
     const Inputs in = make_inputs(rule, s, true, 1234);
     const Outputs e1 = run<float>(*gpu_, rule, Schedule::uniform(D, 1, s.T), s, in);
     const Outputs open = run<float>(*gpu_, rule, Schedule::custom(D, 16, s.T, std::vector<int64_t>(16, 1)), s, in);
@@ -371,7 +382,7 @@ TEST_F(CudaMemoryRule, AllBlocksOpenGivesTheBitsOfEOne) {
 
 TEST_F(CudaMemoryRule, TwoRunsGiveTheSameBits) {
   const Shape s;
-  for (Rule rule : memory::all_rules()) {
+  for (Rule rule : kernel_rules()) {
     const auto schedule = Schedule::uniform(s.d_k * s.d_v, 16, s.T - 8);
     const Inputs in = make_inputs(rule, s, true, 77);
     EXPECT_EQ(run<float>(*gpu_, rule, schedule, s, in), run<float>(*gpu_, rule, schedule, s, in))
@@ -393,6 +404,21 @@ TEST_F(CudaMemoryRule, RejectsAStateFromAnotherShape) {
   args.q = args.k = args.v = args.beta = dummy;
   EXPECT_THROW(gpu_->memory_block_norms(dummy, args, *state, 1), InputError);
   gpu_->free(dummy);
+}
+
+// A rule with a retention per key row is refused by supports(), naming it, and by the op itself;
+// every other rule runs.
+TEST_F(CudaMemoryRule, RefusesARetentionPerKeyRowByName) {
+  EXPECT_EQ(kernel_rules().size() + 1, memory::all_rules().size());
+  backend::OpShape shape;
+  shape.rule = Rule::gla, shape.B = 1, shape.T = 8, shape.H = 1, shape.d_k = 8, shape.d_v = 8;
+  std::string why;
+  EXPECT_FALSE(gpu_->supports(backend::Op::memory_rule, shape, &why));
+  EXPECT_NE(why.find("rule gla"), std::string::npos) << why;
+  const Shape s;
+  const auto schedule = Schedule::uniform(s.d_k * s.d_v, 1, s.T);
+  const Inputs in = make_inputs(Rule::linear, s, true, 3);
+  EXPECT_THROW(run<float>(*gpu_, Rule::gla, schedule, s, in), InputError);
 }
 
 // What supports() states is the kernels' real limit: the widest value width it accepts runs
