@@ -22,6 +22,7 @@ struct PerKeyChunk {
   Vec<T> beta;                      // (L)
   Mat<T> U;                         // (L, W) diag(beta) V
   Mat<T> A;                         // (L, L) lower triangle with the diagonal, 0 above
+  Mat<T> EG, Ed;                    // (L, R) e^G, e^{G_L - G}: the read's and the write's decays
   Mat<T> Qe, Kd;                    // (L, R) Q ⊙ e^G, K ⊙ e^{G_L - G}
   Mat<T> Ra;                        // (L, R) each step's retention e^{log a} (floored; 1 on a locked row)
 };
@@ -37,6 +38,7 @@ void load(const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, Per
     c.W = std::max(c.W, c.cols[t] = act.cols);
   }
   c.Q.setZero(L, c.R), c.K.setZero(L, c.R), c.G.setZero(L, c.R), c.V.setZero(L, c.W), c.beta.resize(L);
+  c.Ra.resize(L, c.R);
   for (int64_t t = 0; t < L; ++t) {
     const int64_t n = n0 + t;
     for (int64_t i = 0; i < c.rows[t]; ++i) {
@@ -46,17 +48,16 @@ void load(const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, Per
     for (int64_t i = 0; i < c.R; ++i) {
       const T la = in.a && i < c.rows[t] ? clamped_log_retention(in.a[n * d_k + i]) : T(0);
       c.G(t, i) = (t ? c.G(t - 1, i) : T(0)) + la;
+      c.Ra(t, i) = std::exp(la);
     }
     for (int64_t j = 0; j < c.cols[t]; ++j) c.V(t, j) = in.v[n * d_v + j];
     c.beta[t] = in.beta[n];
   }
   c.U = c.beta.asDiagonal() * c.V;
-  c.Ra.resize(L, c.R);
-  c.Ra.row(0) = c.G.row(0).array().exp().matrix();
-  for (int64_t t = 1; t < L; ++t) c.Ra.row(t) = (c.G.row(t) - c.G.row(t - 1)).array().exp().matrix();
-  c.Qe = c.Q.cwiseProduct(c.G.array().exp().matrix());
-  const auto gL = c.G.row(L - 1);
-  c.Kd = c.K.cwiseProduct(((-c.G).rowwise() + gL).array().exp().matrix());
+  c.EG = c.G.array().exp().matrix();
+  c.Ed = ((-c.G).rowwise() + c.G.row(L - 1)).array().exp().matrix();
+  c.Qe = c.Q.cwiseProduct(c.EG);
+  c.Kd = c.K.cwiseProduct(c.Ed);
 }
 
 // e^{G[t] - G[r]} for the rows t of [b0, b1) and e^{G[r] - G[s]} for s < b0, with r = b0 - 1:
@@ -114,7 +115,7 @@ void per_key_chunk_forward(const Schedule& s, const RuleInputs<T>& in, int64_t n
     for (int64_t t = 0; t < L; ++t)  // locked columns read 0 (selection)
       for (int64_t j = 0; j < in.d_v; ++j) o[(n0 + t) * in.d_v + j] = j < c.cols[t] ? O(t, j) : T(0);
   }
-  const Vec<T> decay_L = c.G.row(L - 1).transpose().array().exp().matrix();
+  const Vec<T> decay_L = c.EG.row(L - 1).transpose();  // e^{G_L}
   HR = decay_L.asDiagonal() * HR;
   HR.noalias() += c.Kd.transpose() * c.U;
 }
@@ -131,7 +132,7 @@ void per_key_chunk_backward(const Schedule& s, const RuleInputs<T>& in, int64_t 
   const auto HR = Hfull.topLeftCorner(R, W);
   StateMap<T> dHfull(dH, d_k, d_v);
   const Mat<T> dHe = dHfull.topLeftCorner(R, W);
-  const Vec<T> decay_L = c.G.row(L - 1).transpose().array().exp().matrix();
+  const Vec<T> decay_L = c.EG.row(L - 1).transpose();  // e^{G_L}
 
   Mat<T> dO_c(L, W);
   for (int64_t t = 0; t < L; ++t)  // a locked column's read is 0 whatever its gradient
@@ -142,9 +143,8 @@ void per_key_chunk_backward(const Schedule& s, const RuleInputs<T>& in, int64_t 
   dU.noalias() += c.Kd * dHe;
   Mat<T> dHs = decay_L.asDiagonal() * dHe;
   dHs.noalias() += c.Qe.transpose() * dO_c;
-  Mat<T> dQ = (dO_c * HR.transpose()).cwiseProduct(c.G.array().exp().matrix());
-  const Mat<T> Ed = ((-c.G).rowwise() + c.G.row(L - 1)).array().exp().matrix();  // Kd = K ⊙ Ed
-  Mat<T> dK = (c.U * dHe.transpose()).cwiseProduct(Ed);
+  Mat<T> dQ = (dO_c * HR.transpose()).cwiseProduct(c.EG);
+  Mat<T> dK = (c.U * dHe.transpose()).cwiseProduct(c.Ed);
   Vec<T> dgL = c.K.cwiseProduct(dK).colwise().sum().transpose();
   dgL += decay_L.cwiseProduct(HR.cwiseProduct(dHe).rowwise().sum());
 
