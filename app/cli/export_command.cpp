@@ -34,9 +34,11 @@ constexpr const char* export_help = R"(Figures, each when the runs have its data
   activation_map_<run>             the schedule's active blocks over position
   e_ablation                       final bits per byte against E (runs of several E)
   gating_effect_nll_<range>        gated minus its E = 1 baseline (same seed, same other fields) in
-                                   mean NLL against the swept field, ranges first-N16, N16-N, N-4N,
-                                   all; one line per value of the other swept fields (a sweep's or
-                                   seed groups' runs, each gated point with its baseline given too)
+                                   mean NLL against the swept field (--effect-x; train.tokens for a
+                                   budget), ranges first-N16, N16-N, N-4N, all (--effect-ranges
+                                   diagnosis: 1-2, 3-16, 17-256, 257-N, N-4N, all); one line per value
+                                   of the other swept fields (a sweep's or seed groups' runs, each
+                                   gated point with its baseline given too)
   gating_effect_needle, _mqar      the same in accuracy points
   gating_effect_needle_by_length   the token needle effect against the context length asked, a line
                                    per form, its trend per doubling (gated runs with their baselines)
@@ -71,6 +73,7 @@ struct ExportOptions {
   double dpi = 300;
   bool evals = false;  // each run's RUN/evals/NAME folders too, after it
   std::string effect_x;  // the gating-effect maps' x field; empty: chosen
+  std::string effect_ranges = "map";  // the gating-effect maps' position ranges (figures::EffectRanges)
   std::string effect_reference;  // gating_effect_by_variant's reference row; empty: the first
 };
 
@@ -98,6 +101,10 @@ void run(const ExportOptions& o) {
     } catch (const InputError& e) {
       throw InputError("--" + e.field(), e.reason());
     }
+    const auto ranges = common::choice_from_name<figures::EffectRanges>(o.effect_ranges);
+    if (!ranges)
+      throw InputError("--effect-ranges", "unknown value '" + o.effect_ranges.substr(0, 32) + "' (" +
+                                              common::choice_alternatives<figures::EffectRanges>(", ") + ")");
     for (const auto& r : o.runs) {
       readers.push_back(runs::RunReader::open(r));
       std::vector<std::string> unreadable;
@@ -107,7 +114,8 @@ void run(const ExportOptions& o) {
       for (const auto& u : unreadable) print_error(program, u);  // named, and the rest still drawn
     }
     try {
-      figs = figures::standard_figures(readers, {.effect_x = o.effect_x, .effect_reference = o.effect_reference});
+      figs = figures::standard_figures(
+          readers, {.effect_x = o.effect_x, .effect_ranges = *ranges, .effect_reference = o.effect_reference});
     } catch (const InputError& e) {
       if (e.field() != "x" && e.field() != "reference") throw;
       throw InputError(e.field() == "x" ? "--effect-x" : "--effect-reference", e.reason());
@@ -171,8 +179,13 @@ void add_export_command(CLI::App& app) {
   command->add_flag("--evals", options->evals,
                     "also draw each run's evaluations under other schedules (RUN/evals/NAME, from `proteus eval --as`)");
   command->add_option("--effect-x", options->effect_x,
-                      "the gating_effect figures' x axis: a swept config field (default: the first numeric one but E)")
+                      std::string("the gating_effect figures' x axis: a swept config field (default: the first numeric one "
+                                  "but E), or ") + figures::kTrainingTokensX + " (train.steps x data.batch x data.seq_len)")
       ->option_text("PATH");
+  command->add_option("--effect-ranges", options->effect_ranges,
+                      "the gating_effect_nll figures' position ranges: map (first N/16, N/16-N, N-4N, all; by "
+                      "buckets) or diagnosis (1-2, 3-16, 17-256, 257-N, N-4N, all; position by position); default map")
+      ->option_text("SET");
   command->add_option("--effect-reference", options->effect_reference,
                       "gating_effect_by_variant's reference row: a gated seed group (default: the first row)")
       ->option_text("GROUP");

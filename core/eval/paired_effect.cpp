@@ -85,7 +85,11 @@ double range_mean_nll(const PerPositionResult& r, const PositionRange& range) {
 }
 
 Interval paired_range_effect(const std::vector<const PerPositionResult*>& gated,
-                             const std::vector<const PerPositionResult*>& baseline, const PositionRange& range) {
+                             const std::vector<const PerPositionResult*>& baseline, const PositionRange& range,
+                             PositionReading reading) {
+  const auto mean_of = [&](const PerPositionResult& r) {
+    return reading == PositionReading::exact ? exact_range_mean_nll(r, range) : range_mean_nll(r, range);
+  };
   if (gated.empty() || gated.size() != baseline.size())
     throw std::invalid_argument("paired effect: needs one baseline run per gated run (got " + std::to_string(gated.size()) +
                                 " and " + std::to_string(baseline.size()) + ")");
@@ -94,16 +98,18 @@ Interval paired_range_effect(const std::vector<const PerPositionResult*>& gated,
       throw std::invalid_argument("paired effect: a run and its baseline have other position buckets (evaluated at other lengths?)");
   if (gated.size() >= 2) {
     std::vector<double> d;
-    for (size_t i = 0; i < gated.size(); ++i) d.push_back(range_mean_nll(*gated[i], range) - range_mean_nll(*baseline[i], range));
+    for (size_t i = 0; i < gated.size(); ++i) d.push_back(mean_of(*gated[i]) - mean_of(*baseline[i]));
     return t_interval(d);
   }
   const auto& a = *gated.front();
   const auto& b = *baseline.front();
-  const auto sa = sequence_range_means(a, range), sb = sequence_range_means(b, range);
+  const bool per_sequence = reading == PositionReading::buckets || whole_run(range, a);
+  const auto sa = per_sequence ? sequence_range_means(a, range) : std::vector<double>{};
+  const auto sb = per_sequence ? sequence_range_means(b, range) : std::vector<double>{};
   const bool same_sequences = a.sequences_fingerprint == b.sequences_fingerprint && a.sequences == b.sequences;
   if (sa.empty() || sb.empty() || !same_sequences) {
     Interval none;  // one seed without shared sequences: a mean and no interval
-    none.mean = none.lo = none.hi = range_mean_nll(a, range) - range_mean_nll(b, range);
+    none.mean = none.lo = none.hi = mean_of(a) - mean_of(b);
     none.n = 1;
     return none;
   }

@@ -40,12 +40,20 @@ double exact_range_mean_nll(const PerPositionResult& r, const PositionRange& ran
 // run's mean_nll. NaN when no bucket falls in the range.
 double range_mean_nll(const PerPositionResult& r, const PositionRange& range);
 
+// How a run's mean over a range is read: by whole buckets (range_mean_nll; the regime map's wide
+// ranges) or position by position (exact_range_mean_nll; the diagnosis's narrow ones, 1-2 or 17-256,
+// which no bucket edge need match).
+enum class PositionReading { buckets, exact };
+
 // gated[i] minus baseline[i] (the same seed i) over a range. Two or more pairs: t over the pairs.
-// One pair: the bootstrap over the sequences both were evaluated on (n = sequences); without
-// per-sequence values there is no interval (n = 1). Throws std::invalid_argument naming the
-// problem when the lists differ in length, are empty, or a pair was evaluated on other buckets.
+// One pair: the bootstrap over the sequences both were evaluated on (n = sequences), by buckets
+// (a run keeps each sequence's loss per bucket, not per position: read exactly, one pair has that
+// interval over the whole run only); without per-sequence values there is no interval (n = 1).
+// Throws std::invalid_argument naming the problem when the lists differ in length, are empty, or
+// a pair was evaluated on other buckets.
 Interval paired_range_effect(const std::vector<const PerPositionResult*>& gated,
-                             const std::vector<const PerPositionResult*>& baseline, const PositionRange& range);
+                             const std::vector<const PerPositionResult*>& baseline, const PositionRange& range,
+                             PositionReading reading = PositionReading::buckets);
 
 // Accuracy in points (0..100), one vector of cells per seed (a needle grid's cells, or one value
 // for MQAR): gated minus baseline. Two or more seeds: t over the seeds' mean differences; one seed

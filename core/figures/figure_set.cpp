@@ -374,7 +374,7 @@ std::vector<NamedFigure> figure_set(std::vector<RunResults> runs, const FigureSe
   std::vector<EffectRun> effect_runs;
   for (const auto& r : runs)
     if (r.config && r.report) effect_runs.push_back({r.name, *r.config, r.report});
-  auto effects = gating_effect_figures(effect_runs, {.x_field = options.effect_x});
+  auto effects = gating_effect_figures(effect_runs, {.x_field = options.effect_x, .ranges = options.effect_ranges});
   for (auto& e : gating_effect_by_variant_figures(effect_runs, options.effect_reference)) effects.push_back(std::move(e));
   merge_seed_groups(runs);
   make_names_unique(runs);

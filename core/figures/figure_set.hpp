@@ -10,6 +10,7 @@
 
 #include "core/config/config.hpp"
 #include "core/eval/evaluate.hpp"
+#include "core/figures/gating_effect_figures.hpp"
 #include "core/figures/run_figures.hpp"
 
 namespace proteus::runs {
@@ -44,8 +45,11 @@ RunResults read_run_results(const runs::RunReader& run, const std::string& name)
 struct FigureSetOptions {
   // The loss axes before any run has logged a step: the window shows where the curves will come.
   bool loss_before_data = false;
-  // The gating-effect maps' x axis (a dotted config path); empty: chosen from the swept fields.
+  // The gating-effect maps' x axis (a dotted config path, or kTrainingTokensX); empty: chosen from
+  // the swept fields.
   std::string effect_x;
+  // The gating-effect maps' position ranges: the regime map's or the diagnosis's.
+  EffectRanges effect_ranges = EffectRanges::regime_map;
   // The reference row of gating_effect_by_variant (a gated seed group); empty: its first row.
   std::string effect_reference;
 };

@@ -16,6 +16,13 @@
 #include "core/runs/run_dir.hpp"
 
 namespace proteus::figures {
+
+const std::vector<common::Named<EffectRanges>>& name_table(EffectRanges) {
+  static const std::vector<common::Named<EffectRanges>> table = {{EffectRanges::regime_map, "map"},
+                                                                 {EffectRanges::diagnosis, "diagnosis"}};
+  return table;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -131,8 +138,18 @@ std::vector<double> cells_of(const eval::NeedleResult& n) {
   return out;
 }
 
+// The tokens a run trained on (kTrainingTokensX).
+double training_tokens(const config::RunConfig& c) {
+  return static_cast<double>(c.train.steps) * c.data.batch * c.data.seq_len;
+}
+
+// The fields whose product is kTrainingTokensX: the axis when it is asked for, never a line.
+bool budget_factor(const std::string& path) {
+  return path == "train.steps" || path == "data.batch" || path == "data.seq_len";
+}
+
 // The effect of every range of one metric at one point; false when the point lacks its data.
-bool point_effects(const Point& p, const std::string& metric, std::vector<eval::PositionRange>* ranges,
+bool point_effects(const Point& p, const std::string& metric, EffectRanges range_set, std::vector<eval::PositionRange>* ranges,
                    std::vector<eval::Interval>* effects) {
   effects->clear();
   if (metric == "nll") {
@@ -145,8 +162,11 @@ bool point_effects(const Point& p, const std::string& metric, std::vector<eval::
       b.push_back(&*rb);
     }
     if (g.empty()) return false;
-    *ranges = eval::effect_ranges(p.gated.front()->config.data.seq_len, g.front()->seq_len);
-    for (const auto& r : *ranges) effects->push_back(eval::paired_range_effect(g, b, r));
+    const int train_len = p.gated.front()->config.data.seq_len, eval_len = g.front()->seq_len;
+    const bool diagnosis = range_set == EffectRanges::diagnosis;
+    *ranges = diagnosis ? eval::diagnosis_ranges(train_len, eval_len) : eval::effect_ranges(train_len, eval_len);
+    const auto reading = diagnosis ? eval::PositionReading::exact : eval::PositionReading::buckets;
+    for (const auto& r : *ranges) effects->push_back(eval::paired_range_effect(g, b, r, reading));
     return true;
   }
   std::vector<std::vector<double>> g, b;
@@ -178,6 +198,8 @@ std::string range_words(const eval::PositionRange& r) {
   if (r.name == "first-N16") return "the first N/16 positions";
   if (r.name == "N16-N") return "positions N/16 to N";
   if (r.name == "N-4N") return "positions N to 4N";
+  if (r.name == "257-N") return "positions 257 to N";
+  if (r.name != "all") return "positions " + std::to_string(r.lo) + " to " + std::to_string(r.hi);
   return "every position";
 }
 
@@ -293,6 +315,13 @@ std::string choose_x_field(const std::vector<std::string>& swept, const std::vec
     for (const auto& f : swept) s += (s.empty() ? "" : ", ") + f;
     return s.empty() ? std::string("nothing") : s;
   };
+  if (options.x_field == kTrainingTokensX) {
+    if (std::none_of(swept.begin(), swept.end(), budget_factor))
+      throw InputError("x", std::string("'") + kTrainingTokensX +
+                                "' needs gated runs trained on different numbers of tokens (train.steps, data.batch or "
+                                "data.seq_len); they differ in: " + swept_list());
+    return options.x_field;
+  }
   if (!options.x_field.empty()) {
     const auto& x = options.x_field;
     if (std::find(swept.begin(), swept.end(), x) == swept.end() || !numeric_everywhere(points, x))
@@ -317,18 +346,19 @@ std::string line_label(const Point& p, const std::vector<std::string>& line_fiel
 
 // One metric's map over the points that have its data; nullopt with fewer than two x values.
 std::optional<GatingEffectMap> metric_map(const std::string& metric, const std::vector<Point>& points, const std::string& x,
-                                          const std::vector<std::string>& line_fields) {
+                                          const std::vector<std::string>& line_fields, EffectRanges range_set) {
   GatingEffectMap map;
   map.metric = metric;
   map.x_field = x;
   map.line_fields = line_fields;
+  map.ranges_read = metric == "nll" ? range_set : EffectRanges::regime_map;
   std::set<double> xs;
   std::set<int> seed_counts;
   for (const auto& p : points) {
     std::vector<eval::PositionRange> ranges;
     std::vector<eval::Interval> effects;
     try {
-      if (!point_effects(p, metric, &ranges, &effects)) continue;
+      if (!point_effects(p, metric, range_set, &ranges, &effects)) continue;
     } catch (const std::invalid_argument& e) {
       map.notes.push_back(std::string("left out a point: ") + e.what());
       continue;
@@ -336,7 +366,7 @@ std::optional<GatingEffectMap> metric_map(const std::string& metric, const std::
     const std::string line = line_label(p, line_fields);
     if (std::find(map.lines.begin(), map.lines.end(), line) == map.lines.end()) map.lines.push_back(line);
     if (map.ranges.empty()) map.ranges = ranges;
-    const double xv = p.fields.at(x).get<double>();
+    const double xv = x == kTrainingTokensX ? training_tokens(p.gated.front()->config) : p.fields.at(x).get<double>();
     xs.insert(xv);
     seed_counts.insert(static_cast<int>(p.gated.size()));
     for (size_t k = 0; k < ranges.size(); ++k) map.points.push_back({xv, line, ranges[k].name, effects[k]});
@@ -350,12 +380,15 @@ std::optional<GatingEffectMap> metric_map(const std::string& metric, const std::
   });
   if (*seed_counts.rbegin() >= 2) map.notes.push_back("intervals: 95% t over seeds (each seed's run minus its E = 1 baseline)");
   const bool without_interval = std::any_of(map.points.begin(), map.points.end(), [](const EffectPoint& e) { return !e.effect.has_interval(); });
+  const bool exact = metric == "nll" && range_set == EffectRanges::diagnosis;
   if (seed_counts.count(1) > 0 && metric != "mqar")
-    map.notes.push_back(metric == "nll" ? "one seed: 95% bootstrap over the shared evaluation sequences"
-                                        : "one seed: 95% bootstrap over the grid's paired cells");
+    map.notes.push_back(metric != "nll" ? "one seed: 95% bootstrap over the grid's paired cells"
+                        : exact         ? "one seed: 95% bootstrap over the shared evaluation sequences (every position only)"
+                                        : "one seed: 95% bootstrap over the shared evaluation sequences");
   // math.md section 7: with n = 1 there is no interval, and the figure says so.
   if (without_interval)
     map.notes.push_back(metric == "mqar" ? "no interval where one seed was trained (MQAR keeps no per-sample record)"
+                        : exact          ? "no interval where n = 1 (one seed: a run keeps each sequence's loss by bucket, not by position)"
                                          : "no interval where n = 1 (one seed, evaluated on other sequences than its baseline)");
   return map;
 }
@@ -427,17 +460,19 @@ std::vector<GatingEffectMap> gating_effect_maps(const std::vector<EffectRun>& ru
   if (points.size() < 2) return {};
   std::vector<Flat> flats;
   for (const auto& p : points) flats.push_back(p.fields);
-  const auto swept = varying_fields(flats, options.x_field);
+  const bool by_tokens = options.x_field == kTrainingTokensX;
+  // A budget's lockstep class (train.warmup scaled with train.steps) is named by its factor.
+  const auto swept = varying_fields(flats, by_tokens ? "train.steps" : options.x_field);
   const std::string x = choose_x_field(swept, points, options);
   if (x.empty()) return {};  // nothing numeric was swept: the per-run figures say it all
   std::vector<std::string> line_fields;
   for (const auto& f : swept)
-    if (f != x) line_fields.push_back(f);
+    if (f != x && !(by_tokens && budget_factor(f))) line_fields.push_back(f);
   std::set<int> lengths;
   for (const auto& p : points) lengths.insert(p.gated.front()->config.data.seq_len);
   std::vector<GatingEffectMap> maps;
   for (const std::string metric : {"nll", "needle", "mqar"})
-    if (auto map = metric_map(metric, points, x, line_fields)) {
+    if (auto map = metric_map(metric, points, x, line_fields, options.ranges)) {
       map->lengths_differ = lengths.size() > 1;
       maps.push_back(std::move(*map));
     }
@@ -514,7 +549,7 @@ Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range
   const auto r = std::find_if(map.ranges.begin(), map.ranges.end(), [&](const eval::PositionRange& x) { return x.name == range; });
   const bool nll = map.metric == "nll";
   f.title = "Gating minus E = 1: " + metric_title(map.metric) + (nll && r != map.ranges.end() ? ", " + range_words(*r) : "");
-  f.x.label = map.x_field;
+  f.x.label = map.x_field == kTrainingTokensX ? "training tokens (train.steps x data.batch x data.seq_len)" : map.x_field;
   f.y.label = nll ? "difference in mean NLL (nats; < 0: gating helps)" : "difference in accuracy (points; > 0: gating helps)";
   std::vector<double> xs;
   for (size_t l = 0; l < map.lines.size(); ++l) {
@@ -546,10 +581,14 @@ Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range
   std::set<double> ticks(xs.begin(), xs.end());
   if (ticks.size() <= 8) f.x.tick_values.assign(ticks.begin(), ticks.end());
   f.legend = map.lines.size() > 1 || (map.lines.size() == 1 && !map.lines.front().empty());
-  if (nll && r != map.ranges.end() && !map.lengths_differ)
-    f.notes.push_back("positions " + std::to_string(r->lo) + "-" + std::to_string(r->hi) + " (N = training length; by whole buckets)");
+  const bool exact = map.ranges_read == EffectRanges::diagnosis;
+  const std::string reading = exact ? "position by position" : "by whole buckets";
+  // The diagnosis's first ranges are fixed positions, true at every training length.
+  const bool fixed = exact && r != map.ranges.end() && r->name.find('N') == std::string::npos && r->name != "all";
+  if (nll && r != map.ranges.end() && (!map.lengths_differ || fixed))
+    f.notes.push_back("positions " + std::to_string(r->lo) + "-" + std::to_string(r->hi) + " (N = training length; " + reading + ")");
   else if (nll && r != map.ranges.end())  // N moves with the swept field: no one range of positions is true
-    f.notes.push_back("positions in units of each point's training length N (by whole buckets)");
+    f.notes.push_back("positions in units of each point's training length N (" + reading + ")");
   for (const auto& n : map.notes) f.notes.push_back(n);
   for (const auto& z : zero_crossings(map))
     if (z.range == range)

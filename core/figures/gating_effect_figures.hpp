@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/name_table.hpp"
 #include "core/config/config.hpp"
 #include "core/eval/evaluate.hpp"
 #include "core/eval/paired_effect.hpp"
@@ -32,29 +33,44 @@ struct EffectPoint {
   eval::Interval effect;
 };
 
+// Which position ranges the nll map draws: the regime map's (eval::effect_ranges: first N/16, N/16
+// to N, N to 4N, all; by whole buckets) or the diagnosis's (eval::diagnosis_ranges: 1-2, 3-16,
+// 17-256, 257-N, N-4N, all; position by position, as its tables read them).
+enum class EffectRanges { regime_map, diagnosis };
+const std::vector<common::Named<EffectRanges>>& name_table(EffectRanges);
+
 // One metric's map: "nll" (nats, per position range), "needle" or "mqar" (accuracy points), or
 // "needle_length" (accuracy points against the context length: needle_effect_by_length).
 struct GatingEffectMap {
   std::string metric;
-  std::string x_field;                  // the dotted config path along x ("context length (tokens)" for needle_length)
+  std::string x_field;                  // the dotted config path along x (kTrainingTokensX; "context length (tokens)" for needle_length)
   std::vector<std::string> line_fields; // the other swept fields (their values name the lines)
   std::vector<std::string> lines;       // in order of first appearance
   std::vector<eval::PositionRange> ranges;  // nll: of the first point (names shared by every point); else {"all"}
   std::vector<EffectPoint> points;      // sorted by line, then range, then x
   std::vector<std::string> notes;
   bool lengths_differ = false;  // the points' training lengths N differ: ranges are in units of each one's N
+  EffectRanges ranges_read = EffectRanges::regime_map;  // nll: which ranges, and how they were read
 };
 
+// The x axis a budget sweep is read against: the tokens each run trained on, train.steps x
+// data.batch x data.seq_len (not a config field: derived from the three).
+inline constexpr const char* kTrainingTokensX = "train.tokens";
+
 struct GatingEffectOptions {
-  std::string x_field;  // empty: the first numeric swept field other than model.mixer.E, else E
+  // A numeric swept field, or kTrainingTokensX when the gated runs differ in one of its three
+  // factors; empty: the first numeric swept field other than model.mixer.E, else E.
+  std::string x_field;
+  EffectRanges ranges = EffectRanges::regime_map;
 };
 
 // The maps these runs have data for (nll when runs are evaluated per position, needle, mqar), each
 // only with two or more distinct x values. The swept fields are the config fields whose values
 // differ between the gated points (seeds, names, folders and devices aside); fields that move in
 // lockstep (data.seq_len and the horizons resolve() derives from it) count once, under the field
-// a user sets. Throws InputError("x", ...) when options.x_field is not
-// a swept numeric field.
+// a user sets. With x = kTrainingTokensX the budget's factors (train.steps, data.batch,
+// data.seq_len) are the axis, not lines. Throws InputError("x", ...) when options.x_field is not
+// a swept numeric field, or is kTrainingTokensX while every gated run trained on as many tokens.
 std::vector<GatingEffectMap> gating_effect_maps(const std::vector<EffectRun>& runs, const GatingEffectOptions& options = {});
 
 // Where a line's mean crosses zero between two neighbouring x values (linear in the axis'

@@ -171,6 +171,9 @@ TEST_F(ExportCommand, BadInputExitsTwoWithOneLine) {
     r = run("export " + (*dir_ / "runs" / "tiny").string() + " --out " + (*dir_ / "bad").string() + " --dpi 0");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_EQ(r.out.rfind("proteus export: error: --dpi: ", 0), 0u) << r.out;
+    r = run("export " + (*dir_ / "runs" / "tiny").string() + " --out " + (*dir_ / "bad").string() + " --effect-ranges buckets");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_EQ(r.out.rfind("proteus export: error: --effect-ranges: unknown value 'buckets' (map, diagnosis)", 0), 0u) << r.out;
     EXPECT_FALSE(fs::exists(*dir_ / "bad"));
   }
   EXPECT_EQ(run("export").status, 2);

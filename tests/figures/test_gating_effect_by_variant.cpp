@@ -110,6 +110,17 @@ TEST(DiagnosisRanges, TheMeanIsOverExactlyTheRangesPositions) {
   EXPECT_DOUBLE_EQ(eval::exact_range_mean_nll(r, {"3-16", 3, 16}), 9.5);
   EXPECT_DOUBLE_EQ(eval::exact_range_mean_nll(r, {"17-256", 17, 256}), 136.5) << "not by whole buckets";
   EXPECT_DOUBLE_EQ(eval::exact_range_mean_nll(r, {"all", 1, 300}), 150.5);
+
+  // Paired and read position by position (the maps' diagnosis ranges): gated = 2 x baseline, so
+  // the effect is the baseline's own exact mean; the default reading takes whole buckets.
+  auto g = r;
+  for (auto& x : g.nll) x *= 2;
+  for (auto& x : g.bucket_nll) x *= 2;
+  g.mean_nll *= 2;
+  const std::vector<const eval::PerPositionResult*> gated{&g, &g}, baseline{&r, &r};
+  const eval::PositionRange late{"17-256", 17, 256};
+  EXPECT_DOUBLE_EQ(eval::paired_range_effect(gated, baseline, late, eval::PositionReading::exact).mean, 136.5);
+  EXPECT_NE(eval::paired_range_effect(gated, baseline, late).mean, 136.5) << "by buckets: the last one runs to 300";
 }
 
 TEST(GatingEffectByVariant, EachRowIsItsGroupMinusItsOwnBaselineWithTheTIntervalOverSeeds) {

@@ -165,6 +165,92 @@ TEST(GatingEffect, HowOftenARunReportsIsNeitherAnAxisNorALine) {
   EXPECT_NEAR(point_at(maps.front(), "N-4N", 100).effect.mean, late_effect(100), 1e-9);
 }
 
+TEST(GatingEffect, ABudgetIsReadAgainstTheTokensItTrainedOn) {
+  auto runs = steps_sweep(3);
+  for (auto& r : runs) {
+    r.config.train.warmup = r.config.train.steps / 10;       // scaled with the budget, as the presets do
+    if (r.config.train.steps == 800) r.config.data.batch = 16;  // the last point doubles its tokens by its batch
+  }
+  const auto maps = figures::gating_effect_maps(runs, {.x_field = figures::kTrainingTokensX});
+  ASSERT_EQ(maps.size(), 1u);
+  const auto& map = maps.front();
+  EXPECT_EQ(map.x_field, figures::kTrainingTokensX);
+  EXPECT_TRUE(map.line_fields.empty()) << "the budget's factors are the axis, not lines";
+  const double per_step = 8.0 * kTrainLen;  // the default batch of 8 sequences of N tokens
+  for (int steps : {100, 200, 400})
+    EXPECT_NEAR(point_at(map, "N-4N", steps * per_step).effect.mean, late_effect(steps), 1e-9);
+  EXPECT_NEAR(point_at(map, "N-4N", 800 * 2 * per_step).effect.mean, late_effect(800), 1e-9);
+  const auto f = figures::gating_effect_figure(map, "N-4N");
+  EXPECT_EQ(f.x.label.rfind("training tokens", 0), 0u) << f.x.label;
+  EXPECT_EQ(f.x.scale, figures::Scale::log);
+  bool trend_in_tokens = false;
+  for (const auto& n : f.notes)
+    trend_in_tokens |= n.find("per doubling") != std::string::npos && n.find("near train.tokens = ") != std::string::npos;
+  EXPECT_TRUE(trend_in_tokens);
+
+  // With steps as the axis, the batch that moved at one point is a line of its own.
+  EXPECT_EQ(figures::gating_effect_maps(runs, {.x_field = "train.steps"}).front().line_fields,
+            (std::vector<std::string>{"data.batch"}));
+  // Runs trained on as many tokens have no budget axis: refused, naming what they differ in.
+  auto same_budget = steps_sweep(1);
+  for (auto& r : same_budget) {
+    r.config.model.d_model = r.config.train.steps;
+    r.config.train.steps = 300;
+  }
+  try {
+    figures::gating_effect_maps(same_budget, {.x_field = figures::kTrainingTokensX});
+    ADD_FAILURE() << "train.tokens accepted for runs of one budget";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "x");
+    EXPECT_NE(e.reason().find("model.d_model"), std::string::npos) << e.reason();
+  }
+}
+
+TEST(GatingEffect, TheDiagnosisRangesReadEachPositionAsItsTablesDo) {
+  // N = 64, evaluated to 256, the effect -0.5 at positions 1-4 and late_effect after: 257-N is empty.
+  const auto maps = figures::gating_effect_maps(steps_sweep(3), {.ranges = figures::EffectRanges::diagnosis});
+  ASSERT_EQ(maps.size(), 1u);
+  const auto& map = maps.front();
+  EXPECT_EQ(map.ranges_read, figures::EffectRanges::diagnosis);
+  std::vector<std::string> names;
+  for (const auto& r : map.ranges) names.push_back(r.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"1-2", "3-16", "17-256", "N-4N", "all"}));
+  const double half_width = 4.302653 * 0.04 / std::sqrt(3.0);
+  for (int steps : {100, 800}) {
+    const auto& early = point_at(map, "1-2", steps).effect;
+    EXPECT_NEAR(early.mean, kEarlyEffect, 1e-9);
+    EXPECT_NEAR(early.hi - early.mean, half_width, 1e-6);
+    // Positions 3 and 4 carry the early effect, 5-16 the late one: each position counts once.
+    EXPECT_NEAR(point_at(map, "3-16", steps).effect.mean, (2 * kEarlyEffect + 12 * late_effect(steps)) / 14, 1e-9);
+    EXPECT_NEAR(point_at(map, "17-256", steps).effect.mean, late_effect(steps), 1e-9);
+  }
+  const auto f = figures::gating_effect_figure(map, "3-16");
+  EXPECT_NE(f.title.find("positions 3 to 16"), std::string::npos) << f.title;
+  bool exact_note = false;
+  for (const auto& n : f.notes) exact_note |= n.find("positions 3-16 (N = training length; position by position)") != std::string::npos;
+  EXPECT_TRUE(exact_note);
+
+  // One seed: a run keeps each sequence's loss by bucket, so only every position has an interval.
+  const auto one = figures::gating_effect_maps(steps_sweep(1), {.ranges = figures::EffectRanges::diagnosis}).front();
+  EXPECT_EQ(point_at(one, "3-16", 100).effect.n, 1);
+  EXPECT_NEAR(point_at(one, "3-16", 100).effect.mean, (2 * kEarlyEffect + 12 * late_effect(100)) / 14, 1e-9);
+  EXPECT_EQ(point_at(one, "all", 100).effect.n, kSequences);
+
+  // The figure set draws them under the ranges' names.
+  std::vector<figures::RunResults> results;
+  for (const auto& r : steps_sweep(3)) {
+    figures::RunResults x;
+    x.name = r.name;
+    x.config = r.config;
+    x.report = r.report;
+    results.push_back(x);
+  }
+  bool drawn = false;
+  for (const auto& nf : figures::figure_set(results, {.effect_ranges = figures::EffectRanges::diagnosis}))
+    drawn |= nf.name == "gating_effect_nll_17-256";
+  EXPECT_TRUE(drawn);
+}
+
 TEST(GatingEffect, OneSeedBootstrapsOverTheSharedSequences) {
   const auto maps = figures::gating_effect_maps(steps_sweep(1));
   ASSERT_EQ(maps.size(), 1u);

@@ -152,6 +152,28 @@ TEST_F(BaselineAgreement, TheSeedGroupsPairTheSameRunsAndNameTheSameGroup) {
   }
 }
 
+// The runs view's choices reach its maps; an axis the selection was not swept along (these
+// groups differ in E, not in training tokens) keeps the maps against the default axis and says why.
+TEST_F(BaselineAgreement, TheRunsViewsEffectChoicesReachItsMaps) {
+  gui::RunsBrowser b;
+  b.rescan(tmp.path() / "runs");
+  b.select_only(dirs);
+  const auto has = [&](const std::string& name) {
+    return std::any_of(b.figures().begin(), b.figures().end(), [&](const figures::NamedFigure& f) { return f.name == name; });
+  };
+  EXPECT_EQ(b.load(), "");
+  EXPECT_TRUE(has("gating_effect_nll_first-N16"));
+  EXPECT_FALSE(has("gating_effect_nll_3-16"));
+  b.figure_options.effect_ranges = figures::EffectRanges::diagnosis;
+  EXPECT_EQ(b.load(), "");
+  EXPECT_TRUE(has("gating_effect_nll_3-16"));
+  EXPECT_FALSE(has("gating_effect_nll_first-N16"));
+  b.figure_options.effect_x = figures::kTrainingTokensX;
+  const auto why = b.load();
+  EXPECT_EQ(why.rfind("gating-effect x axis: 'train.tokens' needs gated runs trained on different numbers of tokens", 0), 0u) << why;
+  EXPECT_TRUE(has("gating_effect_nll_all")) << "the maps against E are still drawn";
+}
+
 TEST_F(BaselineAgreement, BothGatingEffectFiguresPairTheSameRunsInAnyOrder) {
   auto runs = effect_runs(dirs);
   for (int order = 0; order < 3; ++order) {

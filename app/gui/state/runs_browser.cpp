@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/common/input_error.hpp"
 
 namespace proteus::gui {
 namespace {
@@ -236,7 +237,17 @@ std::string RunsBrowser::load() {
   try {
     std::vector<runs::RunReader> readers;
     for (const auto& p : selected()) readers.push_back(runs::RunReader::open(p));
-    if (!readers.empty()) figures_ = figures::standard_figures(readers);
+    if (readers.empty()) return "";
+    try {
+      figures_ = figures::standard_figures(readers, figure_options);
+    } catch (const InputError& e) {
+      if (e.field() != "x") throw;
+      // An x axis these runs were not swept along: the maps against the default axis, and why.
+      auto by_default = figure_options;
+      by_default.effect_x.clear();
+      figures_ = figures::standard_figures(readers, by_default);
+      return "gating-effect x axis: " + e.reason();
+    }
     return "";
   } catch (const std::exception& e) {
     return e.what();

@@ -90,8 +90,11 @@ class RunsBrowser {
   std::vector<std::string> selected() const;
 
   // Rebuilds the overlay figures of the selected runs; the error text of a run that does not
-  // parse, else "".
+  // parse, else "". An effect_x the selection was not swept along draws the maps against the
+  // default axis and returns why.
   std::string load();
+  // How the gating-effect maps read the selection (the runs view's axis and range choices).
+  figures::FigureSetOptions figure_options;
   const std::vector<figures::NamedFigure>& figures() const { return figures_; }
 
  private:

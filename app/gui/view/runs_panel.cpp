@@ -312,6 +312,33 @@ bool draw_runs_table(LabApp& app, float height) {
   return selection_changed;
 }
 
+// How the gating-effect maps read the overlaid runs: the x axis (the swept field, or the tokens a
+// budget sweep trained on) and the position ranges (the regime map's or the diagnosis's). Shown
+// once a map is drawn (or either choice was changed); true when a choice changed.
+bool draw_effect_options(RunsBrowser& rb) {
+  auto& o = rb.figure_options;
+  const bool maps = std::any_of(rb.figures().begin(), rb.figures().end(),
+                                [](const figures::NamedFigure& f) { return f.name.starts_with("gating_effect_nll"); });
+  if (!maps && o.effect_x.empty() && o.effect_ranges == figures::EffectRanges::regime_map) return false;
+  const std::string swept = "swept field", tokens = "training tokens";
+  std::string x = o.effect_x.empty() ? swept : tokens;
+  bool changed = false;
+  ImGui::SetNextItemWidth(ui_px(150));
+  if (combo("effect x axis", x, {swept, tokens})) {
+    o.effect_x = x == tokens ? figures::kTrainingTokensX : "";
+    changed = true;
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("training tokens: train.steps x data.batch x data.seq_len, for runs trained on different budgets");
+  flow_same_line(ui_px(250));
+  ImGui::SetNextItemWidth(ui_px(120));
+  changed |= combo("effect ranges", o.effect_ranges);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("map: first N/16, N/16-N, N-4N, all (by buckets); diagnosis: 1-2, 3-16, 17-256, 257-N, N-4N, all "
+                      "(position by position)");
+  return changed;
+}
+
 // Copies the ticked runs' folders, with their figures, to the export folder.
 void draw_export_folders(LabApp& app) {
   const auto& rb = app.runs.browser;
@@ -361,7 +388,7 @@ void draw_runs_panel(LabApp& app) {
     ImGui::PopTextWrapPos();
   }
   draw_jobs(rb);
-  if (selection_changed) {
+  if (draw_effect_options(rb) || selection_changed) {
     const auto err = rb.load();
     if (!err.empty()) app.notify_error(err);
   }
