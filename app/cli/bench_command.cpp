@@ -310,7 +310,7 @@ void add_bench_command(CLI::App& app) {
     const std::string program = "proteus bench";
     std::vector<config::RunConfig> runs;
     try {
-      auto e = config::Experiment::load(o->config);
+      auto e = config::Experiment::load(shipped_or_given(program, o->config));
       if (!o->device.empty()) e.set("device", o->device);
       runs = e.runs();
     } catch (const std::exception& e) {

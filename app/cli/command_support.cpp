@@ -1,9 +1,12 @@
 #include "app/cli/command_support.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
+#include "core/common/data_root.hpp"
 #include "core/common/json_fields.hpp"
+#include "core/config/preset_path.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -28,6 +31,13 @@ std::string cut_long_words(const std::string& line) {
 }
 
 }  // namespace
+
+std::string shipped_or_given(std::string_view program, const std::string& config) {
+  const auto found = config::find_preset(config, common::data_root());
+  if (found == std::filesystem::path(config)) return config;
+  std::cerr << program << ": " << config << " is not in this folder; reading the shipped preset " << found.string() << '\n';
+  return found.string();
+}
 
 void print_error(std::string_view program, std::string_view message) {
   std::string line(message);

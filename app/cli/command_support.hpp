@@ -18,6 +18,11 @@ void print_error(std::string_view program, std::string_view message);
 // Prints the error line for `program` ("proteus memory-op") and ends the subcommand with `status`.
 [[noreturn]] void fail(std::string_view program, std::string_view message, int status);
 
+// The preset a CONFIG argument names (config::find_preset under the shipped data): as given when it
+// exists, else the shipped preset of that name, said in one line on stderr so that the user knows
+// which file ran.
+std::string shipped_or_given(std::string_view program, const std::string& config);
+
 // The command line as the user typed it (main records it), for files that say what wrote them.
 void set_command_line(int argc, const char* const* argv);
 const std::string& command_line();

@@ -194,7 +194,7 @@ enum class Expansion { variants, sweep };
 std::vector<train::ValidRun> load_runs(const std::string& program, const ExperimentOptions& o, Expansion expansion,
                                        config::Experiment* experiment = nullptr) {
   try {
-    auto e = config::Experiment::load(o.config);
+    auto e = config::Experiment::load(shipped_or_given(program, o.config));
     apply_overrides(e, o);
     auto runs = expansion == Expansion::sweep ? e.sweep_runs() : e.runs();
     if (experiment) *experiment = e;
