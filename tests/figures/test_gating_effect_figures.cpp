@@ -58,6 +58,19 @@ std::vector<figures::EffectRun> steps_sweep(int seeds) {
   return runs;
 }
 
+// The runs as figure_set takes them (a run directory's results).
+std::vector<figures::RunResults> as_run_results(const std::vector<figures::EffectRun>& runs) {
+  std::vector<figures::RunResults> out;
+  for (const auto& r : runs) {
+    figures::RunResults x;
+    x.name = r.name;
+    x.config = r.config;
+    x.report = r.report;
+    out.push_back(x);
+  }
+  return out;
+}
+
 const figures::EffectPoint& point_at(const figures::GatingEffectMap& map, const std::string& range, double x,
                                      const std::string& line = "") {
   for (const auto& p : map.points)
@@ -237,14 +250,7 @@ TEST(GatingEffect, TheDiagnosisRangesReadEachPositionAsItsTablesDo) {
   EXPECT_EQ(point_at(one, "all", 100).effect.n, kSequences);
 
   // The figure set draws them under the ranges' names.
-  std::vector<figures::RunResults> results;
-  for (const auto& r : steps_sweep(3)) {
-    figures::RunResults x;
-    x.name = r.name;
-    x.config = r.config;
-    x.report = r.report;
-    results.push_back(x);
-  }
+  const auto results = as_run_results(steps_sweep(3));
   bool drawn = false;
   for (const auto& nf : figures::figure_set(results, {.effect_ranges = figures::EffectRanges::diagnosis}))
     drawn |= nf.name == "gating_effect_nll_17-256";
@@ -293,14 +299,7 @@ TEST(GatingEffect, AMultiFieldSweepDrawsOneLinePerSecondValue) {
 }
 
 TEST(GatingEffect, TheCsvHasExactlyTheColumnsAndTheFigureSetDrawsIt) {
-  std::vector<figures::RunResults> results;
-  for (const auto& r : steps_sweep(3)) {
-    figures::RunResults x;
-    x.name = r.name;
-    x.config = r.config;
-    x.report = r.report;
-    results.push_back(x);
-  }
+  const auto results = as_run_results(steps_sweep(3));
   const auto figs = figures::figure_set(results);
   const figures::Figure* all = nullptr;
   for (const auto& f : figs)
