@@ -379,17 +379,11 @@ std::optional<GatingEffectMap> metric_map(const std::string& metric, const std::
     return a.x < b.x;
   });
   if (*seed_counts.rbegin() >= 2) map.notes.push_back("intervals: 95% t over seeds (each seed's run minus its E = 1 baseline)");
-  const bool without_interval = std::any_of(map.points.begin(), map.points.end(), [](const EffectPoint& e) { return !e.effect.has_interval(); });
   const bool exact = metric == "nll" && range_set == EffectRanges::diagnosis;
   if (seed_counts.count(1) > 0 && metric != "mqar")
     map.notes.push_back(metric != "nll" ? "one seed: 95% bootstrap over the grid's paired cells"
                         : exact         ? "one seed: 95% bootstrap over the shared evaluation sequences (every position only)"
                                         : "one seed: 95% bootstrap over the shared evaluation sequences");
-  // math.md section 7: with n = 1 there is no interval, and the figure says so.
-  if (without_interval)
-    map.notes.push_back(metric == "mqar" ? "no interval where one seed was trained (MQAR keeps no per-sample record)"
-                        : exact          ? "no interval where n = 1 (one seed: a run keeps each sequence's loss by bucket, not by position)"
-                                         : "no interval where n = 1 (one seed, evaluated on other sequences than its baseline)");
   return map;
 }
 
@@ -590,6 +584,11 @@ Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range
   else if (nll && r != map.ranges.end())  // N moves with the swept field: no one range of positions is true
     f.notes.push_back("positions in units of each point's training length N (" + reading + ")");
   for (const auto& n : map.notes) f.notes.push_back(n);
+  // math.md section 7: with n = 1 there is no interval, and the figure of that range says so.
+  if (std::any_of(map.points.begin(), map.points.end(), [&](const EffectPoint& e) { return e.range == range && !e.effect.has_interval(); }))
+    f.notes.push_back(map.metric == "mqar" ? "no interval where one seed was trained (MQAR keeps no per-sample record)"
+                      : exact              ? "no interval where n = 1 (one seed: a run keeps each sequence's loss by bucket, not by position)"
+                                           : "no interval where n = 1 (one seed, evaluated on other sequences than its baseline)");
   for (const auto& z : zero_crossings(map))
     if (z.range == range)
       f.notes.push_back((z.line.empty() ? std::string("the mean crosses zero") : z.line + ": the mean crosses zero") +

@@ -248,6 +248,12 @@ TEST(GatingEffect, TheDiagnosisRangesReadEachPositionAsItsTablesDo) {
   EXPECT_EQ(point_at(one, "3-16", 100).effect.n, 1);
   EXPECT_NEAR(point_at(one, "3-16", 100).effect.mean, (2 * kEarlyEffect + 12 * late_effect(100)) / 14, 1e-9);
   EXPECT_EQ(point_at(one, "all", 100).effect.n, kSequences);
+  const auto says_no_interval = [&](const std::string& range) {
+    const auto notes = figures::gating_effect_figure(one, range).notes;
+    return std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.starts_with("no interval where n = 1"); });
+  };
+  EXPECT_TRUE(says_no_interval("3-16"));
+  EXPECT_FALSE(says_no_interval("all")) << "every position has its interval: its figure says nothing of the others'";
 
   // The figure set draws them under the ranges' names.
   const auto results = as_run_results(steps_sweep(3));
