@@ -122,10 +122,11 @@ bool CudaBackend::supports(Op op, const backend::OpShape& s, std::string* why_no
       // The kernels take no table of open widths: value_rows / layer run as the ungated rule on
       // masked inputs (backend::OpenWidthsRule composes that, where the rule allows it).
       if (s.open_widths) return no("the memory-rule kernels take no table of open widths");
-      // They read one retention a step; a rule with a row of d_k runs on the CPU.
-      if (memory::rule_traits(s.rule).per_key_retention)
+      // A row of retentions a step (per_key_retention) only where the recurrent kernels read one.
+      if (!kernels_read_retention_of(s.rule))
         return no("rule " + std::string(memory::rule_name(s.rule)) +
-                  " decays each key row at its own rate; the memory-rule kernels take one retention a step");
+                  " decays each key row at its own rate outside a single hebbian write; the memory-rule kernels "
+                  "take a row of retentions there only");
       return true;
     }
     case Op::attention:

@@ -76,13 +76,26 @@ __device__ void read_and_predict_backward(const RuleKernelArgs& args, const Rule
   __syncthreads();
 }
 
-// hebbian: S_t = a S + sum_w weight_w k_w v_w^T on active elements; W = G ⊙ dS.
+// hebbian: S_t = a S + sum_w weight_w k_w v_w^T on active elements; W = G ⊙ dS. With a retention
+// per key row (diag(a_t) S), da_t[i] is row i's sum, one thread a row, columns ascending (the CPU's order).
 template <Rule kRule>
 __device__ void hebbian_step_backward(const RuleKernelArgs& args, const RuleGradArgs& g, const BackwardStep& s,
                                       const BackwardWork& w) {
   const int H = args.H, d_k = args.d_k, d_v = args.d_v;
+  constexpr bool kPerKey = memory::rule_traits(kRule).per_key_retention;
   float da_part = 0.0f;
-  for (int x = threadIdx.x; x < s.end; x += blockDim.x) da_part += w.dS[x] * s.Sp[x];
+  if constexpr (kPerKey) {
+    if (g.a)
+      for (int i = threadIdx.x; i < s.rows; i += blockDim.x) {
+        const int cols = active_cols(s.end, i, d_v);
+        const size_t row = static_cast<size_t>(i) * d_v;
+        float acc = 0.0f;
+        for (int j = 0; j < cols; ++j) acc += w.dS[row + j] * s.Sp[row + j];
+        g.a[s.tok * d_k + i] += acc;
+      }
+  } else {
+    for (int x = threadIdx.x; x < s.end; x += blockDim.x) da_part += w.dS[x] * s.Sp[x];
+  }
   constexpr bool kWindow = memory::rule_uses_gamma(kRule);
   const int terms = kWindow ? min(args.window, s.n + 1) : 1;
   for (int l = 0; l < terms; ++l) {
@@ -106,8 +119,9 @@ __device__ void hebbian_step_backward(const RuleKernelArgs& args, const RuleGrad
     }
   }
   const float da = block_sum(da_part, w.scratch);  // its barriers also end every read of dS above
-  if (threadIdx.x == 0 && g.a) g.a[s.tok] += da;
-  for (int x = threadIdx.x; x < s.end; x += blockDim.x) w.dS[x] *= s.a;  // locked adjoints pass unchanged
+  if (threadIdx.x == 0 && g.a && !kPerKey) g.a[s.tok] += da;
+  for (int x = threadIdx.x; x < s.end; x += blockDim.x)  // locked adjoints pass unchanged
+    w.dS[x] *= row_retention<kPerKey>(args, s.tok, x / d_v, s.a);
   __syncthreads();
 }
 
@@ -226,7 +240,7 @@ __global__ void __launch_bounds__(kThreads) memory_rule_backward_kernel(RuleKern
     s.end = args.ends[n];
     s.rows = rows_touched(s.end, d_v);
     s.tok = token_index(b, n, h, T, H);
-    s.a = args.a ? args.a[s.tok] : 1.0f;
+    s.a = args.a && !memory::rule_traits(kRule).per_key_retention ? args.a[s.tok] : 1.0f;  // else row_retention
     s.beta = memory::rule_uses_beta(kRule) ? args.beta[s.tok] : 0.0f;
     s.Sp = S + static_cast<size_t>(n) * D;
     s.Sn = S + static_cast<size_t>(n + 1) * D;
@@ -279,7 +293,7 @@ void CudaBackend::memory_rule_backward(const backend::MemoryRuleGrads<float>& gr
   zero(g.q, n * args.d_k, what);
   zero(g.k, n * args.d_k, what);
   zero(g.v, n * args.d_v, what);
-  zero(g.a, n, what);
+  zero(g.a, n * memory::retention_width(rule, args.d_k), what);
   zero(g.beta, n, what);
   zero(g.p, n * args.d_k, what);
   zero(g.eta, n, what);

@@ -45,6 +45,9 @@ bool chunked_kernels_cover(memory::Rule rule, int d_k, int chunk, std::string* w
     return no("the GPU's chunked kernels cover " + memory::rules_where(memory::rule_has_chunked_form) + " (" +
               std::string(memory::rule_name(rule)) + " has no chunked form)");
   const memory::RuleTraits t = memory::rule_traits(rule);
+  if (t.per_key_retention)  // the recurrent kernel runs it
+    return no("the GPU's chunked kernels take one retention a step (" + std::string(memory::rule_name(rule)) +
+              " decays each key row at its own rate)");
   if (t.family == memory::RuleFamily::erasing && t.uses_p == t.decayed_prediction)  // one flag serves both here
     return no("the GPU's chunked kernels erase along p only from the undecayed state, and along k only from the decayed one");
   if (d_k > kChunkedMaxKeyWidth)

@@ -37,7 +37,8 @@ struct CudaChunkedState final : backend::OpState {
 };
 
 // Whether these kernels run `rule` at these widths and chunk size (every rule with a chunked form,
-// memory::rule_has_chunked_form). why_not (if given) says why not, in a phrase.
+// memory::rule_has_chunked_form, and one retention a step: a row of them runs the recurrent
+// kernel). why_not (if given) says why not, in a phrase.
 bool chunked_kernels_cover(memory::Rule rule, int d_k, int chunk, std::string* why_not = nullptr);
 
 // The chunk size a call uses: args.chunk when set, else kChunkedDefaultChunk.

@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(kThreads) memory_rule_forward_kernel(RuleKerne
   for (int n = 0; n < T; ++n) {
     const int end = args.ends[n];
     const size_t tok = token_index(b, n, h, T, H);
-    const float a = args.a ? args.a[tok] : 1.0f;
+    const float a = args.a && !kTraits.per_key_retention ? args.a[tok] : 1.0f;  // else a row: row_retention
     const float* Sp = S + static_cast<size_t>(n) * D;
     float* Sn = S + static_cast<size_t>(n + 1) * D;
     const float* kn = args.k + tok * d_k;
@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(kThreads) memory_rule_forward_kernel(RuleKerne
       }
       const int i = x / d_v, j = x - i * d_v;
       if constexpr (kTraits.family == memory::RuleFamily::hebbian && !kWindow) {
-        Sn[x] = a * Sp[x] + (beta * kn[i]) * vn[j];
+        Sn[x] = row_retention<kTraits.per_key_retention>(args, tok, i, a) * Sp[x] + (beta * kn[i]) * vn[j];
       } else if constexpr (kWindow) {
         float acc = a * Sp[x];
         for (int w = 0; w < terms; ++w) {

@@ -60,6 +60,14 @@ __device__ inline size_t token_index(int b, int n, int h, int T, int H) {
 }
 
 
+// The retention of key row i at token `tok`: a row of d_k a step for a rule with per_key_retention
+// (diag(a_t) S), else the step's one `a`.
+template <bool kPerKey>
+__device__ inline float row_retention(const RuleKernelArgs& args, size_t tok, int i, float a) {
+  if constexpr (kPerKey) return args.a ? args.a[tok * args.d_k + i] : 1.0f;
+  return a;
+}
+
 // sum over active rows i of column j: M[i, j] e[i], rows ascending.
 __device__ inline float gated_column_dot(const float* M, const float* e, int j, int end, int d_v) {
   float acc = 0.0f;

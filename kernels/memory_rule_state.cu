@@ -7,6 +7,7 @@
 
 #include "core/common/input_error.hpp"
 #include "kernels/device.hpp"
+#include "kernels/rule_limits.hpp"
 
 namespace proteus::cuda {
 
@@ -37,9 +38,10 @@ void check_rule_args(const backend::MemoryRuleArgs<float>& args) {
   if (args.open_widths && !memory::rule_masks_as_gates(args.rule))  // supports() refuses it; the kernels would write unmasked
     throw InputError("open_widths", "rule " + std::string(rule_name(args.rule)) +
                                         " gated by open widths (block_axis value_rows or layer) runs on the CPU only");
-  if (memory::rule_traits(args.rule).per_key_retention)  // supports() refuses it; the kernels read a as (B, T, H)
+  if (!kernels_read_retention_of(args.rule))  // supports() refuses it
     throw InputError("rule", "rule " + std::string(rule_name(args.rule)) +
-                                 " decays each key row at its own rate; the CUDA kernels take one retention a step");
+                                 " decays each key row at its own rate outside a single hebbian write; the CUDA "
+                                 "kernels take a row of retentions there only");
   const int64_t D = static_cast<int64_t>(args.d_k) * args.d_v;
   if (args.schedule->D() != D)
     throw InputError("D", "schedule is for D = " + std::to_string(args.schedule->D()) + " elements but d_k * d_v = " +

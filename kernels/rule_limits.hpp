@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/memory/rule_traits.hpp"
+
 namespace proteus::cuda {
 
 // The kernels keep value-width vectors in shared memory; beyond the default 48 KiB (static
@@ -15,5 +17,13 @@ constexpr int kRuleBackwardVectors = 3;  // the backward's pred, corr, dcorr; th
 constexpr int kMaxRuleValueWidth =
     static_cast<int>((kRuleSharedBytes - kRuleStaticSharedBytes) / (kRuleBackwardVectors * sizeof(float)));
 constexpr int64_t kMaxRuleStateElements = 2147483647;
+
+// The retentions the recurrent kernels read: one a step for every rule; a row of d_k
+// (per_key_retention) only in the hebbian family's single write, where row i of the state
+// decays by a_t[i]. A per-key rule of another family (KDA's erasing write, say) is refused.
+constexpr bool kernels_read_retention_of(memory::Rule rule) {
+  const memory::RuleTraits t = memory::rule_traits(rule);
+  return !t.per_key_retention || (t.family == memory::RuleFamily::hebbian && !t.uses_gamma);
+}
 
 }  // namespace proteus::cuda

@@ -15,7 +15,10 @@ backend::BackendChoice make_model_backend(const config::RunConfig& cfg) {
   shape.d_k = mixer.d_head, shape.d_v = mixer.d_head, shape.window = mixer.window;
   shape.open_widths = mixer.block_axis != memory::BlockAxis::key_rows && mixer.E > 1;
   std::string why;
-  if (backend::OpenWidthsRule<float>::supported(*choice.backend, shape, &why)) return choice;
+  if (choice.backend->rule_refused(mixer.rule))
+    why = "its kernels disagreed with the CPU in the device's self-check";
+  else if (backend::OpenWidthsRule<float>::supported(*choice.backend, shape, &why))
+    return choice;
   const std::string asked = choice.device;
   backend::BackendChoice cpu = backend::make_backend("cpu", cfg.threads);
   cpu.message = "device " + asked + " cannot run model.mixer.rule " + std::string(memory::rule_name(mixer.rule)) +

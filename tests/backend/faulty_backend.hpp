@@ -25,6 +25,7 @@ enum class Fault {
   chunked_delta_off,  // the delta rule's chunked form 0.1% off, its recurrent form right: a wrong new kernel
   chunked_swla_off,   // the same for swla, whose chunked window writes cross chunk boundaries
   delta_off,          // the delta rule 0.1% off in both forms
+  gla_off,            // gla 0.1% off in both forms: a wrong new recurrent kernel
   chunked_comba_faults,  // comba's chunked form faults the device (an illegal address): every later
                          // download fails until the device is reset (reset_device below)
 };
@@ -95,8 +96,10 @@ class FaultyBackend : public CpuBackend<float> {
     auto state = CpuBackend<float>::memory_rule_forward(o, args);
     const bool chunked = form_to_run(args) == memory::RuleForm::chunked;  // honours the self-check's refusal
     const bool chunked_off = fault_ == Fault::chunked_delta_off || fault_ == Fault::chunked_swla_off;
-    const bool wrong = fault_ == Fault::delta_off || (chunked_off && chunked);
-    const memory::Rule faulty = fault_ == Fault::chunked_swla_off ? memory::Rule::swla : memory::Rule::delta;
+    const bool wrong = fault_ == Fault::delta_off || fault_ == Fault::gla_off || (chunked_off && chunked);
+    const memory::Rule faulty = fault_ == Fault::chunked_swla_off ? memory::Rule::swla
+                                : fault_ == Fault::gla_off        ? memory::Rule::gla
+                                                                  : memory::Rule::delta;
     if (args.rule == faulty && wrong)
       for (size_t i = 0; i < static_cast<size_t>(args.B) * args.T * args.H * args.d_v; ++i) o[i] *= 1.001f;
     return state;

@@ -4,7 +4,8 @@
 // is selected; the verdict is kept for the process (the second request runs no check). A wrong
 // chunked form of one rule is refused for that rule alone: the backend stays, the rule runs its
 // recurrent form, and the run says so in one line (the per-op fallback a new GPU kernel relies on):
-// delta's and swla's.
+// delta's and swla's. A rule wrong on both forms is refused alone (delta's, gla's): a model of it
+// runs on the CPU, every other op and rule keeps the device.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -129,12 +130,45 @@ TEST(SelfCheck, KeepsTheDeviceAndSaysWhichRuleFellBack) {
   }
 }
 
-TEST(SelfCheck, RefusesTheBackendWhenTheRecurrentFormIsWrongToo) {
-  register_fake("test-wrong-delta", Fault::delta_off);
-  const auto choice = make_backend("test-wrong-delta", 1);
-  EXPECT_EQ(choice.device, "cpu");
-  EXPECT_NE(choice.message.find("memory_rule_delta_E1_recurrent"), std::string::npos) << choice.message;
-  EXPECT_NE(choice.message.find("running on the CPU"), std::string::npos) << choice.message;
+// A rule wrong on its recurrent form too costs that rule, not the device: the backend stays for
+// every other op and rule (each rule is its own kernel instance), the rule is refused on it, and
+// the run's one line says a model of it runs on the CPU.
+void expect_only_rule_refused(const std::string& device, Fault fault, proteus::memory::Rule wrong,
+                              proteus::memory::Rule other) {
+  register_fake(device, fault);
+  const std::string name(proteus::memory::rule_name(wrong));
+  for (int request = 0; request < 2; ++request) {  // the second instance gets the kept verdict's refusal
+    const auto choice = make_backend(device, 1);
+    std::printf("  what the run prints: %s\n", choice.message.c_str());
+    EXPECT_EQ(choice.device, device);
+    ASSERT_NE(choice.backend, nullptr);
+    EXPECT_TRUE(choice.backend->rule_refused(wrong));
+    EXPECT_FALSE(choice.backend->rule_refused(other));
+    EXPECT_FALSE(choice.backend->chunked_form_refused(other));
+    EXPECT_NE(choice.message.find("memory rule " + name + " (memory_rule (memory_rule_" + name + "_E1"),
+              std::string::npos)
+        << choice.message;
+    EXPECT_NE(choice.message.find("a model of it runs on the CPU"), std::string::npos) << choice.message;
+    EXPECT_EQ(choice.message.find('\n'), std::string::npos) << "one line";
+  }
+  // Every case of the other rules and ops passes on the backend it keeps.
+  const auto kept = make_backend(device, 1);
+  auto oracle = make_cpu_backend<double>(1);
+  for (const auto& c : op_cases()) {
+    if (c.op == Op::memory_rule && c.shape.rule == wrong) continue;
+    EXPECT_TRUE(check_case(c, *kept.backend, *oracle).passed()) << c.name;
+  }
+}
+
+TEST(SelfCheck, RefusesTheRuleWhenItsRecurrentFormIsWrongToo) {
+  expect_only_rule_refused("test-wrong-delta", Fault::delta_off, proteus::memory::Rule::delta,
+                           proteus::memory::Rule::comba);
+}
+
+// gla's recurrent CUDA kernel is new and not yet run on a GPU: this is what guards it.
+TEST(SelfCheck, AWrongGlaKernelCostsGlaOnly) {
+  expect_only_rule_refused("test-wrong-gla", Fault::gla_off, proteus::memory::Rule::gla,
+                           proteus::memory::Rule::linear);
 }
 
 // A chunked kernel that faults the device (on CUDA an illegal address poisons the context): the

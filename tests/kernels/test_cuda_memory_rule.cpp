@@ -1,11 +1,12 @@
 // The CUDA memory-rule kernels (kernels/memory_rule_{forward,backward}.cu) against the CPU
-// reference in float64, for all five rules, E in {1, 3, 16}, T = 37 (a multiple of nothing the
-// kernels use), every output and every gradient; then what must hold exactly: locked state
-// elements keep their bits, a schedule that opens every block at t = 1 gives E = 1's bits, and
-// two runs give the same bits. Label `gpu`: without a device every test skips. These tests ask
-// for the recurrent form; the chunked kernels (memory_rule_chunked.cu) have their own at the end:
-// T over several chunks of 64 with a ragged one, value widths over two tiles, E in {1, 4}, and
-// swla's windows reaching back across chunk boundaries.
+// reference in float64, for all six rules (gla's row of retentions a step included), E in
+// {1, 3, 16}, T = 37 (a multiple of nothing the kernels use), every output and every gradient;
+// then what must hold exactly: locked state elements keep their bits, a schedule that opens every
+// block at t = 1 gives E = 1's bits, and two runs give the same bits. Label `gpu`: without a
+// device every test skips. These tests ask for the recurrent form; the chunked kernels
+// (memory_rule_chunked.cu) have their own at the end: T over several chunks of 64 with a ragged
+// one, value widths over two tiles, E in {1, 4}, and swla's windows reaching back across chunk
+// boundaries.
 //
 // Bounds (float32 kernels against the float64 oracle, over 37 recurrent steps), as the largest
 // |gpu - cpu| over the largest |cpu| of each tensor:
@@ -59,7 +60,7 @@ Inputs make_inputs(Rule rule, const Shape& s, bool decay, uint32_t seed) {
   in.k = random_vector(n * s.d_k, seed + 2, -0.5, 0.5);
   in.v = random_vector(n * s.d_v, seed + 3);
   if (memory::rule_uses_beta(rule)) in.beta = random_vector(n, seed + 4, 0.1, 0.9);
-  if (decay) in.a = random_vector(n, seed + 5, 0.6, 1.0);
+  if (decay) in.a = random_vector(n * memory::retention_width(rule, s.d_k), seed + 5, 0.6, 1.0);
   if (memory::rule_uses_p(rule)) in.p = random_vector(n * s.d_k, seed + 6, -0.5, 0.5);
   if (memory::rule_uses_eta(rule)) in.eta = random_vector(n, seed + 7, 0.0, 0.9);
   if (memory::rule_uses_gamma(rule)) in.gamma = random_vector(n * s.window, seed + 8, 0.1, 0.9);
@@ -111,7 +112,8 @@ Outputs run(Backend<F>& be, Rule rule, const Schedule& schedule, const Shape& s,
     be.fill(p, F(123.0), count);
     return p;
   };
-  g.q = garbage(n * s.d_k), g.k = garbage(n * s.d_k), g.v = garbage(n * s.d_v), g.a = garbage(n);
+  const size_t aw = memory::retention_width(rule, s.d_k);  // a's width: 1, or a row of d_k (gla)
+  g.q = garbage(n * s.d_k), g.k = garbage(n * s.d_k), g.v = garbage(n * s.d_v), g.a = garbage(n * aw);
   if (args.beta) g.beta = garbage(n);
   if (args.p) g.p = garbage(n * s.d_k);
   if (args.eta) g.eta = garbage(n);
@@ -124,7 +126,7 @@ Outputs run(Backend<F>& be, Rule rule, const Schedule& schedule, const Shape& s,
               {"dq", down(g.q, n * s.d_k)},
               {"dk", down(g.k, n * s.d_k)},
               {"dv", down(g.v, n * s.d_v)},
-              {"da", down(g.a, n)},
+              {"da", down(g.a, n * aw)},
               {"block_norms", down(norms, n * n_blocks)}};
   if (g.beta) out["dbeta"] = down(g.beta, n);
   if (g.p) out["dp"] = down(g.p, n * s.d_k);
@@ -153,7 +155,8 @@ memory::RuleTape<double> reference_tapes(Rule rule, const Schedule& schedule, co
     for (int h = 0; h < s.H; ++h) {
       std::vector<double> q = gather_head(in.q, b, h, s, s.d_k), k = gather_head(in.k, b, h, s, s.d_k),
                           v = gather_head(in.v, b, h, s, s.d_v), beta = gather_head(in.beta, b, h, s, 1),
-                          a = gather_head(in.a, b, h, s, 1), p = gather_head(in.p, b, h, s, s.d_k),
+                          a = gather_head(in.a, b, h, s, static_cast<int>(memory::retention_width(rule, s.d_k))),
+                          p = gather_head(in.p, b, h, s, s.d_k),
                           eta = gather_head(in.eta, b, h, s, 1), gamma = gather_head(in.gamma, b, h, s, s.window);
       auto ptr = [](const std::vector<double>& x) { return x.empty() ? nullptr : x.data(); };
       memory::RuleInputs<double> ri;
@@ -200,10 +203,10 @@ class CudaMemoryRule : public ::testing::Test {
     oracle_ = backend::make_cpu_backend<double>(1);
   }
 
-  // The rules the kernels run (supports): a rule with a retention per key row is refused by name.
+  // The rules the kernels run (supports): every rule today, gla's row of retentions included.
   std::vector<Rule> kernel_rules() const {
     std::vector<Rule> rules;
-    for (Rule rule : kernel_rules()) {
+    for (Rule rule : memory::all_rules()) {
       backend::OpShape shape;
       shape.rule = rule, shape.B = 1, shape.T = 8, shape.H = 1, shape.d_k = 8, shape.d_v = 8, shape.window = 2;
       if (gpu_->supports(backend::Op::memory_rule, shape)) rules.push_back(rule);
@@ -406,19 +409,37 @@ TEST_F(CudaMemoryRule, RejectsAStateFromAnotherShape) {
   gpu_->free(dummy);
 }
 
-// A rule with a retention per key row is refused by supports(), naming it, and by the op itself;
-// every other rule runs.
-TEST_F(CudaMemoryRule, RefusesARetentionPerKeyRowByName) {
-  EXPECT_EQ(kernel_rules().size() + 1, memory::all_rules().size());
+// gla (a retention per key row) runs on the recurrent kernel, asked for chunked or not, and is
+// checked against the oracle with the other rules above. A row of equal retentions is the linear
+// rule with that one retention: the same bits for every output and gradient but da, whose rows
+// then sum to linear's da.
+TEST_F(CudaMemoryRule, GlaRunsTheRecurrentKernelAndARowOfEqualRetentionsIsLinear) {
   backend::OpShape shape;
   shape.rule = Rule::gla, shape.B = 1, shape.T = 8, shape.H = 1, shape.d_k = 8, shape.d_v = 8;
   std::string why;
-  EXPECT_FALSE(gpu_->supports(backend::Op::memory_rule, shape, &why));
-  EXPECT_NE(why.find("rule gla"), std::string::npos) << why;
+  EXPECT_TRUE(gpu_->supports(backend::Op::memory_rule, shape, &why)) << why;
+  EXPECT_EQ(kernel_rules().size(), memory::all_rules().size());
   const Shape s;
-  const auto schedule = Schedule::uniform(s.d_k * s.d_v, 1, s.T);
-  const Inputs in = make_inputs(Rule::linear, s, true, 3);
-  EXPECT_THROW(run<float>(*gpu_, Rule::gla, schedule, s, in), InputError);
+  const auto schedule = Schedule::uniform(s.d_k * s.d_v, 4, s.T - 8);  // row-aligned: chunked would apply
+  Inputs linear = make_inputs(Rule::linear, s, true, 21);
+  Inputs gla = linear;
+  gla.a.clear();
+  for (double a : linear.a) gla.a.insert(gla.a.end(), s.d_k, a);
+  std::unique_ptr<backend::OpState> state;
+  const Outputs got = run<float>(*gpu_, Rule::gla, schedule, s, gla, &state, memory::RuleForm::chunked);
+  EXPECT_NE(dynamic_cast<const cuda::CudaRuleState*>(state.get()), nullptr) << "gla runs the recurrent kernel";
+  const Outputs want = run<float>(*gpu_, Rule::linear, schedule, s, linear);
+  for (const auto& [name, w] : want) {
+    if (name == "da") continue;
+    EXPECT_EQ(got.at(name), w) << name;
+  }
+  const auto& da_rows = got.at("da");
+  const auto& da = want.at("da");
+  ASSERT_EQ(da_rows.size(), da.size() * s.d_k);
+  std::vector<double> summed(da.size(), 0.0);
+  for (size_t r = 0; r < da.size(); ++r)
+    for (int i = 0; i < s.d_k; ++i) summed[r] += da_rows[r * s.d_k + i];
+  EXPECT_LT(rel_max_error(summed, da), kForwardBound);
 }
 
 // What supports() states is the kernels' real limit: the widest value width it accepts runs

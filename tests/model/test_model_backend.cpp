@@ -45,6 +45,23 @@ TEST(ModelBackend, ARuleTheDeviceRefusesRunsOnTheCpuAndSaysSo) {
   EXPECT_NE(moved.message.find("running on the CPU"), std::string::npos) << moved.message;
 }
 
+// A rule the device's self-check refused (its kernel disagreed with the CPU on both forms) sends
+// its models to the CPU; a model of another rule keeps the device.
+TEST(ModelBackend, ARuleTheSelfCheckRefusedRunsOnTheCpuAndSaysSo) {
+  backend::register_backend("test-wrong-gla-kernel", [](int, std::string*) -> std::unique_ptr<backend::Backend<float>> {
+    return std::make_unique<FaultyBackend>(Fault::gla_off, "test-wrong-gla-kernel");
+  });
+  const auto kept = model::make_model_backend(config_on("test-wrong-gla-kernel", memory::Rule::linear));
+  EXPECT_EQ(kept.device, "test-wrong-gla-kernel");
+  const auto moved = model::make_model_backend(config_on("test-wrong-gla-kernel", memory::Rule::gla));
+  EXPECT_EQ(moved.device, "cpu");
+  ASSERT_NE(moved.backend, nullptr);
+  EXPECT_EQ(moved.backend->name(), "cpu");
+  EXPECT_NE(moved.message.find("device test-wrong-gla-kernel cannot run model.mixer.rule gla"), std::string::npos)
+      << moved.message;
+  EXPECT_NE(moved.message.find("disagreed with the CPU in the device's self-check"), std::string::npos) << moved.message;
+}
+
 TEST(ModelBackend, TheCpuIsKeptAsItIs) {
   const auto cpu = model::make_model_backend(config_on("cpu", memory::Rule::gla));
   EXPECT_EQ(cpu.device, "cpu");

@@ -37,7 +37,7 @@ std::vector<const OpCase*> chunked_last() {
 SelfCheckVerdict self_check(Backend<float>& be, const std::vector<FaultedRule>& faulted) {
   const auto t0 = std::chrono::steady_clock::now();
   SelfCheckVerdict v;
-  std::vector<std::string> failures, notices;
+  std::vector<std::string> failures, notices, rule_notices;
   for (const auto& f : faulted) {
     v.chunked_refused.push_back(f.rule);
     notices.push_back(std::string(memory::rule_name(f.rule)) + " (" + f.failure + "; it faulted the device, which was reset)");
@@ -45,6 +45,7 @@ SelfCheckVerdict self_check(Backend<float>& be, const std::vector<FaultedRule>& 
   try {
     auto oracle = make_cpu_backend<double>(1);
     std::map<memory::Rule, std::string> chunked_failures;  // rule -> its first failing case, described
+    std::map<memory::Rule, std::string> rule_failures;     // the same, of a rule's recurrent form
     for (const OpCase* c : chunked_last()) {
       const CaseCheck r = check_case(*c, be, *oracle);
       if (r.skipped) {
@@ -60,24 +61,33 @@ SelfCheckVerdict self_check(Backend<float>& be, const std::vector<FaultedRule>& 
         return v;
       }
       if (c->chunked_rule) chunked_failures.emplace(*c->chunked_rule, describe(r));
+      else if (c->op == Op::memory_rule) rule_failures.emplace(c->shape.rule, describe(r));
       else failures.push_back(describe(r));
     }
     // The per-op fallback: refuse each failing chunked form, then its rule's chunked cases must
-    // pass on the recurrent form, or the backend is refused after all.
+    // pass on the recurrent form, or the rule is refused on this backend after all.
     for (const auto& [rule, first] : chunked_failures) {
+      if (rule_failures.count(rule)) continue;  // its recurrent form failed already
       be.refuse_chunked_form(rule);
       bool recurrent_agrees = true;
       for (const auto& c : op_cases()) {
         if (c.chunked_rule != rule) continue;
         const CaseCheck r = check_case(c, be, *oracle);
-        if (!r.skipped && !r.passed()) {
-          failures.push_back(describe(r) + " (recurrent form too)");
+        if (!r.skipped && !r.passed() && recurrent_agrees) {
+          rule_failures.emplace(rule, describe(r) + " (recurrent form too)");
           recurrent_agrees = false;
         }
       }
       if (!recurrent_agrees) continue;
       v.chunked_refused.push_back(rule);
       notices.push_back(std::string(memory::rule_name(rule)) + " (" + first + ")");
+    }
+    // A rule wrong on both forms costs that rule (its models run on the CPU), not the device:
+    // each rule is its own kernel instance, so the others' verdicts stand.
+    for (const auto& [rule, first] : rule_failures) {
+      be.refuse_rule(rule);
+      v.rules_refused.push_back(rule);
+      rule_notices.push_back(std::string(memory::rule_name(rule)) + " (" + first + ")");
     }
   } catch (const std::exception& e) {  // the oracle could not even be set up
     failures.push_back(std::string("the self-check could not run: ") + e.what());
@@ -93,12 +103,20 @@ SelfCheckVerdict self_check(Backend<float>& be, const std::vector<FaultedRule>& 
     v.notice += " disagrees with the CPU: " + std::string(notices.size() > 1 ? "those rules run" : "it runs") +
                 " on the recurrent kernel";
   }
+  if (!rule_notices.empty()) {
+    if (!v.notice.empty()) v.notice += "; ";
+    v.notice += "memory rule ";
+    for (size_t i = 0; i < rule_notices.size(); ++i) v.notice += (i ? "; " : "") + rule_notices[i];
+    v.notice += " disagrees with the CPU: a model of " + std::string(rule_notices.size() > 1 ? "those rules" : "it") +
+                " runs on the CPU";
+  }
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return v;
 }
 
 void apply_refusals(const SelfCheckVerdict& verdict, Backend<float>& be) {
   for (memory::Rule rule : verdict.chunked_refused) be.refuse_chunked_form(rule);
+  for (memory::Rule rule : verdict.rules_refused) be.refuse_rule(rule);
 }
 
 }  // namespace proteus::backend

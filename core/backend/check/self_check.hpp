@@ -24,6 +24,10 @@ struct SelfCheckVerdict {
   // form agrees. The backend stays in use with those rules on their recurrent form
   // (Backend::refuse_chunked_form); `notice` says so in one line for the run to print.
   std::vector<memory::Rule> chunked_refused;
+  // The next level: rules that disagreed on their recurrent form too (a rule's cases, both forms).
+  // The backend stays in use for every other op and rule; a model of such a rule runs on the CPU
+  // (Backend::refuse_rule, model_backend.hpp). `notice` names them too.
+  std::vector<memory::Rule> rules_refused;
   std::string notice;
   // Set when a failing chunked case left the device unusable (Backend::device_lost): the check
   // stopped there, `failure` names the case. The registry resets the device, makes the backend
@@ -40,8 +44,9 @@ struct FaultedRule {
 // Runs every case of the table on `be`, the chunked forms' cases last (a faulting new kernel must
 // not take the verdicts of the other ops with it); never throws (an op that throws fails its
 // case). A failing case of a chunked form (OpCase::chunked_rule) refuses that rule's chunked form
-// on `be` and runs the rule's chunked cases again, now on the recurrent form: only if they fail
-// there too is the backend refused. `faulted` (refused on `be` already) join the refusals and
+// on `be` and runs the rule's chunked cases again, now on the recurrent form: if they fail there
+// too, or a memory-rule case of the recurrent form fails, that rule is refused on `be`
+// (rules_refused); any other op that fails refuses the backend. `faulted` (refused on `be` already) join the refusals and
 // the notice.
 SelfCheckVerdict self_check(Backend<float>& be, const std::vector<FaultedRule>& faulted = {});
 

@@ -79,6 +79,10 @@ class Backend {
   // with the CPU, the rule runs its recurrent form here (both compute math.md section 3's rule).
   void refuse_chunked_form(Rule rule) { refused_chunked_ |= 1u << static_cast<unsigned>(rule); }
   bool chunked_form_refused(Rule rule) const { return (refused_chunked_ >> static_cast<unsigned>(rule)) & 1u; }
+  // The next level of that fallback: once `rule` has disagreed with the CPU on its recurrent form
+  // too, a model of that rule runs on the CPU (model_backend.hpp) while the other rules stay here.
+  void refuse_rule(Rule rule) { refused_rules_ |= 1u << static_cast<unsigned>(rule); }
+  bool rule_refused(Rule rule) const { return (refused_rules_ >> static_cast<unsigned>(rule)) & 1u; }
   // Whether a fault has left the device unusable until it is reset (on CUDA an illegal address
   // poisons the whole context: every later call fails). The self-check asks after a failing
   // case, so one faulting kernel costs its own rule, not every op checked after it.
@@ -217,6 +221,7 @@ class Backend {
 
  private:
   uint32_t refused_chunked_ = 0;  // one bit per Rule
+  uint32_t refused_rules_ = 0;    // one bit per Rule
 };
 
 }  // namespace proteus::backend
