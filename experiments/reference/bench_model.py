@@ -86,7 +86,8 @@ def make_optimizer(model, train):
 
 
 def bench_one(config, form, mode, device, steps, warmup):
-    """Median step and phase times (ms) of one run in one form and mode."""
+    """Median step and phase times (ms) of one run in one form and mode, and "first": the first
+    step's (ms), compilation included under torch.compile."""
     torch.manual_seed(config["seed"])
     model = proteus_model.ProteusModel(config, form).to(device)
     opt = make_optimizer(model, config["train"])
@@ -99,6 +100,7 @@ def bench_one(config, form, mode, device, steps, warmup):
     tokens, targets = batch[:, :-1], batch[:, 1:]
     clip = config["train"]["grad_clip"]
     times = {"step": [], "fwd": [], "bwd": [], "opt": []}
+    first_ms = float("nan")  # the first step: torch.compile compiles in it
     for i in range(warmup + steps):
         sync(device)
         t0 = time.perf_counter()
@@ -116,11 +118,15 @@ def bench_one(config, form, mode, device, steps, warmup):
         t3 = time.perf_counter()
         if not torch.isfinite(loss):
             raise RuntimeError(f"loss is {loss.item()} at step {i + 1}")
+        if i == 0:
+            first_ms = 1e3 * (t3 - t0)
         if i >= warmup:
             for key, dt in (("step", t3 - t0), ("fwd", t1 - t0), ("bwd", t2 - t1), ("opt", t3 - t2)):
                 times[key].append(1e3 * dt)
     params = sum(p.numel() for p in model.parameters())
-    return params, {k: statistics.median(v) for k, v in times.items()}, B * T
+    medians = {k: statistics.median(v) for k, v in times.items()}
+    medians["first"] = first_ms
+    return params, medians, B * T
 
 
 def forms_agree(config, device):
