@@ -25,6 +25,18 @@ config::RunConfig config_on(const std::string& device, memory::Rule rule) {
   return cfg;
 }
 
+// A model of gla on `device` was sent to the CPU, with one line naming the device, the rule and why.
+void expect_gla_moved_to_cpu(const std::string& device, const std::string& why) {
+  const auto moved = model::make_model_backend(config_on(device, memory::Rule::gla));
+  EXPECT_EQ(moved.device, "cpu");
+  ASSERT_NE(moved.backend, nullptr);
+  EXPECT_EQ(moved.backend->name(), "cpu");
+  EXPECT_NE(moved.message.find("device " + device + " cannot run model.mixer.rule gla"), std::string::npos)
+      << moved.message;
+  EXPECT_NE(moved.message.find(why), std::string::npos) << moved.message;
+  EXPECT_NE(moved.message.find("running on the CPU"), std::string::npos) << moved.message;
+}
+
 TEST(ModelBackend, ARuleTheDeviceRefusesRunsOnTheCpuAndSaysSo) {
   backend::register_backend("test-scalar-retention", [](int, std::string*) -> std::unique_ptr<backend::Backend<float>> {
     return std::make_unique<FaultyBackend>(Fault::scalar_retention, "test-scalar-retention");
@@ -35,14 +47,7 @@ TEST(ModelBackend, ARuleTheDeviceRefusesRunsOnTheCpuAndSaysSo) {
   EXPECT_EQ(kept.backend->name(), "test-scalar-retention");
   EXPECT_TRUE(kept.message.empty()) << kept.message;
 
-  const auto moved = model::make_model_backend(config_on("test-scalar-retention", memory::Rule::gla));
-  EXPECT_EQ(moved.device, "cpu");
-  ASSERT_NE(moved.backend, nullptr);
-  EXPECT_EQ(moved.backend->name(), "cpu");
-  EXPECT_NE(moved.message.find("device test-scalar-retention cannot run model.mixer.rule gla"), std::string::npos)
-      << moved.message;
-  EXPECT_NE(moved.message.find("one retention a step (injected)"), std::string::npos) << moved.message;
-  EXPECT_NE(moved.message.find("running on the CPU"), std::string::npos) << moved.message;
+  expect_gla_moved_to_cpu("test-scalar-retention", "one retention a step (injected)");
 }
 
 // A rule the device's self-check refused (its kernel disagreed with the CPU on both forms) sends
@@ -53,13 +58,7 @@ TEST(ModelBackend, ARuleTheSelfCheckRefusedRunsOnTheCpuAndSaysSo) {
   });
   const auto kept = model::make_model_backend(config_on("test-wrong-gla-kernel", memory::Rule::linear));
   EXPECT_EQ(kept.device, "test-wrong-gla-kernel");
-  const auto moved = model::make_model_backend(config_on("test-wrong-gla-kernel", memory::Rule::gla));
-  EXPECT_EQ(moved.device, "cpu");
-  ASSERT_NE(moved.backend, nullptr);
-  EXPECT_EQ(moved.backend->name(), "cpu");
-  EXPECT_NE(moved.message.find("device test-wrong-gla-kernel cannot run model.mixer.rule gla"), std::string::npos)
-      << moved.message;
-  EXPECT_NE(moved.message.find("disagreed with the CPU in the device's self-check"), std::string::npos) << moved.message;
+  expect_gla_moved_to_cpu("test-wrong-gla-kernel", "disagreed with the CPU in the device's self-check");
 }
 
 TEST(ModelBackend, TheCpuIsKeptAsItIs) {
