@@ -46,8 +46,8 @@ struct FaultedRule {
 // case). A failing case of a chunked form (OpCase::chunked_rule) refuses that rule's chunked form
 // on `be` and runs the rule's chunked cases again, now on the recurrent form: if they fail there
 // too, or a memory-rule case of the recurrent form fails, that rule is refused on `be`
-// (rules_refused); any other op that fails refuses the backend. `faulted` (refused on `be` already) join the refusals and
-// the notice.
+// (rules_refused); any other op that fails refuses the backend. `faulted` (refused on `be`
+// already) join the refusals and the notice.
 SelfCheckVerdict self_check(Backend<float>& be, const std::vector<FaultedRule>& faulted = {});
 
 // Applies a verdict's refusals to another instance of the same backend.
