@@ -36,6 +36,9 @@ proteus="$build/app/cli/proteus"
 # fla's shape (B, T, H, D) and the steps a timing takes; a dry run shrinks them.
 shape="8 1024 8 64"; tsteps=10; twarm=3
 [ "$dry" = 1 ] && { shape="1 64 2 16"; tsteps=1; twarm=0; }
+# The parity rows of the kernels never run on a GPU: the block axes' ops (prefix_mask, multiply),
+# the rules under value_rows and layer, and gla's rows.
+new_kernel_rows='*cuda_prefix_mask*:*cuda_multiply*:*cuda_memory_rule*value_rows*:*cuda_memory_rule*layer*:*cuda_memory_rule_gla*'
 
 log() { echo "== $* (t=${SECONDS}s, $(date -u +%H:%M:%S))" | tee -a "$out/summary.txt"; }
 say() { echo "$*" | tee -a "$out/summary.txt"; }
@@ -116,7 +119,7 @@ first() {
   if fits 120 "memcheck of the kernels never run on a GPU"; then
     log "compute-sanitizer memcheck: prefix_mask, multiply, the block axes' and gla's parity rows, gla's tests"
     { timeout -k 5 60 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_backend_parity" \
-        --gtest_color=no --gtest_filter='*cuda_prefix_mask*:*cuda_multiply*:*cuda_memory_rule*value_rows*:*cuda_memory_rule*layer*:*cuda_memory_rule_gla*'
+        --gtest_color=no --gtest_filter="$new_kernel_rows"
       echo "parity rc=$?"
       timeout -k 5 60 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_cuda_memory_rule" \
         --gtest_color=no --gtest_filter='*Gla*'
@@ -307,8 +310,8 @@ for step in "$@"; do
     newops)
       # The ops issue 36 added (prefix_mask, multiply: block axes and the output gate) against the
       # float64 oracle, and the model's axes end to end (compiled here, never run on a GPU before).
-      log "new ops: parity rows of prefix_mask and multiply, block-axis and output-gate tests"
-      gtest newops 150 "$build/tests/test_backend_parity" --gtest_filter='*cuda_prefix_mask*:*cuda_multiply*:*cuda_memory_rule*value_rows*:*cuda_memory_rule*layer*'
+      log "new ops: parity rows of prefix_mask, multiply, the block axes and gla"
+      gtest newops 150 "$build/tests/test_backend_parity" --gtest_filter="$new_kernel_rows"
       axes_end_to_end value_rows layer
       ;;
     diag)
@@ -335,23 +338,18 @@ for step in "$@"; do
       done
       for cell in $plan; do
         cfg="experiments/diagnosis/${cell%%:*}.json"
-        # The preset's name and its variants (the nearest file up the parent chain that lists them).
-        read -r name variants < <(python3 - "$cfg" <<'PY'
-import json, os, sys
-path = sys.argv[1]
-d = json.load(open(path))
-name, variants = d["name"] if "name" in d else None, None
-while True:
-    if name is None and "name" in d: name = d["name"]
-    if variants is None and "variants" in d: variants = [v["name"] for v in d["variants"]]
-    if (name and variants) or "parent" not in d: break
-    path = os.path.join(os.path.dirname(path), d["parent"])
-    d = json.load(open(path))
-print(name, " ".join(v for v in (variants or []) if v != "baseline"))
+        # Each gated run of the preset against its baseline: the run names from the presets' own
+        # reader (experiments/reference/proteus_config.py, parents and variants resolved).
+        python3 - "$cfg" <<'PY' |
+import sys
+sys.path.insert(0, "experiments/reference")
+import proteus_config
+names = [name for name, _ in proteus_config.load_runs(sys.argv[1])]
+baseline = next(n for n in names if n.endswith("-baseline"))
+print("\n".join(f"{n} {baseline}" for n in names if n != baseline))
 PY
-)
-        for variant in $variants; do
-          python3 scripts/paired_seeds.py nll /tmp/diag "$name-$variant" "$name-baseline" >>"$out/diag-tables.md" 2>&1
+        while read -r gated baseline; do
+          python3 scripts/paired_seeds.py nll /tmp/diag "$gated" "$baseline" >>"$out/diag-tables.md" 2>&1
         done
       done
       tail -3 "$out/diag-tables.md" >>"$out/summary.txt"
