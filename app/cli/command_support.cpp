@@ -33,9 +33,9 @@ std::string cut_long_words(const std::string& line) {
 }  // namespace
 
 std::string shipped_or_given(std::string_view program, const std::string& config) {
-  const auto found = config::find_preset(config, common::data_root());
+  const auto found = config::find_preset(config, common::data_root(), config::user_experiments_dir());
   if (found == std::filesystem::path(config)) return config;
-  std::cerr << program << ": " << config << " is not in this folder; reading the shipped preset " << found.string() << '\n';
+  std::cerr << program << ": " << config << " is not in this folder; reading the preset " << found.string() << '\n';
   return found.string();
 }
 

@@ -16,6 +16,8 @@
 #endif
 #include "app/cli/groups_command.hpp"
 #include "app/cli/memory_op_command.hpp"
+#include "app/cli/version.hpp"
+#include "core/common/data_root.hpp"
 
 namespace {
 
@@ -48,7 +50,10 @@ int exit_status(const CLI::App& app, const CLI::ParseError& e) {
 int main(int argc, char** argv) {
   CLI::App app{"Proteus Lab: gated memory rules, their schedules and the models around them.", "proteus"};
   app.require_subcommand(1);
-  app.footer("Run 'proteus <command> --help' for a command's options; docs/cli.md has the full guide.");
+  app.set_version_flag("--version", proteus::cli::version_line("proteus"), "Print the version (and git commit) and exit");
+  // The guide's page where this program finds it: the installed docs folder, or the checkout's docs/.
+  app.footer("Run 'proteus <command> --help' for a command's options. The full guide: " +
+             (proteus::common::docs_root() / "cli.md").string());
   proteus::cli::add_train_command(app);
   proteus::cli::add_eval_command(app);
   proteus::cli::add_sweep_command(app);

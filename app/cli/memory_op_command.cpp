@@ -109,7 +109,7 @@ void run(const MemoryOpOptions& options) {
 void add_memory_op_command(CLI::App& app) {
   auto options = std::make_shared<MemoryOpOptions>();
   CLI::App* command = app.add_subcommand(
-      "memory-op", "Run one head of one gated memory rule in float64 on the CPU reference (SPEC section 4)");
+      "memory-op", "Run one head of one gated memory rule in float64 on the CPU reference (math.md section 4)");
   command->add_option("--in", options->in, "the op's inputs (JSON, fields below)")->required()->option_text("IN.json");
   command->add_option("--out", options->out, "where to write the outputs (JSON)")->required()->option_text("OUT.json");
   command->footer("IN.json is one object (unknown keys are refused):\n" + rule_fields_help() + (fields_help + 1));

@@ -239,7 +239,7 @@ void check_chunked(Rule rule, const Schedule& schedule, const RuleInputs<T>& in,
   detail::check_rule_inputs(rule, schedule, in);
   std::string why;
   if (!chunked_form_applies(rule, schedule, in.d_v, &why)) throw InputError(rule_has_chunked_form(rule) ? "E" : "rule", why);
-  if (in.S0) throw InputError("S0", "the chunked form starts from a zero state (SPEC section 3's lemma); use the recurrent form");
+  if (in.S0) throw InputError("S0", "the chunked form starts from a zero state (the zero-state lemma, math.md section 3); use the recurrent form");
   if (chunk_size < 1) throw InputError("chunk_size", "must be >= 1, got " + std::to_string(chunk_size));
   // Open widths that shrank would leave written elements behind a lock, outside the lemma.
   for (int64_t n = 1; in.open_widths && n < in.T; ++n)
