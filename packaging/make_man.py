@@ -90,13 +90,8 @@ def body(sections, paragraphs, level):
         out.append(f'{level} "{title.upper() if level == ".SH" else title}"')
         for name, words in entries:
             out += [".TP", entry_name(name), roff(words)]
-    if paragraphs:
-        if level == ".SS":
-            out.append(".PP")
-        for n, p in enumerate(paragraphs):
-            if n:
-                out.append(".PP")
-            out.append(roff(p))
+    for p in paragraphs:
+        out += [".PP", roff(p)]
     return out
 
 
@@ -112,7 +107,8 @@ def main():
     ap.add_argument("--files", action="append", default=[], help="PATH=what it is, for the FILES section")
     a = ap.parse_args()
 
-    version = run_help([a.program, "--version"], a.replace).strip().split("\n")[0]
+    # "proteus 0.1.0 (git ...)": the page's footer has room for the version alone.
+    version = run_help([a.program, "--version"], a.replace).strip().split("\n")[0].split(" (")[0]
     description, usage, sections, paragraphs = parse(run_help([a.program, "--help"], a.replace))
     summary = description.rstrip(".")
     if ": " in summary:  # "Proteus Lab: gated memory rules, ..." -> "gated memory rules, ..."

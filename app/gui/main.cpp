@@ -27,6 +27,7 @@
 #include "app/gui/view/content_check.hpp"
 #include "app/gui/view/text_check.hpp"
 #include "app/gui/view/ui_scale.hpp"
+#include "app/cli/version.hpp"
 #include "core/common/data_root.hpp"
 #include "core/common/json_fields.hpp"
 #include "app/gui/view/ui_settings_handler.hpp"
@@ -96,7 +97,15 @@ void install_input_marks(GLFWwindow* w) {
 std::optional<int> parse_options(int argc, char** argv, Options& o) {
   CLI::App cli{"Proteus Lab: edit E and schedules, train in the background, watch live plots, export them"};
   auto& script = o.script;
-  cli.add_option("--preset", script.preset, "experiment file to open (e.g. experiments/quickstart-cpu.json)");
+  cli.set_version_flag("--version", proteus::cli::version_line("proteus-lab"), "Print the version (and git commit) and exit");
+  // The guide's page where this program finds it: the installed docs folder, or the checkout's docs/.
+  cli.footer("The full guide: " + (proteus::common::docs_root() / "app.md").string());
+  cli.add_option("--preset", script.preset,
+                 "experiment file to open (e.g. experiments/quickstart-cpu.json; a name not in this folder is "
+                 "looked up as proteus train does)");
+  cli.add_option("--save", script.save,
+                 "save the opened experiment as Save does (a relative name goes to the user's experiments "
+                 "folder, $XDG_DATA_HOME/proteus-lab/experiments) and say where");
   cli.add_option("--runs-dir", o.runs_dir, "where runs are written and browsed (default: runs)");
   cli.add_option("--set", script.sets, "override a config field: PATH=VALUE (e.g. train.steps=20); repeatable");
   cli.add_option("--tab", script.tab, "tab to show: " + proteus::common::join(proteus::gui::tab_names()))

@@ -77,6 +77,14 @@ bool ScriptedRun::apply_start_options(LabApp& app) {
     fail(e.what(), 2);
     return false;
   }
+  if (!o_.save.empty()) {
+    const auto written = app.save_experiment(o_.save);
+    if (written.empty()) {
+      fail(app.status_line.text, 2);
+      return false;
+    }
+    std::cout << "proteus-lab: saved " << written.string() << '\n';
+  }
   if (const auto t = tab_from_name(o_.tab)) app.show(*t);
   if (!o_.runs_filter.empty()) app.runs.panel.filter = o_.runs_filter;
   if (o_.runs_ungrouped) app.runs.panel.grouped = false;

@@ -15,6 +15,7 @@ namespace proteus::gui {
 struct ScriptOptions {
   std::string preset;                 // experiment file to load first
   std::vector<std::string> sets;      // "path=value" overrides of the loaded config
+  std::string save;                   // then save the experiment as the Save button does (LabApp::save_target)
   std::string tab;                    // activation | training | runs | explore | teach
   int teach_step = -1;                // teaching panel: go to this token
   bool overlay = false;               // runs browser: overlay every run in the runs folder
@@ -38,7 +39,7 @@ struct ScriptOptions {
   bool quit = false;                  // exit when done
   double timeout_s = 0;               // give up (exit status 1) after this long; 0 = never
   bool any() const {
-    return !preset.empty() || !sets.empty() || train || overlay || !runs_filter.empty() || !runs_sort.empty() || runs_ungrouped || !explore.empty() || !export_dir.empty() ||
+    return !preset.empty() || !sets.empty() || !save.empty() || train || overlay || !runs_filter.empty() || !runs_sort.empty() || runs_ungrouped || !explore.empty() || !export_dir.empty() ||
            !screenshot.empty() || !present.empty() || help || quit;
   }
 };

@@ -10,6 +10,7 @@
 
 #include "app/gui/view/kept_grid_view.hpp"
 #include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/save_controls.hpp"
 #include "app/gui/view/sweep_controls.hpp"
 #include "app/gui/view/widgets.hpp"
 
@@ -52,31 +53,7 @@ void draw_controls_panel(LabApp& app) {
   if (beside) ImGui::SameLine();
   if (ImGui::Button("Load")) app.load_experiment(file);
   ImGui::SameLine();
-  auto save = [&] {
-    try {
-      ed.save(file);
-      app.notify("saved " + file + " (runs with: proteus " + ed.cli_command() + " " + file + ")");
-    } catch (const std::exception& e) {
-      app.notify_error(std::string("cannot save: ") + e.what());
-    }
-  };
-  if (ImGui::Button("Save")) {
-    // Saving over a file this window did not write (a shipped preset, say) asks first.
-    std::error_code ec;
-    if (std::filesystem::exists(file, ec) && file != state.last_saved) ImGui::OpenPopup("overwrite?");
-    else save(), state.last_saved = file;
-  }
-  if (ImGui::BeginPopup("overwrite?")) {
-    ImGui::Text("%s exists. Replace it?", file.c_str());
-    if (ImGui::Button("Replace")) {
-      save();
-      state.last_saved = file;
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
-    ImGui::EndPopup();
-  }
+  draw_save_buttons(app, file, state);
 
   int mode = static_cast<int>(ed.mode());
   const auto radio_width = [](const char* label) { return ImGui::GetFrameHeight() + label_width(label); };

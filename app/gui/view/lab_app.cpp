@@ -8,6 +8,8 @@
 #include "app/gui/state/ui_settings.hpp"
 #include "app/gui/view/content_check.hpp"
 #include "app/gui/view/widgets.hpp"
+#include "core/common/data_root.hpp"
+#include "core/config/preset_path.hpp"
 
 namespace proteus::gui {
 
@@ -65,18 +67,44 @@ void LabApp::editor_changed() {
 }
 
 void LabApp::load_experiment(const std::filesystem::path& file) {
+  const auto found = config::find_preset(file, common::data_root(), config::user_experiments_dir());
   try {
-    editor.experiment.load(file);
+    editor.experiment.load(found);
     use_runs_dir();
     editor_changed();
     editor.preset_label.clear();
     std::error_code ec;
     for (const auto& p : editor.presets)
-      if (std::filesystem::equivalent(p.path, file, ec)) editor.preset_label = p.label;
-    notify("loaded " + file.string());
+      if (std::filesystem::equivalent(p.path, found, ec)) editor.preset_label = p.label;
+    notify("loaded " + found.string());
     for (const auto& n : editor.experiment.notes) notify(n);
   } catch (const std::exception& e) {
     notify_error(e.what());
+  }
+}
+
+std::filesystem::path LabApp::save_target(const std::string& field) const {
+  try {
+    return config::save_path(field, common::data_root(), common::runs_installed(), config::user_experiments_dir());
+  } catch (const std::exception&) {
+    return field;  // a shipped preset with no home folder: save_experiment says why it cannot
+  }
+}
+
+std::filesystem::path LabApp::save_experiment(const std::string& field) {
+  try {
+    const auto user = config::user_experiments_dir();
+    const auto target = config::save_path(field, common::data_root(), common::runs_installed(), user);
+    const auto folder = target.parent_path();
+    if (!user.empty() && !folder.empty() && folder.lexically_relative(user).native().rfind("..", 0) != 0)
+      std::filesystem::create_directories(folder);  // the user's experiments folder, on the first save
+    editor.experiment.save(target);
+    notify("saved " + target.string() + " (runs with: proteus " + editor.experiment.cli_command() + " " +
+           target.string() + ")");
+    return target;
+  } catch (const std::exception& e) {
+    notify_error(std::string("cannot save: ") + e.what());
+    return {};
   }
 }
 

@@ -28,7 +28,15 @@ class LabApp {
   void frame();  // the UI of one frame, between ImGui::NewFrame and ImGui::Render
 
   // Actions the panels and the scripted runs share.
-  void load_experiment(const std::filesystem::path& file);  // errors go to the status line
+  // A relative name is found as `proteus train` finds it (config::find_preset): here, then the
+  // user's experiments folder, then the shipped presets. Errors go to the status line.
+  void load_experiment(const std::filesystem::path& file);
+  // Where Save writes the file a path field names (config::save_path: the user's experiments folder
+  // for a new name or a shipped preset, never /usr/share); the field itself when that cannot be said.
+  std::filesystem::path save_target(const std::string& field) const;
+  // Writes the edited experiment to save_target(field), making the user's experiments folder on the
+  // first save; the path written, or empty (the error on the status line) when it could not.
+  std::filesystem::path save_experiment(const std::string& field);
   bool start_training();                                     // false (and a message) when refused
   void start_export(const std::vector<figures::NamedFigure>& figs, const std::filesystem::path& dir);
   bool export_busy() const { return export_job_.valid() && export_job_.running(); }

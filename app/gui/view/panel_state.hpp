@@ -15,6 +15,7 @@ namespace proteus::gui {
 struct ControlsPanelState {
   std::string experiment_file = "my-experiment.json";  // the file Load and Save use
   std::string last_saved;                               // the file this window wrote last: saved over without asking
+  std::string save_as;                                  // Save as's name, as typed
   std::string sweep_text;                               // the E values as typed
   std::vector<int> sweep_shown;                         // the values sweep_text was last made from
   std::string sweep_values_text;                        // another swept field's values as typed

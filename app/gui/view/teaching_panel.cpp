@@ -155,7 +155,7 @@ void draw_teaching_panel(LabApp& app) {
   const auto& s = st.current();
   const auto& e = st.example();
   ImGui::Spacing();
-  if (ImGui::CollapsingHeader("The gated update (SPEC 3) and this token's inputs")) {
+  if (ImGui::CollapsingHeader("The gated update (math.md section 3) and this token's inputs")) {
     ImGui::BeginGroup();
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x * 0.5f);
     for (const auto& line : rule_equations(e.rule)) ImGui::BulletText("%s", line.c_str());
