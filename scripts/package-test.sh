@@ -103,7 +103,7 @@ for f in "$doc/copyright" "$doc/changelog.Debian.gz" "$doc/README.md" "$doc/docs
 done
 
 # 1b. lintian: no error, and every warning overridden in the package with its reason above it.
-lintian -I --fail-on none --show-overrides --tag-display-limit 0 "$deb" >"$scratch/lintian.log" 2>&1 ||
+lintian --fail-on none --show-overrides --tag-display-limit 0 "$deb" >"$scratch/lintian.log" 2>&1 ||
   { cat "$scratch/lintian.log" >&2; fail "lintian could not check the package"; }
 errors=$(grep -c '^E: ' "$scratch/lintian.log" || true)
 warnings=$(grep -c '^W: ' "$scratch/lintian.log" || true)
@@ -112,7 +112,7 @@ if [ "$errors" != 0 ] || [ "$warnings" != 0 ]; then
   grep -E '^(E|W): ' "$scratch/lintian.log" >&2
   fail "lintian: $errors errors, $warnings warnings not overridden (packaging/lintian-overrides, with a reason)"
 fi
-say "lintian: no errors, no warnings ($overridden overridden, $(grep -c '^[IP]: ' "$scratch/lintian.log" || true) notes)"
+say "lintian: no errors; no warnings but $overridden overridden in the package, each with its reason"
 
 # 2. Unpacked into a scratch root, run with the checkout hidden (see above).
 root="$scratch/root"
