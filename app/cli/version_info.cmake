@@ -10,8 +10,9 @@ if(GIT AND EXISTS "${SOURCE_DIR}/.git")
                   OUTPUT_VARIABLE head OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
   if(rc EQUAL 0 AND head MATCHES "^[0-9a-f]+$")
     set(commit "${head}")
-    # Exit status 1: tracked files differ from HEAD.
-    execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" diff-index --quiet HEAD --
+    # Exit status 1: tracked files differ from HEAD (by content: a file touched but unchanged is not
+    # counted). --no-optional-locks: never writes the index, which another git may hold.
+    execute_process(COMMAND "${GIT}" --no-optional-locks -C "${SOURCE_DIR}" diff --quiet HEAD --
                     RESULT_VARIABLE dirty OUTPUT_QUIET ERROR_QUIET)
     if(dirty EQUAL 1)
       string(APPEND commit ", modified")
