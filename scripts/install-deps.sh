@@ -24,6 +24,8 @@ if [ "${1:-}" = --tests ]; then
   packages+=(python3 python3-torch python3-numpy libopenblas0)
   # tests/style/function_size.sh counts each function's lines with pmccabe.
   packages+=(pmccabe)
+  # scripts/package-test.sh: lintian on the .deb, appstreamcli on its metainfo, man on its pages.
+  packages+=(lintian appstream man-db)
 fi
 # libFuzzer is in the compiler-rt package of clang's major version (libclang-rt-14-dev on Debian 12,
 # -18- on Ubuntu 24.04); apt only recommends it, and recommendations are not installed below.

@@ -44,12 +44,13 @@ void draw_controls_panel(LabApp& app) {
   auto& state = app.editor.controls;
   std::string& file = state.experiment_file;
   if (!ed.source.empty() && file == ControlsPanelState().experiment_file) file = ed.source;
-  // The file name whole: beside the buttons when it fits there, else on a line of its own.
+  // Beside the buttons when the whole path fits there, else on a line of its own; a path too long
+  // for either shows its end (path_field).
   const float buttons = ImGui::CalcTextSize("LoadSave").x + ImGui::GetStyle().FramePadding.x * 4 +
                         ImGui::GetStyle().ItemSpacing.x * 2;
   const bool beside = field_width_for(file, 0) + buttons <= ImGui::GetContentRegionAvail().x;
   ImGui::SetNextItemWidth(beside ? -buttons : -FLT_MIN);
-  ImGui::InputText("##file", &file);
+  path_field("##file", file);
   if (beside) ImGui::SameLine();
   if (ImGui::Button("Load")) app.load_experiment(file);
   ImGui::SameLine();

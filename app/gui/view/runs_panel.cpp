@@ -55,7 +55,7 @@ void draw_folder_fields(LabApp& app) {
   const bool beside = field_width_for(runs_dir, 0) + tail <= ImGui::GetContentRegionAvail().x;
   if (!beside) ImGui::TextUnformatted("runs folder");
   ImGui::SetNextItemWidth(beside ? -tail : -FLT_MIN);
-  ImGui::InputText(beside ? "runs folder" : "##runs folder", &runs_dir);
+  path_field(beside ? "runs folder" : "##runs folder", runs_dir);
   if (beside) ImGui::SameLine();
   if (ImGui::Button("Rescan")) {
     app.runs.dir = runs_dir;

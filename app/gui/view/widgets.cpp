@@ -1,6 +1,7 @@
 #include "app/gui/view/widgets.hpp"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <limits>
@@ -103,6 +104,55 @@ std::string text_fitting(const std::string& text, float width) {
   }
   while (lo > 0 && (static_cast<unsigned char>(text[lo]) & 0xC0) == 0x80) --lo;  // whole UTF-8 characters
   return text.substr(0, lo) + "...";
+}
+
+namespace {
+
+bool utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+bool fits(const std::string& text, float width) { return ImGui::CalcTextSize(text.c_str()).x <= width; }
+
+}  // namespace
+
+std::string path_end_fitting(const std::string& path, float width) {
+  if (fits(path, width)) return path;
+  // Whole folders first: the shortest tail that starts at a separator and still fits.
+  std::string best;
+  for (size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
+    const std::string tail = "..." + path.substr(slash);
+    if (!fits(tail, width)) break;
+    best = tail;
+  }
+  if (!best.empty()) return best;
+  size_t lo = 0, hi = path.size();  // the shortest suffix start whose "...suffix" fits: in (lo, hi]
+  while (lo + 1 < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (fits("..." + path.substr(mid), width)) hi = mid;
+    else lo = mid;
+  }
+  while (hi < path.size() && utf8_continuation(path[hi])) ++hi;  // whole UTF-8 characters
+  return "..." + path.substr(hi);
+}
+
+bool path_field(const char* id, std::string& path) {
+  // 0: the end shown; 1: a click asked to edit (focus the field); 2: the whole path being edited.
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  const ImGuiID key = ImGui::GetID(id);
+  const int mode = storage->GetInt(key, 0);
+  if (mode != 0) {
+    if (mode == 1) ImGui::SetKeyboardFocusHere();
+    const bool changed = ImGui::InputText(id, &path);
+    if (mode == 1 && ImGui::IsItemActive()) storage->SetInt(key, 2);
+    if (ImGui::IsItemDeactivated() || (mode == 2 && !ImGui::IsItemActive())) storage->SetInt(key, 0);
+    return changed;
+  }
+  const float inner = ImGui::CalcItemWidth() - 2 * ImGui::GetStyle().FramePadding.x;
+  std::string shown = path_end_fitting(path, inner);
+  const std::string label(id);  // the same visible label, another ID ("label###id")
+  ImGui::InputText((label.substr(0, label.find("##")) + "###shown " + label).c_str(), &shown,
+                   ImGuiInputTextFlags_ReadOnly);
+  if (ImGui::IsItemActivated()) storage->SetInt(key, 1);
+  if (shown != path && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", path.c_str());
+  return false;
 }
 
 float label_width(const char* label) {

@@ -43,5 +43,12 @@ float label_width(const char* label);
 // `text` whole when it fits `width` pixels at the current font, else its longest prefix that fits
 // with "..." after it.
 std::string text_fitting(const std::string& text, float width);
+// A path whole when it fits `width` pixels at the current font, else its end: the file name with as
+// many of its folders as fit, "..." in front ("...name" alone when even the name does not fit).
+std::string path_end_fitting(const std::string& path, float width);
+// A path a user types (a config file, a runs folder): while it is not being edited the field shows
+// path_end_fitting's end of it (the file name, never the cut-off beginning) and the whole path in
+// a tooltip; a click edits the whole path. Returns whether the path changed.
+bool path_field(const char* id, std::string& path);
 
 }  // namespace proteus::gui
