@@ -125,7 +125,7 @@ JobPlan plan_job(std::vector<config::RunConfig> runs, config::Experiment experim
   }
   check_script_path(plan.runs_dir, "runs_dir");
   check_script_path(plan.workdir, "the working folder");
-  check_script_path(plan.proteus, "the proteus binary");
+  // The binary is named only on the scripts' exec lines, shell-quoted: any folder holds it.
   plan.experiment = std::move(experiment);
   plan.runs = std::move(runs);
   plan.slurm = slurm;

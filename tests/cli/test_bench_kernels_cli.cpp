@@ -26,8 +26,8 @@ int count_lines_starting(const std::string& text, const std::string& prefix) {
 
 TEST(BenchKernelsCli, PrintsARowForEveryOpAndAppendsThem) {
   const auto out = std::filesystem::temp_directory_path() / ("proteus-kbench-" + std::to_string(std::random_device{}()) + ".md");
-  const auto r = run_proteus("bench --op kernels --shape 1 9 2 4 --E 1 3 --steps 1 --warmup 0 --threads 1 --out " +
-                             out.string());
+  const auto r = run_proteus({"bench", "--op", "kernels", "--shape", "1", "9", "2", "4", "--E", "1", "3", "--steps",
+                              "1", "--warmup", "0", "--threads", "1", "--out", out.string()});
   ASSERT_EQ(r.status, 0) << r.out;
   for (auto op : proteus::backend::all_ops()) {
     const std::string name = proteus::backend::op_name(op);
@@ -46,10 +46,10 @@ TEST(BenchKernelsCli, PrintsARowForEveryOpAndAppendsThem) {
 }
 
 TEST(BenchKernelsCli, RefusesABadShapeAndAnUnknownOp) {
-  const auto bad = run_proteus("bench --op kernels --shape 1 0 2 4 --steps 1");
+  const auto bad = run_proteus({"bench", "--op", "kernels", "--shape", "1", "0", "2", "4", "--steps", "1"});
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_NE(bad.out.find("T: must be in"), std::string::npos) << bad.out;
-  const auto unknown = run_proteus("bench --op nonsense --steps 1");
+  const auto unknown = run_proteus({"bench", "--op", "nonsense", "--steps", "1"});
   EXPECT_EQ(unknown.status, 2) << unknown.out;
   EXPECT_NE(unknown.out.find("memory-rule, kernels"), std::string::npos) << unknown.out;
 }

@@ -46,12 +46,12 @@ std::map<std::string, std::string> files_outside_evals(const fs::path& dir) {
 TEST(EvalAsCommand, WritesIntoItsOwnFolderAndNeverOverwrites) {
   proteus::test_support::TempDir dir;
   const auto config = dir.write("tiny.json", tiny);
-  const auto train = run_proteus("train " + config + " --runs-dir " + (dir / "runs").string());
+  const auto train = run_proteus({"train", config, "--runs-dir", (dir / "runs").string()});
   ASSERT_EQ(train.status, 0) << train.out;
   const auto run = dir / "runs" / "tiny";
   const auto before = files_outside_evals(run);
 
-  const auto r = run_proteus("eval " + run.string() + " --set model.mixer.N=64 --as stretch-n64");
+  const auto r = run_proteus({"eval", run.string(), "--set", "model.mixer.N=64", "--as", "stretch-n64"});
   ASSERT_EQ(r.status, 0) << r.out;
   const auto folder = run / "evals" / "stretch-n64";
   for (const char* f : {"config.json", "delta.json", "status.json", "per_position.json", "per_position.csv",
@@ -62,7 +62,7 @@ TEST(EvalAsCommand, WritesIntoItsOwnFolderAndNeverOverwrites) {
   EXPECT_EQ(files_outside_evals(run), before) << "the run's own files changed";
 
   // The same name again: refused, one line naming --as and the folder; nothing changes.
-  const auto again = run_proteus("eval " + run.string() + " --set model.mixer.N=32 --as stretch-n64");
+  const auto again = run_proteus({"eval", run.string(), "--set", "model.mixer.N=32", "--as", "stretch-n64"});
   EXPECT_EQ(again.status, 2) << again.out;
   EXPECT_NE(again.out.find("--as"), std::string::npos) << again.out;
   EXPECT_NE(again.out.find("already exists"), std::string::npos) << again.out;
@@ -70,18 +70,18 @@ TEST(EvalAsCommand, WritesIntoItsOwnFolderAndNeverOverwrites) {
   EXPECT_NE(proteus::test_support::TempDir::read(folder / "config.json").find("\"N\": 64"), std::string::npos);
 
   // --set alone would have overwritten the run's results: refused.
-  const auto no_as = run_proteus("eval " + run.string() + " --set model.mixer.N=32");
+  const auto no_as = run_proteus({"eval", run.string(), "--set", "model.mixer.N=32"});
   EXPECT_EQ(no_as.status, 2) << no_as.out;
   EXPECT_NE(no_as.out.find("--as"), std::string::npos) << no_as.out;
   // A field the weights fix: refused, naming it.
-  const auto shape = run_proteus("eval " + run.string() + " --set model.d_model=32 --as wider");
+  const auto shape = run_proteus({"eval", run.string(), "--set", "model.d_model=32", "--as", "wider"});
   EXPECT_EQ(shape.status, 2) << shape.out;
   EXPECT_NE(shape.out.find("model.d_model"), std::string::npos) << shape.out;
   EXPECT_FALSE(fs::exists(run / "evals" / "wider"));
   EXPECT_EQ(files_outside_evals(run), before);
 
   // export --evals draws the evaluation beside the run.
-  const auto ex = run_proteus("export " + run.string() + " --evals --formats csv --out " + (dir / "fig").string());
+  const auto ex = run_proteus({"export", run.string(), "--evals", "--formats", "csv", "--out", (dir / "fig").string()});
   ASSERT_EQ(ex.status, 0) << ex.out;
   const auto csv = proteus::test_support::TempDir::read(dir / "fig" / "per_position.csv");
   EXPECT_NE(csv.find("tiny,"), std::string::npos) << csv;
@@ -101,15 +101,16 @@ TEST(EvalAsCommand, AsksAnMqarModelAtAnotherLoad) {
     "eval": {"per_position": {"enabled": false}, "niah": {"enabled": false}, "needle": {"enabled": false},
              "mqar": {"enabled": true, "samples": 5}}
   })");
-  ASSERT_EQ(run_proteus("train " + config + " --runs-dir " + (dir / "runs").string()).status, 0);
+  ASSERT_EQ(run_proteus({"train", config, "--runs-dir", (dir / "runs").string()}).status, 0);
   const auto run = dir / "runs" / "recall";
-  const auto r = run_proteus("eval " + run.string() + " --set data.mqar.pairs=8 --set data.mqar.layout=spread --as load-p8");
+  const auto r = run_proteus(
+      {"eval", run.string(), "--set", "data.mqar.pairs=8", "--set", "data.mqar.layout=spread", "--as", "load-p8"});
   ASSERT_EQ(r.status, 0) << r.out;
   const auto at8 = proteus::test_support::TempDir::read(run / "evals" / "load-p8" / "mqar.json");
   EXPECT_NE(at8.find("\"answers\": 40"), std::string::npos) << "5 samples x 8 pairs: " << at8;
   EXPECT_NE(at8.find("\"layout\": \"spread\""), std::string::npos) << at8;
   EXPECT_NE(proteus::test_support::TempDir::read(run / "mqar.json").find("\"answers\": 20"), std::string::npos);
-  const auto vocab = run_proteus("eval " + run.string() + " --set data.mqar.vocab=128 --as bigger");
+  const auto vocab = run_proteus({"eval", run.string(), "--set", "data.mqar.vocab=128", "--as", "bigger"});
   EXPECT_EQ(vocab.status, 2) << vocab.out;
   EXPECT_NE(vocab.out.find("data.mqar.vocab"), std::string::npos) << vocab.out;
   EXPECT_FALSE(fs::exists(run / "evals" / "bigger"));
@@ -121,13 +122,13 @@ TEST(EvalAsCommand, AsksAnMqarModelAtAnotherLoad) {
 TEST(EvalAsCommand, AFailedEvaluationSaysSoAndHowToRetry) {
   proteus::test_support::TempDir dir;
   const auto config = dir.write("tiny.json", tiny);
-  ASSERT_EQ(run_proteus("train " + config + " --runs-dir " + (dir / "runs").string()).status, 0);
+  ASSERT_EQ(run_proteus({"train", config, "--runs-dir", (dir / "runs").string()}).status, 0);
   const auto run = dir / "runs" / "tiny";
   // A corrupt checkpoint is found before the folder is made: no folder, and the name stays free.
   const auto checkpoint = run / "checkpoint.safetensors";
   const std::string good = proteus::test_support::TempDir::read(checkpoint);
   std::ofstream(checkpoint, std::ios::binary | std::ios::trunc) << good.substr(0, good.size() - 100);
-  const auto corrupt = run_proteus("eval " + run.string() + " --set model.mixer.N=64 --as late");
+  const auto corrupt = run_proteus({"eval", run.string(), "--set", "model.mixer.N=64", "--as", "late"});
   EXPECT_NE(corrupt.status, 0) << corrupt.out;
   EXPECT_NE(corrupt.out.find("checkpoint.safetensors"), std::string::npos) << corrupt.out;
   const auto folder = run / "evals" / "late";
@@ -138,7 +139,7 @@ TEST(EvalAsCommand, AFailedEvaluationSaysSoAndHowToRetry) {
   // found late. The folder says failed and why; the error says how to retry.
   const auto small = dir.write("small.txt", proteus::test_support::TempDir::read(
                                                 fs::path(PROTEUS_SOURCE_DIR) / "assets/corpus/brown/ca01.txt").substr(0, 3000));
-  const auto bad = run_proteus("eval " + run.string() + " --set data.text.path=" + small + " --as late");
+  const auto bad = run_proteus({"eval", run.string(), "--set", "data.text.path=" + small, "--as", "late"});
   EXPECT_EQ(bad.status, 1) << bad.out;
   EXPECT_NE(bad.out.find("remove it to evaluate again"), std::string::npos) << bad.out;
   ASSERT_TRUE(fs::exists(folder / "status.json")) << "a folder without a status, or none: " << bad.out;
@@ -147,7 +148,7 @@ TEST(EvalAsCommand, AFailedEvaluationSaysSoAndHowToRetry) {
   EXPECT_NE(status.find("data.text.holdout"), std::string::npos) << "the reason is in the status: " << status;
 
   // The name is taken, and the refusal says by what and how to retry.
-  const auto again = run_proteus("eval " + run.string() + " --set model.mixer.N=64 --as late");
+  const auto again = run_proteus({"eval", run.string(), "--set", "model.mixer.N=64", "--as", "late"});
   EXPECT_EQ(again.status, 2) << again.out;
   EXPECT_NE(again.out.find("ended failed"), std::string::npos) << again.out;
   EXPECT_NE(again.out.find("rm -r " + folder.generic_string()), std::string::npos) << again.out;
@@ -155,7 +156,7 @@ TEST(EvalAsCommand, AFailedEvaluationSaysSoAndHowToRetry) {
 
   // Retrying as told works.
   fs::remove_all(folder);
-  const auto retry = run_proteus("eval " + run.string() + " --set model.mixer.N=64 --as late");
+  const auto retry = run_proteus({"eval", run.string(), "--set", "model.mixer.N=64", "--as", "late"});
   EXPECT_EQ(retry.status, 0) << retry.out;
   EXPECT_NE(proteus::test_support::TempDir::read(folder / "status.json").find("\"finished\""), std::string::npos);
   for (const auto& e : fs::directory_iterator(run / "evals"))
@@ -167,7 +168,7 @@ TEST(EvalAsCommand, AFailedEvaluationSaysSoAndHowToRetry) {
 TEST(EvalAsCommand, AStoppedEvaluationSaysHowItEnded) {
   proteus::test_support::TempDir dir;
   const auto config = dir.write("tiny.json", tiny);
-  ASSERT_EQ(run_proteus("train " + config + " --runs-dir " + (dir / "runs").string()).status, 0);
+  ASSERT_EQ(run_proteus({"train", config, "--runs-dir", (dir / "runs").string()}).status, 0);
   const auto run = dir / "runs" / "tiny";
   for (const auto& [sig, ended] : std::vector<std::pair<int, std::string>>{{SIGTERM, "ended cancelled"},
                                                                           {SIGKILL, "ended interrupted"}}) {
@@ -185,7 +186,7 @@ TEST(EvalAsCommand, AStoppedEvaluationSaysHowItEnded) {
       p.signal(sig);
       p.wait();
     }
-    const auto again = run_proteus("eval " + run.string() + " --as " + name);
+    const auto again = run_proteus({"eval", run.string(), "--as", name});
     EXPECT_EQ(again.status, 2) << again.out;
     EXPECT_NE(again.out.find(ended), std::string::npos) << again.out;
     EXPECT_NE(again.out.find("rm -r"), std::string::npos) << again.out;

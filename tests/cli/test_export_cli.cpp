@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using Result = proteus::test_support::CommandResult;
-inline Result run(const std::string& args) { return proteus::test_support::run_proteus(args); }
+inline Result run(const std::vector<std::string>& args) { return proteus::test_support::run_proteus(args); }
 
 std::string read(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -45,12 +45,12 @@ class ExportCommand : public ::testing::Test {
   "eval": {"per_position": {"seq_len": 20, "sequences": 2}, "niah": {"enabled": false}, "occupancy": {"blocks": 2}}
 })";
     std::ofstream(*dir_ / "tiny.json") << tiny;
-    const auto r = run("train " + (*dir_ / "tiny.json").string() + " --runs-dir " + (*dir_ / "runs").string());
+    const auto r = run({"train", (*dir_ / "tiny.json").string(), "--runs-dir", (*dir_ / "runs").string()});
     trained_ = r.status == 0;
     train_out_ = new std::string(r.out);
     if (trained_) {
-      const auto s = run("train " + (*dir_ / "tiny.json").string() + " --runs-dir " + (*dir_ / "runs").string() +
-                         " --set name=tiny-e1 --set model.mixer.E=1");
+      const auto s = run({"train", (*dir_ / "tiny.json").string(), "--runs-dir", (*dir_ / "runs").string(), "--set",
+                          "name=tiny-e1", "--set", "model.mixer.E=1"});
       trained_ = s.status == 0;
       *train_out_ += s.out;
     }
@@ -72,7 +72,7 @@ bool ExportCommand::trained_ = false;
 TEST_F(ExportCommand, WritesEveryFormatOfEveryStandardFigure) {
   ASSERT_TRUE(trained_) << *train_out_;
   const auto run_dir = *dir_ / "runs" / "tiny";
-  const auto r = run("export " + run_dir.string() + " --width 360 --height 240 --dpi 100");
+  const auto r = run({"export", run_dir.string(), "--width", "360", "--height", "240", "--dpi", "100"});
   ASSERT_EQ(r.status, 0) << r.out;
   const auto out = run_dir / "figures";
   for (const char* name : {"loss", "per_position", "occupancy_tiny_l0_h0", "activation_map_tiny"})
@@ -95,8 +95,8 @@ TEST_F(ExportCommand, WritesEveryFormatOfEveryStandardFigure) {
 TEST_F(ExportCommand, ComparesRunsIntoAChosenFolderInChosenFormats) {
   ASSERT_TRUE(trained_) << *train_out_;
   const auto out = *dir_ / "compare";
-  const auto r = run("export " + (*dir_ / "runs" / "tiny-e1").string() + " " + (*dir_ / "runs" / "tiny").string() +
-                     " --out " + out.string() + " --formats svg,csv");
+  const auto r = run({"export", (*dir_ / "runs" / "tiny-e1").string(), (*dir_ / "runs" / "tiny").string(), "--out",
+                      out.string(), "--formats", "svg,csv"});
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(fs::exists(out / "ppl_ratio.svg")) << r.out;
   EXPECT_TRUE(fs::exists(out / "e_ablation.csv")) << r.out;
@@ -154,29 +154,30 @@ TEST_F(ExportCommand, AKilledExportLeavesNoHalfMadeFolder) {
 TEST_F(ExportCommand, BadInputExitsTwoWithOneLine) {
   const auto not_a_run = *dir_ / "not-a-run";
   fs::create_directories(not_a_run);
-  auto r = run("export " + not_a_run.string());
+  auto r = run({"export", not_a_run.string()});
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_EQ(r.out.rfind("proteus export: error: " + not_a_run.string() + ": ", 0), 0u) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   EXPECT_FALSE(fs::exists(not_a_run / "figures"));
 
-  r = run("export " + (*dir_ / "missing").string());
+  r = run({"export", (*dir_ / "missing").string()});
   EXPECT_EQ(r.status, 2) << r.out;
 
   if (trained_) {
-    r = run("export " + (*dir_ / "runs" / "tiny").string() + " --out " + (*dir_ / "bad").string() + " --formats png,gif");
+    r = run({"export", (*dir_ / "runs" / "tiny").string(), "--out", (*dir_ / "bad").string(), "--formats", "png,gif"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_EQ(r.out.rfind("proteus export: error: --formats: ", 0), 0u) << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
-    r = run("export " + (*dir_ / "runs" / "tiny").string() + " --out " + (*dir_ / "bad").string() + " --dpi 0");
+    r = run({"export", (*dir_ / "runs" / "tiny").string(), "--out", (*dir_ / "bad").string(), "--dpi", "0"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_EQ(r.out.rfind("proteus export: error: --dpi: ", 0), 0u) << r.out;
-    r = run("export " + (*dir_ / "runs" / "tiny").string() + " --out " + (*dir_ / "bad").string() + " --effect-ranges buckets");
+    r = run({"export", (*dir_ / "runs" / "tiny").string(), "--out", (*dir_ / "bad").string(), "--effect-ranges",
+             "buckets"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_EQ(r.out.rfind("proteus export: error: --effect-ranges: unknown value 'buckets' (map, diagnosis)", 0), 0u) << r.out;
     EXPECT_FALSE(fs::exists(*dir_ / "bad"));
   }
-  EXPECT_EQ(run("export").status, 2);
+  EXPECT_EQ(run({"export"}).status, 2);
 }
 
 // Seed groups of a tiny experiment (E = 1 and E = 2, seeds 1 and 2): the forest plot of the gated
@@ -193,12 +194,15 @@ TEST_F(ExportCommand, DrawsTheGatingEffectByVariantOfSeedGroups) {
 })";
   std::ofstream(*dir_ / "tinyg.json") << tiny;
   const auto runs_dir = *dir_ / "group-runs";
-  const auto t = run("train " + (*dir_ / "tinyg.json").string() + " --runs-dir " + runs_dir.string());
+  const auto t = run({"train", (*dir_ / "tinyg.json").string(), "--runs-dir", runs_dir.string()});
   ASSERT_EQ(t.status, 0) << t.out;
-  std::string runs;
-  for (const char* r : {"tinyg-baseline-s1", "tinyg-baseline-s2", "tinyg-gated-s1", "tinyg-gated-s2"}) runs += " " + (runs_dir / r).string();
+  std::vector<std::string> runs = {"export"};
+  for (const char* r : {"tinyg-baseline-s1", "tinyg-baseline-s2", "tinyg-gated-s1", "tinyg-gated-s2"})
+    runs.push_back((runs_dir / r).string());
   const auto out = *dir_ / "forest";
-  const auto e = run("export" + runs + " --out " + out.string() + " --formats csv,png");
+  auto export_args = runs;
+  export_args.insert(export_args.end(), {"--out", out.string(), "--formats", "csv,png"});
+  const auto e = run(export_args);
   ASSERT_EQ(e.status, 0) << e.out;
   ASSERT_TRUE(fs::exists(out / "gating_effect_by_variant.png"));
   const auto csv = read(out / "gating_effect_by_variant.csv");
@@ -207,7 +211,8 @@ TEST_F(ExportCommand, DrawsTheGatingEffectByVariantOfSeedGroups) {
   EXPECT_NE(csv.find(",2,nats per byte\n"), std::string::npos) << "n = the 2 paired seeds: " << csv;
   EXPECT_TRUE(fs::exists(out / "gating_effect_by_variant_1-2.csv"));
 
-  const auto bad = run("export" + runs + " --out " + (*dir_ / "forest-bad").string() + " --effect-reference tinyg-baseline");
+  runs.insert(runs.end(), {"--out", (*dir_ / "forest-bad").string(), "--effect-reference", "tinyg-baseline"});
+  const auto bad = run(runs);
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_EQ(bad.out.rfind("proteus export: error: --effect-reference: ", 0), 0u) << bad.out;
   EXPECT_FALSE(fs::exists(*dir_ / "forest-bad"));

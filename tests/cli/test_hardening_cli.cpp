@@ -12,6 +12,8 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -54,10 +56,13 @@ json tiny() {
 }
 
 // `train CONFIG_TEXT` must exit 2 with one line holding `expect`, and write no run.
-void expect_refused(const std::string& config_text, const std::string& expect, const std::string& extra = "") {
+void expect_refused(const std::string& config_text, const std::string& expect,
+                    const std::vector<std::string>& extra = {}) {
   const auto dir = temp_dir("refused");
   write(dir / "c.json", config_text);
-  const auto r = run_proteus("train " + (dir / "c.json").string() + " --runs-dir " + (dir / "runs").string() + extra);
+  std::vector<std::string> args = {"train", (dir / "c.json").string(), "--runs-dir", (dir / "runs").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = run_proteus(args);
   EXPECT_EQ(r.status, 2) << expect << "\n" << r.out.substr(0, 500);
   EXPECT_NE(r.out.find(expect), std::string::npos) << expect << "\n" << r.out.substr(0, 500);
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out.substr(0, 500);
@@ -79,13 +84,13 @@ TEST(HardenedTrain, BadConfigsStopBeforeAnythingRuns) {
   expect_refused(R"({"threads": 100000})", "threads: must be in [0, 1024], got 100000");  // 32,000 threads
   expect_refused(R"({"device": ")" + std::string(1 << 20, 'x') + "\"}", "device: unknown value");
   const std::string t = tiny().dump();
-  expect_refused(t, "--steps: must be in [1, 100000000], got 0", " --steps 0");
-  expect_refused(t, "--steps: must be in [1, 100000000], got -3", " --steps -3");
-  expect_refused(t, "--threads: must be in [0, 1024], got -1", " --threads -1");
+  expect_refused(t, "--steps: must be in [1, 100000000], got 0", {"--steps", "0"});
+  expect_refused(t, "--steps: must be in [1, 100000000], got -3", {"--steps", "-3"});
+  expect_refused(t, "--threads: must be in [0, 1024], got -1", {"--threads", "-1"});
 }
 
 TEST(HardenedTrain, AnEndlessConfigIsRefusedAtTheLimit) {
-  const auto r = run_proteus("train /dev/zero --dry-run");
+  const auto r = run_proteus({"train", "/dev/zero", "--dry-run"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("/dev/zero: is larger than the limit of 4 MiB for a config file"), std::string::npos) << r.out;
 }
@@ -109,9 +114,10 @@ TEST(HardenedTrain, ResumeRefusesOptionsItWouldIgnore) {
   const auto dir = temp_dir("resume-options");
   fs::create_directories(dir / "run");
   write(dir / "run" / "config.json", tiny().dump());
-  for (const char* option : {"--steps 5", "--threads 2", "--set seed=2", "--device cpu"}) {
-    const auto r = run_proteus("train --resume " + (dir / "run").string() + " " + option);
-    EXPECT_EQ(r.status, 2) << option << "\n" << r.out;
+  for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--steps", "5"}, {"--threads", "2"}, {"--set", "seed=2"}, {"--device", "cpu"}}) {
+    const auto r = run_proteus({"train", "--resume", (dir / "run").string(), option, value});
+    EXPECT_EQ(r.status, 2) << option << " " << value << "\n" << r.out;
     EXPECT_NE(r.out.find("cannot be combined with --resume"), std::string::npos) << r.out;
   }
   fs::remove_all(dir);
@@ -120,21 +126,22 @@ TEST(HardenedTrain, ResumeRefusesOptionsItWouldIgnore) {
 TEST(HardenedTrain, ARunAnotherWriterHoldsIsRefusedUntouched) {
   const auto dir = temp_dir("held");
   write(dir / "tiny.json", tiny().dump());
-  ASSERT_EQ(run_proteus("train " + (dir / "tiny.json").string() + " --runs-dir " + (dir / "runs").string() + " --no-eval")
+  ASSERT_EQ(run_proteus({"train", (dir / "tiny.json").string(), "--runs-dir", (dir / "runs").string(), "--no-eval"})
                 .status,
             0);
   const fs::path run = dir / "runs" / "tiny";
   const std::string status = read(run / "status.json");
   {
     auto lock = proteus::runs::RunLock::acquire(run);  // a training of another process, say
-    for (const std::string& command : {"train --resume " + run.string(), "eval " + run.string()}) {
+    for (const std::vector<std::string>& command : {std::vector<std::string>{"train", "--resume", run.string()},
+                                                    std::vector<std::string>{"eval", run.string()}}) {
       const auto r = run_proteus(command);
-      EXPECT_EQ(r.status, 2) << command << "\n" << r.out;
+      EXPECT_EQ(r.status, 2) << command.front() << "\n" << r.out;
       EXPECT_NE(r.out.find("another writer holds this run"), std::string::npos) << r.out;
     }
     EXPECT_EQ(read(run / "status.json"), status);
   }
-  EXPECT_EQ(run_proteus("eval " + run.string()).status, 0);
+  EXPECT_EQ(run_proteus({"eval", run.string()}).status, 0);
   fs::remove_all(dir);
 }
 
@@ -146,7 +153,7 @@ class HardenedMemoryOp : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   proteus::test_support::CommandResult memory_op(const fs::path& in, const fs::path& out) const {
-    return run_proteus("memory-op --in \"" + in.string() + "\" --out \"" + out.string() + "\"");
+    return run_proteus({"memory-op", "--in", in.string(), "--out", out.string()});
   }
   fs::path dir_;
 };
@@ -191,15 +198,11 @@ TEST_F(HardenedMemoryOp, ADeviceOrAPipeIsWrittenThrough) {
   // A link to this process's stdout (what /dev/stdout is): the JSON goes down the pipe, the
   // summary to stderr, and the link stays a link.
   fs::create_symlink("/proc/self/fd/1", dir_ / "stdout");
-  const std::string command = std::string(PROTEUS_BIN) + " memory-op --in \"" + (dir_ / "in.json").string() +
-                              "\" --out \"" + (dir_ / "stdout").string() + "\" 2>/dev/null";
-  FILE* p = popen(command.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  EXPECT_EQ(WEXITSTATUS(pclose(p)), 0);
-  ASSERT_TRUE(json::accept(out)) << out;
-  EXPECT_EQ(json::parse(out)["o"][0][0], 2.0);
+  const auto r = run_proteus({"memory-op", "--in", (dir_ / "in.json").string(), "--out", (dir_ / "stdout").string()},
+                             {.stderr_apart = true});
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(json::accept(r.out)) << r.out;
+  EXPECT_EQ(json::parse(r.out)["o"][0][0], 2.0);
   EXPECT_TRUE(fs::is_symlink(dir_ / "stdout"));
   // A named pipe.
   ASSERT_EQ(::mkfifo((dir_ / "pipe").c_str(), 0600), 0);

@@ -1,7 +1,6 @@
 // The real `proteus memory-op` binary: exit statuses, the one-line stderr report, the files it
 // writes (and does not write), and every shipped example in assets/examples.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +11,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tests/support/run_command.hpp"
 
 namespace {
 
@@ -30,11 +31,7 @@ void write_text(const fs::path& path, const std::string& text) {
   file << text;
 }
 
-struct Outcome {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+using Outcome = proteus::test_support::CommandResult;  // stdout in out, stderr in err
 
 // A fresh directory per test, so OUT.json's absence means this run did not write it.
 class MemoryOpCli : public ::testing::Test {
@@ -50,19 +47,12 @@ class MemoryOpCli : public ::testing::Test {
 
   fs::path path(const std::string& name) const { return dir_ / name; }
 
-  Outcome run(const std::string& args) const {
-    const std::string command = std::string("\"") + PROTEUS_BIN + "\" " + args + " >\"" + path("stdout").string() +
-                                "\" 2>\"" + path("stderr").string() + "\"";
-    const int raw = std::system(command.c_str());
-    Outcome outcome;
-    outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    outcome.out = read_text(path("stdout"));
-    outcome.err = read_text(path("stderr"));
-    return outcome;
+  Outcome run(const std::vector<std::string>& args) const {
+    return proteus::test_support::run_proteus(args, {.stderr_apart = true});
   }
 
   Outcome run_memory_op(const fs::path& in, const fs::path& out) const {
-    return run("memory-op --in \"" + in.string() + "\" --out \"" + out.string() + "\"");
+    return run({"memory-op", "--in", in.string(), "--out", out.string()});
   }
 
   // IN.json with this text must be refused: status 2, one stderr line naming the field, no OUT.json.
@@ -185,18 +175,18 @@ TEST_F(MemoryOpCli, UnreadableInputNamesTheFile) {
 }
 
 TEST_F(MemoryOpCli, UsageErrorsExitTwo) {
-  expect_refused_run(run("memory-op --out \"" + path("out.json").string() + "\""), "--in", "missing --in");
+  expect_refused_run(run({"memory-op", "--out", path("out.json").string()}), "--in", "missing --in");
   write_text(path("in.json"), delta_input());
-  const Outcome no_out = run("memory-op --in \"" + path("in.json").string() + "\"");
+  const Outcome no_out = run({"memory-op", "--in", path("in.json").string()});
   EXPECT_EQ(no_out.status, 2);
   EXPECT_NE(no_out.err.find("--out"), std::string::npos) << no_out.err;
-  const Outcome no_command = run("");
+  const Outcome no_command = run({});
   EXPECT_EQ(no_command.status, 2);
   EXPECT_EQ(std::count(no_command.err.begin(), no_command.err.end(), '\n'), 1) << no_command.err;
 }
 
 TEST_F(MemoryOpCli, HelpDescribesTheFields) {
-  const Outcome help = run("memory-op --help");
+  const Outcome help = run({"memory-op", "--help"});
   EXPECT_EQ(help.status, 0);
   for (const char* word : {"--in", "--out", "rule", "beta", "schedule", "unlock", "README"})
     EXPECT_NE(help.out.find(word), std::string::npos) << word;

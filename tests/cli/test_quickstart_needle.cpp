@@ -71,9 +71,9 @@ TEST(QuickstartNeedle, CommittedResultWasMadeWithThePresetAsItIs) {
 TEST(QuickstartNeedle, PresetTrainedAFewStepsWritesTheGridForBothRuns) {
   const fs::path dir = fs::temp_directory_path() / ("proteus-quickstart-" + std::to_string(std::random_device{}()));
   const auto r = proteus::test_support::run_proteus(
-      "train " + kPreset.string() + " --steps 8 --runs-dir " + dir.string() +
-      " --set train.eval_every=4 --set train.warmup=2 --set eval.per_position.sequences=2 --set eval.needle.samples=2"
-      " --set data.text.path=" + (kSource / "assets" / "corpus" / "brown").string());
+      {"train", kPreset.string(), "--steps", "8", "--runs-dir", dir.string(), "--set", "train.eval_every=4", "--set",
+       "train.warmup=2", "--set", "eval.per_position.sequences=2", "--set", "eval.needle.samples=2", "--set",
+       "data.text.path=" + (kSource / "assets" / "corpus" / "brown").string()});
   ASSERT_EQ(r.status, 0) << r.out;
   const json preset = read_json(kPreset);
   const auto lengths = preset.at("eval").at("needle").at("lengths").get<std::vector<int>>();

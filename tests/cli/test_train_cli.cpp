@@ -3,15 +3,13 @@
 // and leaves a complete run directory that `proteus eval` can evaluate again.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/runs/run_dir.hpp"
 #include "core/runs/safetensors.hpp"
@@ -22,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using Result = proteus::test_support::CommandResult;
-inline Result run(const std::string& args) { return proteus::test_support::run_proteus(args); }
+inline Result run(const std::vector<std::string>& args) { return proteus::test_support::run_proteus(args); }
 
 fs::path temp_dir() {
   auto d = fs::temp_directory_path() / ("proteus-cli-train-" + std::to_string(std::random_device{}()));
@@ -62,22 +60,22 @@ TEST(TrainCommand, BadConfigExitsTwoWithOneLineNamingTheField) {
   };
   for (const auto& [json, field] : cases) {
     write(dir / "bad.json", json);
-    const auto r = run("train " + (dir / "bad.json").string() + " --runs-dir " + (dir / "runs").string());
+    const auto r = run({"train", (dir / "bad.json").string(), "--runs-dir", (dir / "runs").string()});
     EXPECT_EQ(r.status, 2) << json << "\n" << r.out;
     EXPECT_NE(r.out.find(field), std::string::npos) << json << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
     EXPECT_FALSE(fs::exists(dir / "runs")) << "nothing is written for a refused config";
   }
-  EXPECT_EQ(run("train " + (dir / "missing.json").string()).status, 2);
-  EXPECT_EQ(run("train --resume " + dir.string()).status, 2);
+  EXPECT_EQ(run({"train", (dir / "missing.json").string()}).status, 2);
+  EXPECT_EQ(run({"train", "--resume", dir.string()}).status, 2);
 }
 
 TEST(TrainCommand, DryRunListsThePresetsRuns) {
-  const auto r = run(std::string("train ") + PROTEUS_SOURCE_DIR + "/experiments/quickstart-cpu.json --dry-run");
+  const auto r = run({"train", std::string(PROTEUS_SOURCE_DIR) + "/experiments/quickstart-cpu.json", "--dry-run"});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("quickstart-baseline"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("E=16"), std::string::npos) << r.out;
-  const auto s = run(std::string("sweep ") + PROTEUS_SOURCE_DIR + "/experiments/e-ablation-cpu.json --dry-run");
+  const auto s = run({"sweep", std::string(PROTEUS_SOURCE_DIR) + "/experiments/e-ablation-cpu.json", "--dry-run"});
   EXPECT_EQ(s.status, 0) << s.out;
   for (int e : {1, 2, 4, 8, 16, 32}) EXPECT_NE(s.out.find("E=" + std::to_string(e) + " "), std::string::npos) << s.out;
 }
@@ -86,7 +84,7 @@ TEST(TrainCommand, EveryPresetIsAValidConfig) {
   for (const auto& entry : fs::recursive_directory_iterator(fs::path(PROTEUS_SOURCE_DIR) / "experiments")) {
     if (entry.path().extension() != ".json" || entry.path().string().find("/results/") != std::string::npos) continue;
     const bool sweep = entry.path().filename().string().find("ablation") != std::string::npos;
-    const auto r = run(std::string(sweep ? "sweep " : "train ") + entry.path().string() + " --dry-run");
+    const auto r = run({sweep ? "sweep" : "train", entry.path().string(), "--dry-run"});
     EXPECT_EQ(r.status, 0) << entry.path() << "\n" << r.out;
   }
 }
@@ -94,7 +92,7 @@ TEST(TrainCommand, EveryPresetIsAValidConfig) {
 TEST(TrainCommand, TrainsEvaluatesAndEvaluatesAgain) {
   const auto dir = temp_dir();
   write(dir / "tiny.json", tiny);
-  const auto r = run("train " + (dir / "tiny.json").string() + " --runs-dir " + (dir / "runs").string());
+  const auto r = run({"train", (dir / "tiny.json").string(), "--runs-dir", (dir / "runs").string()});
   ASSERT_EQ(r.status, 0) << r.out;
   const auto run_dir = dir / "runs" / "tiny";
   for (const char* f : {"config.json", "metrics.jsonl", "status.json", "checkpoint.safetensors", "per_position.csv",
@@ -104,17 +102,17 @@ TEST(TrainCommand, TrainsEvaluatesAndEvaluatesAgain) {
   const std::string first = read(run_dir / "per_position.csv");
   ASSERT_NE(first.find('\n'), std::string::npos) << "the first evaluation wrote no rows";
   fs::remove(run_dir / "per_position.csv");
-  const auto e = run("eval " + run_dir.string());
+  const auto e = run({"eval", run_dir.string()});
   EXPECT_EQ(e.status, 0) << e.out;
   EXPECT_EQ(read(run_dir / "per_position.csv"), first) << "the second evaluation differs from the first";
-  EXPECT_EQ(run("eval " + (dir / "nope").string()).status, 2);
+  EXPECT_EQ(run({"eval", (dir / "nope").string()}).status, 2);
 }
 
 TEST(SweepCommand, TrainsEveryPointOfTheGrid) {
   const auto dir = temp_dir();
   auto cfg = tiny_with_sweep();
   write(dir / "sweep.json", cfg);
-  const auto r = run("sweep " + (dir / "sweep.json").string() + " --runs-dir " + (dir / "runs").string() + " --no-eval");
+  const auto r = run({"sweep", (dir / "sweep.json").string(), "--runs-dir", (dir / "runs").string(), "--no-eval"});
   ASSERT_EQ(r.status, 0) << r.out;
   // Each point of the grid trained under its own E to the end, and the two are different models.
   std::vector<std::vector<float>> weights;

@@ -110,6 +110,21 @@ TEST(JobPlan, MergeScriptRunsTheMergeWithoutTheArrayOrTheGpus) {
   EXPECT_EQ(s.find("job-task"), std::string::npos) << s;
 }
 
+// The binary is named only on the scripts' exec lines, quoted there, never on an #SBATCH line: it
+// may be anywhere (a checkout in "~/mes projets/proteus lab"), while a runs folder with a space,
+// which the #SBATCH --output line would split, is refused.
+TEST(JobPlan, TheBinaryMayBeInAnyFolder) {
+  TempDir tmp;
+  const auto e = tiny_experiment("runs");
+  const auto plan = cluster::plan_job(e.runs(), e, "", {}, "/home/me/mes projets/é/l'atelier/proteus", tmp.path(), "");
+  const std::string job = (tmp.path() / "runs/jobs/tiny").string();
+  const std::string quoted = "exec '/home/me/mes projets/é/l'\\''atelier/proteus' ";
+  EXPECT_NE(cluster::array_script(plan).find(quoted + "job-task '" + job + "'"), std::string::npos)
+      << cluster::array_script(plan);
+  EXPECT_NE(cluster::merge_script(plan).find(quoted + "job-merge '" + job + "'"), std::string::npos)
+      << cluster::merge_script(plan);
+}
+
 TEST(JobPlan, BadInputNamesTheOption) {
   TempDir tmp;
   const auto with = [&](auto edit) {

@@ -107,15 +107,16 @@ void check_run_files(const fs::path& run, const std::string& when) {
 // Resumes the run to its end; afterwards every step was logged exactly once.
 void resume_and_check(const fs::path& run, const fs::path& log, int steps) {
   const bool has_checkpoint = fs::exists(run / "checkpoint.safetensors");
-  const auto r = test_support::run_proteus("train --resume " + run.string() + " --no-eval >> " + log.string());
+  const auto r =
+      test_support::run_proteus({"train", "--resume", run.string(), "--no-eval"}, {.append_to = log.string()});
   const auto reader = runs::RunReader::open(run);
   if (!has_checkpoint) {
     // Killed before the first checkpoint: nothing to resume from, and the run says so.
-    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_EQ(r.status, 1) << "its output is in " << log;
     EXPECT_EQ(reader.status().state, runs::RunState::failed);
     return;
   }
-  ASSERT_EQ(r.status, 0) << r.out;
+  ASSERT_EQ(r.status, 0) << "its output is in " << log;
   EXPECT_EQ(reader.status().state, runs::RunState::finished);
   EXPECT_EQ(steps_of(reader), one_to(steps)) << "after a resume every step is there once";
 }
@@ -241,7 +242,7 @@ TEST(Faults, OfTwoResumesOfOneRunOneIsRefused) {
   // Two resumes: they both ran and interleaved duplicate, out-of-order steps in metrics.jsonl.
   ChildProcess a({"train", "--resume", run.string(), "--no-eval"}, (dir / "a.log").string());
   ASSERT_TRUE(wait_until([&] { return runs::RunLock::held(run) && status_is(runs::RunState::running, 2); }, 20s));
-  const auto b = test_support::run_proteus("train --resume " + run.string() + " --no-eval");
+  const auto b = test_support::run_proteus({"train", "--resume", run.string(), "--no-eval"});
   EXPECT_EQ(b.status, 2) << b.out;
   EXPECT_NE(b.out.find("another writer holds this run"), std::string::npos) << b.out;
   a.signal(SIGTERM);
@@ -259,9 +260,9 @@ TEST(Faults, OfTwoResumesOfOneRunOneIsRefused) {
 // Runs `script` (sh) in a new user and mount namespace, where it may mount a tmpfs; false when
 // this machine allows neither (a container without user namespaces).
 bool run_in_mount_namespace(const std::string& script, const std::vector<std::string>& args) {
-  std::string command = "unshare -rm sh -c '" + script + "' sh";
-  for (const auto& a : args) command += " '" + a + "'";
-  return std::system((command + " 2>/dev/null").c_str()) == 0;
+  std::vector<std::string> argv = {"unshare", "-rm", "sh", "-c", script, "sh"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return test_support::run_program(argv).status == 0;
 }
 
 TEST(Faults, AFullDiskLeavesAFailedStatusAndEveryEarlierFile) {

@@ -18,7 +18,7 @@ using namespace proteus;
 void expect_same_refusal(const gui::ExperimentEditor& ed, const std::filesystem::path& file, const std::string& field) {
   const std::string problem = ed.problem();
   ASSERT_EQ(problem.rfind(field + ":", 0), 0u) << problem;
-  const auto cli = test_support::run_proteus(ed.cli_command() + " '" + file.string() + "' --dry-run");
+  const auto cli = test_support::run_proteus({ed.cli_command(), file.string(), "--dry-run"});
   EXPECT_EQ(cli.status, 2) << cli.out;
   EXPECT_NE(cli.out.find(problem), std::string::npos) << "window: " << problem << "\ncli: " << cli.out;
 }

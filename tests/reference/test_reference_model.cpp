@@ -35,6 +35,7 @@
 #include "core/train/trainer.hpp"
 #include "tests/support/masking_cpu_backend.hpp"
 #include "tests/support/required_check.hpp"
+#include "tests/support/run_command.hpp"
 #include "tests/train/tiny_run.hpp"
 
 namespace {
@@ -363,8 +364,10 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
   add_control(gla_e4, "gla-wrong-E", json::json_pointer("/model/mixer/E"), 1, dir_, tokens, python_jobs);
   const fs::path jobs_file = dir_ / "jobs.json";
   std::ofstream(jobs_file) << python_jobs.dump(1);
-  const std::string command = python_ + " " + kScripts + "proteus_model.py nll-jobs " + jobs_file.string();
-  ASSERT_EQ(std::system(command.c_str()), 0) << "the reference failed: " << command;
+  const auto reference =
+      test_support::run_program({python_, kScripts + "proteus_model.py", "nll-jobs", jobs_file.string()});
+  std::fputs(reference.out.c_str(), stdout);
+  ASSERT_EQ(reference.status, 0) << "the reference failed";
 
   compare_jobs(jobs, dir_);
   EXPECT_GT(control_error(delta_e4, "wrong-E", dir_), 1e3 * kNllTolerance)
@@ -381,19 +384,18 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
 TEST(ReferenceChunkedCuda, ThePackedAlgorithmMatchesAutograd) {
   const std::string python = python_with("torch");
   if (python.empty()) PROTEUS_SKIP_UNLESS_REQUIRED("no python3 with torch found");
-  const std::string command = python + " " + kScripts + "chunked_cuda_algorithm.py";
-  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  const auto r = test_support::run_program({python, kScripts + "chunked_cuda_algorithm.py"});
+  std::fputs(r.out.c_str(), stdout);
+  EXPECT_EQ(r.status, 0) << "chunked_cuda_algorithm.py failed";
 }
 
 TEST(ReferenceConfig, DefaultsAreTheCppDefaults) {
   const std::string python = python_with("json");
   if (python.empty()) PROTEUS_SKIP_UNLESS_REQUIRED("no python3 found");
-  const auto dir = test_support::fresh_dir("reference-defaults");
-  const fs::path out = dir / "defaults.json";
-  const std::string command = python + " " + kScripts + "proteus_config.py defaults > " + out.string();
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  std::ifstream in(out);
-  const json py = json::parse(in);
+  const auto r =
+      test_support::run_program({python, kScripts + "proteus_config.py", "defaults"}, {.stderr_apart = true});
+  ASSERT_EQ(r.status, 0) << "proteus_config.py defaults failed:\n" << r.err;
+  const json py = json::parse(r.out);
   const config::RunConfig defaults;
   const json cpp = config::to_json(defaults, config::JsonForm::as_given);
   // Every leaf the reference assumes must be the C++ default.
@@ -412,7 +414,6 @@ TEST(ReferenceConfig, DefaultsAreTheCppDefaults) {
     EXPECT_EQ(value, cpp.at(ptr)) << path;
   }
   EXPECT_GT(leaves, 10);
-  fs::remove_all(dir);
 }
 
 }  // namespace

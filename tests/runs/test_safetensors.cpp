@@ -20,6 +20,7 @@
 #include "core/common/input_error.hpp"
 #include "core/runs/safetensors.hpp"
 #include "tests/support/required_check.hpp"
+#include "tests/support/run_command.hpp"
 
 namespace {
 
@@ -275,9 +276,9 @@ TEST_F(safetensors, AgreesWithPython) {
                            "assert t['n'].dtype == torch.int64 and t['n'].tolist() == [7], t\n"
                            "safetensors_io.save(sys.argv[2], {'x': torch.tensor([0.25, 8.0], dtype=torch.float64)},\n"
                            "                    metadata={'from': 'python'})\n";
-  const std::string command = python + " " + script.string() + " " + ours.string() + " " + theirs.string() + " " +
-                              PROTEUS_SOURCE_DIR + "/experiments/reference";
-  ASSERT_EQ(std::system(command.c_str()), 0) << "python could not read our file, or could not write its own";
+  const auto r = proteus::test_support::run_program({python, script.string(), ours.string(), theirs.string(),
+                                                     std::string(PROTEUS_SOURCE_DIR) + "/experiments/reference"});
+  ASSERT_EQ(r.status, 0) << "python could not read our file, or could not write its own:\n" << r.out;
   const SafetensorsFile f = read_safetensors(theirs);
   EXPECT_EQ(f.at("x").to_f64(), (std::vector<double>{0.25, 8.0}));
   EXPECT_EQ(f.metadata.at("from"), "python");

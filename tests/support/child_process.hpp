@@ -11,28 +11,17 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/run_command.hpp"
+
 namespace proteus::test_support {
 
 class ChildProcess {
  public:
   // Runs PROTEUS_BIN with `args`, stdout and stderr appended to `log`.
   ChildProcess(const std::vector<std::string>& args, const std::string& log) {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      std::vector<char*> argv;
-      std::string bin = PROTEUS_BIN;
-      argv.push_back(bin.data());
-      std::vector<std::string> copy = args;
-      for (auto& a : copy) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(bin.c_str(), argv.data());
-      ::_exit(127);
-    }
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    pid_ = start_program(proteus_argv(args), {}, fd, fd);
+    if (fd >= 0) ::close(fd);
   }
   ~ChildProcess() {
     if (pid_ > 0 && !waited_) {
@@ -48,7 +37,7 @@ class ChildProcess {
   // The raw wait status (WIFEXITED / WIFSIGNALED).
   int wait() {
     if (!waited_) {
-      ::waitpid(pid_, &status_, 0);
+      status_ = wait_for(pid_);
       waited_ = true;
     }
     return status_;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/run_command.hpp"
+
 namespace proteus::test_support {
 
 // The first interpreter that imports `module` ($PROTEUS_PYTHON, python3, then /usr/bin/python3,
@@ -18,7 +20,7 @@ inline std::string python_with(const std::string& module) {
   if (const char* env = std::getenv("PROTEUS_PYTHON")) candidates.push_back(env);
   candidates.insert(candidates.end(), {"python3", "/usr/bin/python3"});
   for (const auto& py : candidates)
-    if (std::system((py + " -c 'import " + module + "' >/dev/null 2>&1").c_str()) == 0) return py;
+    if (run_program({py, "-c", "import " + module}).status == 0) return py;
   return "";
 }
 

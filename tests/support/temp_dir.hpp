@@ -1,4 +1,7 @@
 // A fresh folder per test, removed at scope exit, with small helpers to write and read files in it.
+// It is made in the temporary folder ($TMPDIR, else /tmp); TempDir::plain() makes one in /tmp
+// whatever $TMPDIR says, for a feature that refuses some paths by design (`--slurm` refuses a
+// runs folder whose path an #SBATCH line cannot hold: a space, a quote, '%').
 #pragma once
 #include <unistd.h>
 
@@ -12,12 +15,13 @@ namespace proteus::test_support {
 
 class TempDir {
  public:
-  TempDir() {
+  TempDir() : TempDir(std::filesystem::temp_directory_path()) {}
+  explicit TempDir(const std::filesystem::path& parent) {
     std::random_device unique_name;  // only the folder name; no test data depends on it
-    path_ = std::filesystem::temp_directory_path() /
-            ("proteus-test-" + std::to_string(::getpid()) + "-" + std::to_string(unique_name()));
+    path_ = parent / ("proteus-test-" + std::to_string(::getpid()) + "-" + std::to_string(unique_name()));
     std::filesystem::create_directories(path_);
   }
+  static TempDir plain() { return TempDir(std::filesystem::path("/tmp")); }
   ~TempDir() {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
