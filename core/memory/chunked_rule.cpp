@@ -26,6 +26,10 @@ bool erases_along_key(Rule rule) { return erases(rule) && !rule_uses_p(rule); }
 // One write per step along k_t with weight beta_t, nothing erased.
 bool writes_once(Rule rule) { return !erases(rule) && !rule_uses_gamma(rule); }
 
+// A chunk whose cumulative log-decay stays above -kFactoredDecay builds its decay mask from 2L
+// exponentials (e^40 ~ 2e17: far from float's overflow, and e^-40 far above its subnormals).
+constexpr double kFactoredDecay = 40.0;
+
 // One chunk's inputs and the products both passes need; the backward recomputes them.
 // A chunk reads at its L steps and makes Lw writes k_w u_w^T, write w at step wt[w]: one per step
 // but for window writes, c per step (k_{t-j} weighted by gamma_t[j]).
@@ -36,6 +40,8 @@ struct Chunk {
   std::vector<int64_t> wt, src;  // (Lw) the step a write happens at, the token whose k, v it writes (-1: none)
   std::vector<int64_t> lag;      // (Lw) the window offset j of the write
   Vec<T> la, g, gh, beta;        // (L) log retention, cumulative log-decay, the erase's, write strength
+  Vec<T> eg, egh, down;          // (L) e^{g_t}, e^{ĝ_t} (computed once: a diagonal product would redo them
+                                 // per element), e^{-g_t} (when the chunk's decay lets it factor GB)
   Mat<T> Q, K, E, V;             // (L, R) masked by selection; V (L, W)
   Mat<T> Kw, Vw;                 // (Lw, R) write keys, masked by their step's m_t; (Lw, W) their values
   Vec<T> ww;                     // (Lw) the window's write weights gamma_t[j]
@@ -69,6 +75,8 @@ void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n
     c.gh[t] = erases_undecayed(rule) ? (t ? c.g[t - 1] : T(0)) : c.g[t];
     c.beta[t] = in.beta ? in.beta[n0 + t] : T(0);  // window writes have weights instead
   }
+  c.eg = c.g.array().exp();
+  c.egh = c.gh.array().exp();
   c.Q.resize(L, c.R), c.K.resize(L, c.R), c.V.resize(L, c.W);
   if (rule_uses_p(rule)) c.E.resize(L, c.R);
   for (int64_t t = 0; t < L; ++t) {
@@ -109,11 +117,18 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
   const int64_t L = c.L;
   // Row t holds e^{g_t - g_s} for s <= t (g_t <= g_s: never above 1), zeros selected elsewhere;
   // a window's c blocks of writes share step times, so they share the first block's values.
+  // As e^{g_t} e^{-g_s}: 2L exponentials instead of L^2 / 2, while the chunk's whole decay keeps both
+  // factors far inside the type's range (e^{-g_s} <= e^{kFactoredDecay}); else one per pair.
   c.GB.setZero(L, c.Lw);
-  for (int64_t t = 0; t < L; ++t) {
-    c.GB.row(t).head(t + 1) = (c.g[t] - c.g.head(t + 1).array()).exp().matrix().transpose();
-    for (int64_t j = 1; j * L < c.Lw; ++j) c.GB.row(t).segment(j * L, t + 1) = c.GB.row(t).head(t + 1);
+  if (c.g[L - 1] >= -T(kFactoredDecay)) {
+    c.down = (-c.g.array()).exp();
+    for (int64_t t = 0; t < L; ++t) c.GB.row(t).head(t + 1) = c.eg[t] * c.down.head(t + 1).transpose();
+  } else {
+    for (int64_t t = 0; t < L; ++t)
+      c.GB.row(t).head(t + 1) = (c.g[t] - c.g.head(t + 1).array()).exp().matrix().transpose();
   }
+  for (int64_t t = 0; t < L; ++t)
+    for (int64_t j = 1; j * L < c.Lw; ++j) c.GB.row(t).segment(j * L, t + 1) = c.GB.row(t).head(t + 1);
   c.MB.noalias() = c.Q * c.Kw.transpose();
   c.MB = c.MB.cwiseProduct(c.GB);
   if (rule_uses_gamma(rule)) {
@@ -124,14 +139,16 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
     c.U = c.beta.asDiagonal() * c.V;
     return;
   }
+  // e^{ĝ_t - g_s} for s < t is GB's row t (ĝ = g) or row t - 1 (ĝ_t = g_{t-1}): the same
+  // exponentials, the same bits, not computed twice.
+  const int64_t shift = erases_undecayed(rule) ? 1 : 0;
   c.GA.setZero(L, L);
-  for (int64_t t = 1; t < L; ++t)  // ĝ_t <= g_s for s < t
-    c.GA.row(t).head(t) = (c.gh[t] - c.g.head(t).array()).exp().matrix().transpose();
+  for (int64_t t = 1; t < L; ++t) c.GA.row(t).head(t) = c.GB.row(t - shift).head(t);
   c.MA.noalias() = c.E * c.K.transpose();
   c.MA = c.MA.cwiseProduct(c.GA);
   c.IA = c.beta.asDiagonal() * c.MA;
   c.IA.diagonal().setOnes();
-  c.Ed = c.gh.array().exp().matrix().asDiagonal() * c.E;
+  c.Ed = c.egh.asDiagonal() * c.E;
   c.Res = c.V;
   c.Res.noalias() -= c.Ed * HR;
   c.U = c.beta.asDiagonal() * c.Res;
@@ -188,7 +205,7 @@ void backward_through_writes(Rule rule, const Chunk<T>& c, const Rows& HR, const
     d.dV = dRes;
     tmp.noalias() = -dRes * HR.transpose();  // dEd (L, R)
     d.dHs.noalias() -= c.Ed.transpose() * dRes;
-    d.dE = c.gh.array().exp().matrix().asDiagonal() * tmp;
+    d.dE = c.egh.asDiagonal() * tmp;
     d.dgh += c.Ed.cwiseProduct(tmp).rowwise().sum();
     dA.noalias() = -dW * c.U.transpose();  // only s < t matters: MA and GA are zero elsewhere
     d.dbeta += dA.cwiseProduct(c.MA).rowwise().sum();
@@ -290,7 +307,7 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
     auto HR = H.topLeftCorner(c.R, c.W);
     chunk_products(rule, c, HR);
     if (o) {
-      O.noalias() = c.g.array().exp().matrix().asDiagonal() * (c.Q * HR);
+      O.noalias() = c.eg.asDiagonal() * (c.Q * HR);
       O.noalias() += c.MB * c.U;
       for (int64_t t = 0; t < L; ++t)  // locked columns read 0 (selection)
         for (int64_t j = 0; j < d_v; ++j) o[(n0 + t) * d_v + j] = j < c.cols[t] ? O(t, j) : T(0);
@@ -352,10 +369,10 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     for (int64_t t = 0; t < L; ++t)  // a locked column's read is 0 whatever its gradient
       for (int64_t j = 0; j < W; ++j) dO_c(t, j) = dO && j < c.cols[t] ? dO[(n0 + t) * d_v + j] : T(0);
     dU.noalias() += c.MB.transpose() * dO_c;
-    Qd = c.g.array().exp().matrix().asDiagonal() * c.Q;
+    Qd = c.eg.asDiagonal() * c.Q;
     tmp.noalias() = dO_c * HR.transpose();  // dQd (L, R)
     dHs.noalias() += Qd.transpose() * dO_c;
-    dQ = c.g.array().exp().matrix().asDiagonal() * tmp;
+    dQ = c.eg.asDiagonal() * tmp;
     dg += Qd.cwiseProduct(tmp).rowwise().sum();
     {
       Mat<T> dMB = dO_c * c.U.transpose();

@@ -35,7 +35,7 @@ struct RuleTraits {
   bool per_key_retention = false;   // a_t is a row of d_k retentions, one per key row of S (else one scalar)
 };
 
-PROTEUS_HOST_DEVICE constexpr RuleTraits rule_traits(Rule rule) {
+PROTEUS_HOST_DEVICE PROTEUS_ALWAYS_INLINE constexpr RuleTraits rule_traits(Rule rule) {
   RuleTraits t;
   switch (rule) {
     case Rule::linear: break;
