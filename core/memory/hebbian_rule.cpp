@@ -87,15 +87,17 @@ void hebbian_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in
       if (!rule_uses_gamma(rule)) g.beta[n] += dweight;
       else g.gamma[n * in.window + w] += dweight;
     }
-    T da = 0;
+    T da = 0;  // a local sum: a reference that may point into g.a keeps it in memory, a store a step
     for (int64_t i = 0; i < rows; ++i) {
       const int64_t cols = act.cols_of(i, d_v);
       const T a = retention(rule, in, n, i);
-      T& da_i = per_key ? g.a[n * d_k + i] : da;  // one sum per row, or one for the step
+      T da_row = per_key ? T(0) : da;  // one sum per row, or one for the step
       for (int64_t j = 0; j < cols; ++j) {
-        da_i += dS[i * d_v + j] * S_prev[i * d_v + j];
+        da_row += dS[i * d_v + j] * S_prev[i * d_v + j];
         dS[i * d_v + j] *= a;  // locked elements pass their adjoint through unchanged
       }
+      if (per_key) g.a[n * d_k + i] += da_row;
+      else da = da_row;
     }
     if (!per_key) g.a[n] += da;
   }

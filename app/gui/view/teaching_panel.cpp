@@ -155,7 +155,10 @@ void draw_teaching_panel(LabApp& app) {
   const auto& s = st.current();
   const auto& e = st.example();
   ImGui::Spacing();
-  if (ImGui::CollapsingHeader("The gated update (math.md section 3) and this token's inputs")) {
+  // The reference goes in the tooltip: a longer header runs past the panel at 1280x720, scale 2.
+  const bool open = ImGui::CollapsingHeader("The gated update and this token's inputs");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The update is math.md's section 3 (docs/math.md)");
+  if (open) {
     ImGui::BeginGroup();
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x * 0.5f);
     for (const auto& line : rule_equations(e.rule)) ImGui::BulletText("%s", line.c_str());
