@@ -94,18 +94,6 @@ float field_width_for(const std::string& text, float min_width) {
   return std::min(std::max(want, min_width), ImGui::GetContentRegionAvail().x);
 }
 
-std::string text_fitting(const std::string& text, float width) {
-  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
-  size_t lo = 0, hi = text.size();  // the longest prefix whose "prefix..." fits: in [lo, hi)
-  while (lo + 1 < hi) {
-    const size_t mid = (lo + hi) / 2;
-    if (ImGui::CalcTextSize((text.substr(0, mid) + "...").c_str()).x <= width) lo = mid;
-    else hi = mid;
-  }
-  while (lo > 0 && (static_cast<unsigned char>(text[lo]) & 0xC0) == 0x80) --lo;  // whole UTF-8 characters
-  return text.substr(0, lo) + "...";
-}
-
 namespace {
 
 bool utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
@@ -113,9 +101,21 @@ bool fits(const std::string& text, float width) { return ImGui::CalcTextSize(tex
 
 }  // namespace
 
+std::string text_fitting(const std::string& text, float width) {
+  if (fits(text, width)) return text;
+  size_t lo = 0, hi = text.size();  // the longest prefix whose "prefix..." fits: in [lo, hi)
+  while (lo + 1 < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (fits(text.substr(0, mid) + "...", width)) lo = mid;
+    else hi = mid;
+  }
+  while (lo > 0 && utf8_continuation(text[lo])) --lo;  // whole UTF-8 characters
+  return text.substr(0, lo) + "...";
+}
+
 std::string path_end_fitting(const std::string& path, float width) {
   if (fits(path, width)) return path;
-  // Whole folders first: the shortest tail that starts at a separator and still fits.
+  // Whole folders first: the longest tail that starts at a separator and still fits.
   std::string best;
   for (size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
     const std::string tail = "..." + path.substr(slash);
