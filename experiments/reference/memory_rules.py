@@ -1,22 +1,27 @@
 """The gated memory rules of math.md sections 2 and 3 in PyTorch, batched over (B, H): the schedule,
 the recurrent definition (elementwise mask, any E, every rule) and the chunked row-aligned form
-(linear, delta and gla, E = 1 or blocks on row boundaries). A mirror of core/memory/ for the
+(linear, delta, gla and kda, E = 1 or blocks on row boundaries). A mirror of core/memory/ for the
 reference model (proteus_model.py); gradients come from autograd.
 
 Shapes: q, k, p (B, T, H, d_k); v (B, T, H, d_v); beta, eta (B, T, H); gamma (B, T, H, c);
-a (B, T, H), one retention per step and head, or (B, T, H, d_k) for gla (PER_KEY_RULES), one per
-key row: diag(a_t) S, key row i of the state decays by a_t[i].
+a (B, T, H), one retention per step and head, or (B, T, H, d_k) for gla and kda (PER_KEY_RULES), one
+per key row: diag(a_t) S, key row i of the state decays by a_t[i].
 Positions are 1-based as in math.md (t = n + 1 for the n-th token).
 """
 import math
 
 import torch
 
-RULES = ("linear", "delta", "comba", "titans", "swla", "gla")
+RULES = ("linear", "delta", "comba", "titans", "swla", "gla", "kda")
 # The rules whose retention is a row of d_k numbers per step and head (rule_traits' per_key_retention).
-PER_KEY_RULES = ("gla",)
+PER_KEY_RULES = ("gla", "kda")
 # The rules with a chunked form (row-aligned blocks).
-CHUNKED_RULES = ("linear", "delta", "gla")
+CHUNKED_RULES = ("linear", "delta", "gla", "kda")
+# The chunked forms carry log a floored here (core/memory/log_retention.hpp's kLogRetentionFloor), so
+# that a retention that underflows to 0 gives e^-30, not log 0 = -inf and then inf - inf.
+# (floored on a itself, so that a = 0 has gradient 0, as retention_grad gives, and not 0 / 0).
+LOG_RETENTION_FLOOR = -30.0
+RETENTION_FLOOR = 9.357622968840175e-14  # e^LOG_RETENTION_FLOOR
 
 
 class Schedule:
@@ -115,7 +120,8 @@ def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None,
     is active (end = D) the gate is skipped: the ungated rule, as E = 1 must be. open_widths
     (T, H) ints (block_axis value_rows / layer) lock the columns (rows) past them too, at every
     step, swla's window included. gla is the linear rule with a (B, T, H, d_k): S_t = S +
-    G_t ⊙ ((diag(a_t) - I) S + beta_t k_t v_t^T)."""
+    G_t ⊙ ((diag(a_t) - I) S + beta_t k_t v_t^T); kda is the delta rule with it: S_t = S +
+    G_t ⊙ ((diag(a_t) - I) S + beta_t k_t (v_t - (diag(a_t) (G_t ⊙ S))^T k_t)^T)."""
     if rule not in RULES:
         raise ValueError(f"rule: unknown rule '{rule}' (expected one of {', '.join(RULES)})")
     B, T, H, d_k = k.shape
@@ -130,7 +136,8 @@ def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None,
     steps = lambda x, *tail: [None] * T if x is None else [y[(...,) + tail] for y in x.unbind(1)]
     qs, ks, vs, ps = steps(q), steps(k), steps(v), steps(p)
     betas, etas = steps(beta, None), steps(eta, None, None)     # (B, H, 1), (B, H, 1, 1)
-    a_pred = None if per_key else steps(a, None)                # (B, H, 1) for delta's prediction
+    # delta's prediction is scaled by a: (B, H, 1); kda's reads diag(a) Ŝ, i.e. Ŝ^T (a ⊙ k): (B, H, d_k)
+    a_pred = steps(a) if per_key else steps(a, None)
     # (B, H, 1, 1): a S; or (B, H, d_k, 1) for a per-key retention: diag(a) S, over the value columns
     a_state = steps(a, None) if per_key else steps(a, None, None)
     gammas = steps(gamma, None)                                 # (B, H, c, 1)
@@ -148,8 +155,10 @@ def recurrent_rule(rule, schedule, q, k, v, beta=None, a=None, p=None, eta=None,
         decayed = S if a is None else a_state[n] * S                # a S
         if rule in ("linear", "gla"):
             new = decayed + torch.einsum("bhk,bhv->bhkv", bt * kt, vt)
-        elif rule in ("delta", "comba"):
-            e = kt if rule == "delta" else ps[n]
+        elif rule in ("delta", "comba", "kda"):
+            e = ps[n] if rule == "comba" else kt
+            if rule == "kda" and a is not None:
+                e = a_pred[n] * kt                                  # (diag(a) Ŝ)^T k = Ŝ^T (a ⊙ k)
             pred = torch.einsum("bhkv,bhk->bhv", _gated(G, S), e)   # (G ⊙ S)^T e
             if rule == "delta" and a is not None:
                 pred = a_pred[n] * pred                             # delta scales the prediction by a
@@ -180,15 +189,22 @@ def _check_retention(rule, a, shape):
 
 
 def chunked_applies(rule, schedule, d_v):
-    """The chunked form covers linear, delta and gla with row-aligned blocks (math.md section 3 fast path)."""
+    """The chunked form covers linear, delta, gla and kda with row-aligned blocks (math.md section 3 fast path)."""
     return rule in CHUNKED_RULES and schedule.row_aligned(d_v)
 
 
-def _per_key_chunked(q, k, v, beta, log_a, S, C):
-    """gla ungated on one segment, in chunks of C (fla's chunk_gla, without its secondary chunking:
-    the intra-chunk weights are summed pairwise, sum_i q_t[i] k_s[i] e^{g_t[i] - g_s[i]}, s <= t, so no
-    exponent is positive). q, k, log_a (B, H, L, R); v (B, H, L, d_v); beta (B, H, L); S (B, H, R, d_v).
-    Returns o (B, H, L, d_v) and the state at the segment's end."""
+def _per_key_chunked(rule, q, k, v, beta, log_a, S, C):
+    """gla or kda ungated on one segment, in chunks of C, with a retention per key row. log_a is
+    already floored. Within a chunk, Gc (C, R) is the cumulative log-decay; every pairwise factor is
+    e^{Gc[t,i] - Gc[s,i]} with s <= t, formed per pair and masked before the exp, so no exponent is
+    positive (fla's secondary chunking reaches the same end with sub-chunk products).
+      gla (fla's chunk_gla): U = diag(beta) V.
+      kda (fla's chunk_kda, the WY form with a per-key decay): U = (I + diag(beta) A_kk)^-1 diag(beta)
+        (V - (K ⊙ e^Gc) H), A_kk[t, s] = sum_i k_t[i] k_s[i] e^{Gc[t,i] - Gc[s,i]} for s < t.
+      O = (Q ⊙ e^Gc) H + B U,  B[t, s] = sum_i q_t[i] k_s[i] e^{Gc[t,i] - Gc[s,i]} for s <= t;
+      H' = diag(e^{Gc_L}) H + (K ⊙ e^{Gc_L - Gc})^T U.
+    q, k, log_a (B, H, L, R); v (B, H, L, d_v); beta (B, H, L); S (B, H, R, d_v), the state at the
+    segment's start. Returns o (B, H, L, d_v) and the state at the segment's end."""
     B, H, L, R = k.shape
     d_v = v.shape[-1]
     C = min(C, L)
@@ -201,15 +217,26 @@ def _per_key_chunked(q, k, v, beta, log_a, S, C):
     q, k, v, beta, g = split(q), split(k), split(v), split(beta), split(log_a).cumsum(3)  # g: (B, H, n, C, R)
     lower = torch.ones(C, C, dtype=torch.bool, device=q.device).tril()
     diff = (g[..., :, None, :] - g[..., None, :, :]).masked_fill(~lower[..., None], float("-inf"))
-    attn = torch.einsum("bhnti,bhnsi,bhntsi->bhnts", q, k, diff.exp())  # (B, H, n, C, C), lower with diagonal
+    decay = diff.exp()                                              # (B, H, n, C, C, R), 0 above the diagonal
+    attn = torch.einsum("bhnti,bhnsi,bhntsi->bhnts", q, k, decay)  # B: (B, H, n, C, C), lower with diagonal
     u = v * beta[..., None]
+    w = None
+    if rule == "kda":
+        strict = torch.ones(C, C, dtype=torch.bool, device=q.device).tril(-1)
+        A = (beta[..., None] * torch.einsum("bhnti,bhnsi,bhntsi->bhnts", k, k, decay)).masked_fill(~strict, 0)
+        eye = torch.eye(C, dtype=q.dtype, device=q.device).expand_as(A)
+        Tm = torch.linalg.solve_triangular(eye + A, eye, upper=False, unitriangular=True)  # (I + diag(beta) A_kk)^-1
+        u = Tm @ u                                                  # U = u - w H per chunk
+        w = Tm @ (k * beta[..., None] * g.exp())
     out = []
     qs, ks, gs, us, attns = q.unbind(2), k.unbind(2), g.unbind(2), u.unbind(2), attn.unbind(2)
+    ws = w.unbind(2) if w is not None else None
     for i in range(n):
         qi, ki, gi = qs[i], ks[i], gs[i]
-        out.append((qi * gi.exp()) @ S + attns[i] @ us[i])
+        ui = us[i] if ws is None else us[i] - ws[i] @ S
+        out.append((qi * gi.exp()) @ S + attns[i] @ ui)
         g_last = gi[..., -1:, :]                                    # (B, H, 1, R)
-        S = S * g_last.transpose(-1, -2).exp() + (ki * (g_last - gi).exp()).transpose(-1, -2) @ us[i]
+        S = S * g_last.transpose(-1, -2).exp() + (ki * (g_last - gi).exp()).transpose(-1, -2) @ ui
     o = torch.stack(out, dim=2).reshape(B, H, n * C, d_v)[:, :, :L]
     return o, S
 
@@ -280,7 +307,7 @@ def chunked_rule(rule, schedule, q, k, v, beta, a=None, chunk=64):
     lengths = [length for _, length in segments]
     pieces = lambda x: torch.split(x.transpose(1, 2), lengths, dim=2)  # (B, H, length, .) each
     if a is not None:
-        lah = a.log()
+        lah = a.clamp(min=RETENTION_FLOOR).log()
     else:
         lah = beta.new_zeros(B, T, H, d_k) if per_key else torch.zeros_like(beta)
     qs, ks, vs, bs, las = pieces(q), pieces(k), pieces(v), pieces(beta), pieces(lah)
@@ -288,7 +315,7 @@ def chunked_rule(rule, schedule, q, k, v, beta, a=None, chunk=64):
     out = []
     for i, (R, _) in enumerate(segments):
         if per_key:  # the retentions of the open rows only
-            o, S_R = _per_key_chunked(qs[i][..., :R], ks[i][..., :R], vs[i], bs[i], las[i][..., :R], S[:, :, :R], chunk)
+            o, S_R = _per_key_chunked(rule, qs[i][..., :R], ks[i][..., :R], vs[i], bs[i], las[i][..., :R], S[:, :, :R], chunk)
         else:
             o, S_R = _plain_chunked(rule, qs[i][..., :R], ks[i][..., :R], vs[i], bs[i], las[i], S[:, :, :R], chunk)
         S = S_R if R == d_k else torch.cat([S_R, S[:, :, R:]], dim=2)

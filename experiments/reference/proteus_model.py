@@ -10,7 +10,8 @@ The memory mixer (fla's layer conventions, core/model/memory_mixer.cpp): q, k, v
 a short causal depthwise convolution + SiLU, q and k L2-normalised per head (eps 1e-6 inside the
 square root), beta = sigmoid(W_b x) (all rules but swla), a = exp(-exp(A_log) softplus(W_a x +
 dt_bias)) when model.mixer.decay (gla: a row of d_k per head, log a = logsigmoid(W_2 W_1 x + b) / 16,
-fla's GLA gate gk_proj), comba's p = k and q <- q - d_h p, titans' eta = sigmoid(W_eta x),
+fla's GLA gate gk_proj; kda: a row of d_k per head, log a = -exp(A_log[h]) softplus(W_2 W_1 x + dt_bias),
+fla's KDA gate f_proj of rank d_head, A_log per head, dt_bias per key dimension), comba's p = k and q <- q - d_h p, titans' eta = sigmoid(W_eta x),
 swla's gamma = sigmoid(W_gamma x); the gated rule (memory_rules.py) with E blocks on the
 schedule; per-head RMSNorm; the output map. The attention mixer: causal softmax attention, scale
 1/sqrt(d), no positional encoding. Parameter names are the checkpoint's (core/model tables).
@@ -22,7 +23,7 @@ act(W_g x) (g_proj); model.mlp.chain puts chain blocks i >= 1 (mlp_chain.i: a no
 SwiGLU) after the one MLP, each a pre-norm residual step (core/model/model.cpp).
 
 The memory rule runs in one of two forms: "recurrent" (the definition, any rule and E) or
-"chunked" (linear, delta and gla with E = 1 or row-aligned blocks, key_rows); "auto" takes the
+"chunked" (linear, delta, gla and kda with E = 1 or row-aligned blocks, key_rows); "auto" takes the
 chunked form where it applies.
 
     proteus_model.py nll RUN_DIR --tokens TOKENS.json --out OUT.json [--dtype float64]
@@ -148,7 +149,13 @@ class MemoryMixer(torch.nn.Module):
         self.v_conv = CausalConv(H * d, K) if K > 0 else None
         self.b_proj = lin(H) if self.rule != "swla" else None
         self.per_key = self.decay and self.rule in memory_rules.PER_KEY_RULES
-        if self.per_key:  # gk_proj.0.weight (16, C), gk_proj.1.weight (H d, 16), gk_proj.1.bias (H d)
+        if self.per_key and self.rule == "kda":
+            # fla's KDA gate: f_proj.0.weight (d, C), f_proj.1.weight (H d, d) (low rank = head_v_dim = d),
+            # A_log (H), one per head, and dt_bias (H d), one per key dimension.
+            self.f_proj = torch.nn.Sequential(lin(d), torch.nn.Linear(d, H * d, bias=False))
+            self.A_log = torch.nn.Parameter(torch.zeros(H))
+            self.dt_bias = torch.nn.Parameter(torch.zeros(H * d))
+        elif self.per_key:  # gk_proj.0.weight (16, C), gk_proj.1.weight (H d, 16), gk_proj.1.bias (H d)
             self.gk_proj = torch.nn.Sequential(lin(RETENTION_RANK), torch.nn.Linear(RETENTION_RANK, H * d, bias=True))
         elif self.decay:
             self.a_proj = lin(H)
@@ -194,7 +201,10 @@ class MemoryMixer(torch.nn.Module):
             q = q - self.d[:, None] * k
         if self.b_proj is not None:
             beta = torch.sigmoid(self.b_proj(x))
-        if self.per_key:  # log a = logsigmoid(z) / 16, one per key row: (B, T, H, d)
+        if self.per_key and self.rule == "kda":  # log a = -exp(A_log[h]) softplus(z + dt_bias), (B, T, H, d)
+            z = (self.f_proj(x) + self.dt_bias).view(B, T, self.H, self.d_head)
+            a = torch.exp(-torch.exp(self.A_log)[:, None] * F.softplus(z))
+        elif self.per_key:  # log a = logsigmoid(z) / 16, one per key row: (B, T, H, d)
             a = torch.exp(F.logsigmoid(self.gk_proj(x)) / RETENTION_NORMALIZER).view(B, T, self.H, self.d_head)
         elif self.decay:
             a = torch.exp(-torch.exp(self.A_log) * F.softplus(self.a_proj(x) + self.dt_bias))
@@ -336,9 +346,10 @@ class ProteusModel(torch.nn.Module):
                 x = (2 * torch.rand(shape, generator=g, dtype=torch.float64) - 1) * bound
             elif name.endswith("A_log"):
                 x = torch.log(1 + 15 * torch.rand(shape, generator=g, dtype=torch.float64))
-            elif name.endswith("dt_bias"):
+            elif name.endswith("dt_bias"):  # per head (the scalar gate) or per key dimension (kda)
                 lo, hi = math.log(1e-3), math.log(1e-1)
                 dt = torch.exp(lo + torch.rand(shape, generator=g, dtype=torch.float64) * (hi - lo))
+                dt = dt.clamp(min=1e-4)  # Mamba's / fla's dt_init_floor (never binds above 1e-3)
                 x = dt + torch.log(-torch.expm1(-dt))  # softplus^-1(dt)
             elif name.endswith("mixer.d"):
                 x = torch.zeros(shape, dtype=torch.float64)
