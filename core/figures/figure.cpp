@@ -255,12 +255,35 @@ std::vector<double> ticks(double lo, double hi, Scale scale, int target) {
   return out;
 }
 
+namespace {
+
+// v to `digits` significant digits; by an exact power of ten either way, so 999.96e9 to three is 1e12 exactly.
+double round_significant(double v, int digits) {
+  const int places = digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v))));
+  if (places >= 0) return std::round(v * std::pow(10.0, places)) / std::pow(10.0, places);
+  return std::round(v / std::pow(10.0, -places)) * std::pow(10.0, -places);
+}
+
+// "12.5k", "10.25M", "2.62M": four significant digits where they hold the value exactly (a nice
+// tick), else three (a run's 2621440 training bytes), with the prefix of the rounded value.
+std::string with_si_prefix(double v) {
+  const int digits = std::abs(round_significant(v, 4) - v) <= 1e-9 * std::abs(v) ? 4 : 3;
+  const double rounded = round_significant(v, digits), a = std::abs(rounded);
+  const auto [scale, prefix] = a >= 1e9 ? std::pair{1e9, "G"} : a >= 1e6 ? std::pair{1e6, "M"} : std::pair{1e3, "k"};
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g%s", digits, rounded / scale, prefix);
+  return buf;
+}
+
+}  // namespace
+
 std::string tick_label(double v) {
   if (!finite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
   if (v == 0) return "0";
   char buf[64];
   const double a = std::abs(v);
-  if (a >= 1e6 || a < 1e-3) {
+  if (a >= 1e4 && round_significant(a, 3) < 1e12) return with_si_prefix(v);
+  if (a >= 1e4 || a < 1e-3) {  // past the G prefix, or small
     int e = static_cast<int>(std::floor(std::log10(a)));
     double m = std::round(v / std::pow(10.0, e) * 100) / 100;
     // Rounding may carry the mantissa to 10 (9.9996e3 -> 10e3): move it into the exponent.
@@ -269,10 +292,6 @@ std::string tick_label(double v) {
       ++e;
     }
     std::snprintf(buf, sizeof buf, "%.3ge%d", m, e);
-    return buf;
-  }
-  if (a >= 1e4) {
-    std::snprintf(buf, sizeof buf, "%.4gk", v / 1000);
     return buf;
   }
   std::snprintf(buf, sizeof buf, "%.6g", v);

@@ -53,9 +53,6 @@ size_t shared_prefix(const std::string& a, const std::string& b) {
   return static_cast<size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
 }
 
-// Per-position loss is evaluated on text, one position a byte for the byte vocabulary.
-std::string nll_unit(const config::RunConfig& c) { return c.model.vocab == 256 ? "nats per byte" : "nats per token"; }
-
 using RunPair = std::pair<const EffectRun*, const EffectRun*>;  // gated, baseline
 
 // The row's pairs, by seed, that were evaluated to the first pair's length (the others noted).

@@ -17,6 +17,10 @@
 
 namespace proteus::figures {
 
+std::string nll_unit(const config::RunConfig& c) {
+  return c.data.tokenizer == config::Tokenizer::bytes ? "nats per byte" : "nats per token";
+}
+
 const std::vector<common::Named<EffectRanges>>& name_table(EffectRanges) {
   static const std::vector<common::Named<EffectRanges>> table = {{EffectRanges::regime_map, "map"},
                                                                  {EffectRanges::diagnosis, "diagnosis"}};
@@ -143,6 +147,20 @@ double training_tokens(const config::RunConfig& c) {
   return static_cast<double>(c.train.steps) * c.data.batch * c.data.seq_len;
 }
 
+// What kTrainingTokensX counts: bytes when the run trained on byte-tokenized text alone (task
+// rows keep their own ids), else tokens.
+std::string training_positions_unit(const config::RunConfig& c) {
+  const bool text_only = std::all_of(c.data.mix.begin(), c.data.mix.end(), [](const config::MixItem& m) { return m.task == "text"; });
+  return c.data.tokenizer == config::Tokenizer::bytes && text_only ? "bytes" : "tokens";
+}
+
+// One unit for the map, or both named when its runs differ ("nats per byte or nats per token").
+std::string one_unit(const std::set<std::string>& units) {
+  std::string out;
+  for (const auto& u : units) out += (out.empty() ? "" : " or ") + u;
+  return out;
+}
+
 // The fields whose product is kTrainingTokensX: the axis when it is asked for, never a line.
 bool budget_factor(const std::string& path) {
   return path == "train.steps" || path == "data.batch" || path == "data.seq_len";
@@ -203,10 +221,24 @@ std::string range_words(const eval::PositionRange& r) {
   return "every position";
 }
 
-std::string four_digits(double x) {
+// A value on the x axis as its ticks print large ones ("67.1M"), else to four digits.
+std::string x_value_text(double x) {
+  if (std::abs(x) >= 1e4) return tick_label(x);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", x);
   return buf;
+}
+
+// Where on the x axis: "67.1M training bytes" on the budget axis, "train.steps = 282.8" elsewhere.
+std::string x_position(const GatingEffectMap& map, double x) {
+  if (map.x_field == kTrainingTokensX) return x_value_text(x) + " training " + map.x_unit;
+  return map.x_field + " = " + x_value_text(x);
+}
+
+// The effect's unit as the map says it; a map built without one reads nats or points.
+std::string effect_unit(const GatingEffectMap& map) {
+  if (!map.unit.empty()) return map.unit;
+  return map.metric == "nll" ? "nats" : "points";
 }
 
 bool log_axis(const std::vector<double>& xs) {
@@ -276,16 +308,16 @@ std::string signed_digits(double x) {
   return buf;
 }
 
-// "trend: -0.093 nats per doubling [-0.139, -0.047] (least squares over 5 points, t 3 df); crosses
-// zero near train.steps = 1000 (extrapolated)", the line's name first when the map has several.
+// "trend: -0.093 nats per byte per doubling [-0.139, -0.047] (least squares over 5 points, t 3 df);
+// crosses zero near train.steps = 1000 (extrapolated)", the line's name first when the map has several.
 std::string trend_note(const GatingEffectMap& map, const TrendFit& t) {
-  const std::string unit = map.metric == "nll" ? " nats" : " points";
+  const std::string unit = " " + effect_unit(map);
   const std::string per = t.log_x ? " per doubling" : " per unit of " + map.x_field;
   std::string note = (t.line.empty() ? "" : t.line + ": ") + std::string("trend: ") + signed_digits(t.slope) + unit + per +
                      " [" + signed_digits(t.slope_lo) + ", " + signed_digits(t.slope_hi) + "] (least squares over " +
                      std::to_string(t.points) + " points, t " + std::to_string(t.points - 2) + " df); ";
   if (!std::isfinite(t.zero_x)) return note + "flat: no zero crossing";
-  return note + "crosses zero near " + map.x_field + " = " + four_digits(t.zero_x) +
+  return note + "crosses zero near " + x_position(map, t.zero_x) +
          (t.zero_inside ? " (within the runs)" : " (extrapolated)");
 }
 
@@ -354,6 +386,7 @@ std::optional<GatingEffectMap> metric_map(const std::string& metric, const std::
   map.ranges_read = metric == "nll" ? range_set : EffectRanges::regime_map;
   std::set<double> xs;
   std::set<int> seed_counts;
+  std::set<std::string> units, x_units;
   for (const auto& p : points) {
     std::vector<eval::PositionRange> ranges;
     std::vector<eval::Interval> effects;
@@ -369,9 +402,13 @@ std::optional<GatingEffectMap> metric_map(const std::string& metric, const std::
     const double xv = x == kTrainingTokensX ? training_tokens(p.gated.front()->config) : p.fields.at(x).get<double>();
     xs.insert(xv);
     seed_counts.insert(static_cast<int>(p.gated.size()));
+    units.insert(metric == "nll" ? nll_unit(p.gated.front()->config) : "points");
+    x_units.insert(training_positions_unit(p.gated.front()->config));
     for (size_t k = 0; k < ranges.size(); ++k) map.points.push_back({xv, line, ranges[k].name, effects[k]});
   }
   if (xs.size() < 2) return std::nullopt;
+  map.unit = one_unit(units);
+  if (x_units.size() == 1) map.x_unit = *x_units.begin();
   const auto line_index = [&](const std::string& l) { return std::find(map.lines.begin(), map.lines.end(), l) - map.lines.begin(); };
   std::stable_sort(map.points.begin(), map.points.end(), [&](const EffectPoint& a, const EffectPoint& b) {
     if (a.line != b.line) return line_index(a.line) < line_index(b.line);
@@ -432,6 +469,7 @@ std::optional<GatingEffectMap> needle_length_map(const std::vector<Point>& point
   GatingEffectMap map;
   map.metric = "needle_length";
   map.x_field = "context length (tokens)";
+  map.unit = "points";
   map.ranges = {{"all", 1, 1}};
   std::set<int> seed_counts, train_lengths;
   for (const auto& p : points) {
@@ -543,8 +581,9 @@ Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range
   const auto r = std::find_if(map.ranges.begin(), map.ranges.end(), [&](const eval::PositionRange& x) { return x.name == range; });
   const bool nll = map.metric == "nll";
   f.title = "Gating minus E = 1: " + metric_title(map.metric) + (nll && r != map.ranges.end() ? ", " + range_words(*r) : "");
-  f.x.label = map.x_field == kTrainingTokensX ? "training tokens (train.steps x data.batch x data.seq_len)" : map.x_field;
-  f.y.label = nll ? "difference in mean NLL (nats; < 0: gating helps)" : "difference in accuracy (points; > 0: gating helps)";
+  f.x.label = map.x_field == kTrainingTokensX ? "training " + map.x_unit + " (train.steps x data.batch x data.seq_len)" : map.x_field;
+  f.y.label = nll ? "difference in mean NLL (" + effect_unit(map) + "; < 0: gating helps)"
+                  : "difference in accuracy (" + effect_unit(map) + "; > 0: gating helps)";
   std::vector<double> xs;
   for (size_t l = 0; l < map.lines.size(); ++l) {
     Series s;
@@ -592,7 +631,7 @@ Figure gating_effect_figure(const GatingEffectMap& map, const std::string& range
   for (const auto& z : zero_crossings(map))
     if (z.range == range)
       f.notes.push_back((z.line.empty() ? std::string("the mean crosses zero") : z.line + ": the mean crosses zero") +
-                        " near " + map.x_field + " = " + four_digits(z.x));
+                        " near " + x_position(map, z.x));
   add_trends(map, range, f);
   f.data_csv = gating_effect_csv(map, range);
   return f;

@@ -51,11 +51,17 @@ struct GatingEffectMap {
   std::vector<std::string> notes;
   bool lengths_differ = false;  // the points' training lengths N differ: ranges are in units of each one's N
   EffectRanges ranges_read = EffectRanges::regime_map;  // nll: which ranges, and how they were read
+  std::string unit;            // of the effect: nll_unit of the runs ("nats per byte"), "points" for accuracy
+  std::string x_unit = "tokens";  // x = kTrainingTokensX: "bytes" when every run trained on byte text alone
 };
 
 // The x axis a budget sweep is read against: the tokens each run trained on, train.steps x
 // data.batch x data.seq_len (not a config field: derived from the three).
 inline constexpr const char* kTrainingTokensX = "train.tokens";
+
+// The unit of a run's per-position loss, which is evaluated on its text: "nats per byte" with the
+// byte tokenizer, else "nats per token".
+std::string nll_unit(const config::RunConfig& c);
 
 struct GatingEffectOptions {
   // A numeric swept field, or kTrainingTokensX when the gated runs differ in one of its three

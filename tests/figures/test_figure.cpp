@@ -78,9 +78,24 @@ TEST(TickLabel, Compact) {
   EXPECT_EQ(tick_label(-40), "-40");
   EXPECT_EQ(tick_label(10000), "10k");
   EXPECT_EQ(tick_label(12500), "12.5k");
-  EXPECT_EQ(tick_label(1e6), "1e6");
   EXPECT_EQ(tick_label(2.5e-5), "2.5e-5");
-  EXPECT_EQ(tick_label(9.9999e6), "1e7");
+}
+
+TEST(TickLabel, LargeValuesTakeAPrefixNotAnExponent) {
+  EXPECT_EQ(tick_label(1e6), "1M");
+  EXPECT_EQ(tick_label(1.025e7), "10.25M") << "a nice tick, exact to four digits";
+  // The reference run's 2621440 training bytes, 4x and 16x: three digits, as the e-notation had.
+  EXPECT_EQ(tick_label(2621440), "2.62M");
+  EXPECT_EQ(tick_label(10485760), "10.5M");
+  EXPECT_EQ(tick_label(41943040), "41.9M");
+  EXPECT_EQ(tick_label(-3e9), "-3G");
+  EXPECT_EQ(tick_label(12345), "12.3k");
+  // Rounding that reaches the next prefix takes it.
+  EXPECT_EQ(tick_label(999999), "1M");
+  EXPECT_EQ(tick_label(9.9999e6), "10M");
+  // Past G: e-notation, including what rounds up to 10^12.
+  EXPECT_EQ(tick_label(2.5e12), "2.5e12");
+  EXPECT_EQ(tick_label(999.96e9), "1e12");
 }
 
 TEST(Ranges, DataBoundsWithAMarginOnLinearAxes) {

@@ -10,6 +10,7 @@
 #include "core/figures/figure_export.hpp"
 #include "core/figures/figure_set.hpp"
 #include "core/figures/gating_effect_figures.hpp"
+#include "core/figures/layout.hpp"
 #include "tests/support/synthetic_per_position.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -194,12 +195,12 @@ TEST(GatingEffect, ABudgetIsReadAgainstTheTokensItTrainedOn) {
     EXPECT_NEAR(point_at(map, "N-4N", steps * per_step).effect.mean, late_effect(steps), 1e-9);
   EXPECT_NEAR(point_at(map, "N-4N", 800 * 2 * per_step).effect.mean, late_effect(800), 1e-9);
   const auto f = figures::gating_effect_figure(map, "N-4N");
-  EXPECT_EQ(f.x.label.rfind("training tokens", 0), 0u) << f.x.label;
+  EXPECT_EQ(f.x.label, "training bytes (train.steps x data.batch x data.seq_len)") << "byte text: a token is a byte";
   EXPECT_EQ(f.x.scale, figures::Scale::log);
-  bool trend_in_tokens = false;
+  bool trend_in_bytes = false;
   for (const auto& n : f.notes)
-    trend_in_tokens |= n.find("per doubling") != std::string::npos && n.find("near train.tokens = ") != std::string::npos;
-  EXPECT_TRUE(trend_in_tokens);
+    trend_in_bytes |= n.find("per doubling") != std::string::npos && n.find(" training bytes (") != std::string::npos;
+  EXPECT_TRUE(trend_in_bytes);
 
   // With steps as the axis, the batch that moved at one point is a line of its own.
   EXPECT_EQ(figures::gating_effect_maps(runs, {.x_field = "train.steps"}).front().line_fields,
@@ -217,6 +218,42 @@ TEST(GatingEffect, ABudgetIsReadAgainstTheTokensItTrainedOn) {
     EXPECT_EQ(e.field(), "x");
     EXPECT_NE(e.reason().find("model.d_model"), std::string::npos) << e.reason();
   }
+}
+
+// The x tick labels the figure's layout prints (a fixed-pitch font: which ones fit does not matter here).
+std::vector<std::string> x_tick_labels(const figures::Figure& f) {
+  const auto measure = [](const std::string& s, const figures::TextStyle& style) { return 0.5 * style.size * double(s.size()); };
+  std::vector<std::string> out;
+  for (const auto& t : figures::layout_figure(f, 2000, 1333, measure).x_ticks) out.push_back(t.label);
+  return out;
+}
+
+TEST(GatingEffect, TheBudgetFigureNamesItsUnitAndPrintsMillionsOfBytesAsM) {
+  auto runs = steps_sweep(3);
+  for (auto& r : runs) r.config.data.batch = 64;  // 4096 bytes a step: 0.41M to 3.28M bytes over 100..800 steps
+  const auto bytes = figures::gating_effect_maps(runs, {.x_field = figures::kTrainingTokensX});
+  ASSERT_EQ(bytes.size(), 1u);
+  EXPECT_EQ(bytes.front().unit, "nats per byte");
+  const auto f = figures::gating_effect_figure(bytes.front(), "all");
+  EXPECT_EQ(f.y.label, "difference in mean NLL (nats per byte; < 0: gating helps)");
+  EXPECT_EQ(f.x.label, "training bytes (train.steps x data.batch x data.seq_len)");
+  EXPECT_EQ(x_tick_labels(f), (std::vector<std::string>{"409.6k", "819.2k", "1.64M", "3.28M"}))
+      << "one tick per budget, exact to four digits or rounded to three, never e-notation";
+  bool trend_in_units = false;
+  for (const auto& n : f.notes) trend_in_units |= n.find("nats per byte per doubling") != std::string::npos;
+  EXPECT_TRUE(trend_in_units);
+
+  // A BPE run's loss is per token, and so is its budget; task rows in the mix make tokens of a byte run's budget.
+  auto bpe = runs;
+  for (auto& r : bpe) r.config.data.tokenizer = config::Tokenizer::bpe;
+  const auto tokens = figures::gating_effect_figure(figures::gating_effect_maps(bpe, {.x_field = figures::kTrainingTokensX}).front(), "all");
+  EXPECT_EQ(tokens.y.label, "difference in mean NLL (nats per token; < 0: gating helps)");
+  EXPECT_EQ(tokens.x.label.rfind("training tokens (", 0), 0u) << tokens.x.label;
+  auto mixed = runs;
+  for (auto& r : mixed) r.config.data.mix.push_back({"mqar", 0.5});
+  const auto mixed_map = figures::gating_effect_maps(mixed, {.x_field = figures::kTrainingTokensX}).front();
+  EXPECT_EQ(mixed_map.unit, "nats per byte") << "the loss is still read on the byte text";
+  EXPECT_EQ(mixed_map.x_unit, "tokens");
 }
 
 TEST(GatingEffect, TheDiagnosisRangesReadEachPositionAsItsTablesDo) {
@@ -558,7 +595,7 @@ TEST(GatingEffectTrend, TheFigureDrawsOneTrendPerFittedLineWithANote) {
   std::string note;
   for (const auto& n : f.notes)
     if (n.find("trend: ") != std::string::npos) note = n;
-  EXPECT_NE(note.find("-0.2 nats per doubling ["), std::string::npos) << note;
+  EXPECT_NE(note.find("-0.2 nats per byte per doubling ["), std::string::npos) << note;
   EXPECT_NE(note.find("(least squares over 4 points, t 2 df)"), std::string::npos) << note;
   EXPECT_NE(note.find("crosses zero near train.steps = 282.8 (within the runs)"), std::string::npos) << note;
   bool kept = false;  // the neighbouring points' crossing note stays
