@@ -20,8 +20,10 @@ struct PerKeyChunk {
   Mat<T> Q, K, V;                   // (L, R), (L, R), (L, W)
   Mat<T> G;                         // (L, R) cumulative log-decay; a locked row does not decay
   Vec<T> beta;                      // (L)
-  Mat<T> U;                         // (L, W) diag(beta) V
+  Mat<T> U;                         // (L, W) the written values: diag(beta) V, or the WY values of an erase
   Mat<T> A;                         // (L, L) lower triangle with the diagonal, 0 above
+  Mat<T> AK, IA;                    // (L, L) an erase's key scores, strictly lower; I + diag(beta) AK
+  Mat<T> Kg, Res;                   // (L, R) K ⊙ e^G, the erase's keys; (L, W) V - Kg H
   Mat<T> EG, Ed;                    // (L, R) e^G, e^{G_L - G}: the read's and the write's decays
   Mat<T> Qe, Kd;                    // (L, R) Q ⊙ e^G, K ⊙ e^{G_L - G}
   Mat<T> Ra;                        // (L, R) each step's retention e^{log a} (floored; 1 on a locked row)
@@ -69,46 +71,85 @@ void cross_factors(const PerKeyChunk<T>& c, int64_t b0, int64_t b1, Mat<T>& Eq, 
   Ek = ((-c.G.topRows(b0)).rowwise() + gr).array().exp().matrix();
 }
 
-// The sub-chunk [b0, b1) with itself, pair by pair: f(t, s, e) for s <= t with e = e^{G[t] - G[s]}
-// (R), the product of the retentions of steps s+1..t (a product, not an exp, per pair).
+// The sub-chunk [b0, b1) with itself, pair by pair: f(t, s, e) for s <= t (s < t when `strict`)
+// with e = e^{G[t] - G[s]} (R), the product of the retentions of steps s+1..t (a product, not an
+// exp, per pair).
 template <class T, class F>
-void for_each_pair(const PerKeyChunk<T>& c, int64_t b0, int64_t b1, F&& f) {
+void for_each_pair(const PerKeyChunk<T>& c, int64_t b0, int64_t b1, bool strict, F&& f) {
   Vec<T> e(c.R);
   for (int64_t s = b0; s < b1; ++s) {
     e.setOnes();
     for (int64_t t = s; t < b1; ++t) {
       if (t > s) e = e.cwiseProduct(c.Ra.row(t).transpose());
-      f(t, s, e);
+      if (t > s || !strict) f(t, s, e);
     }
   }
 }
 
+// A (L, L) with A[t, s] = sum_i X[t,i] K[s,i] e^{G[t,i] - G[s,i]} for s <= t (s < t when
+// `strict`), 0 elsewhere: the read's scores (X = Q) or an erase's (X = K, strict).
 template <class T>
-void intra_scores(PerKeyChunk<T>& c) {
+void pair_scores(const PerKeyChunk<T>& c, const Mat<T>& X, bool strict, Mat<T>& A) {
   const int64_t L = c.L;
-  c.A.setZero(L, L);
+  A.setZero(L, L);
   Mat<T> Eq, Ek;
   for (int64_t b0 = 0; b0 < L; b0 += kPerKeySubChunk) {
     const int64_t b1 = std::min(b0 + kPerKeySubChunk, L);
-    for_each_pair(c, b0, b1, [&](int64_t t, int64_t s, const Vec<T>& e) {
-      c.A(t, s) = (c.Q.row(t).transpose().cwiseProduct(c.K.row(s).transpose())).dot(e);
+    for_each_pair(c, b0, b1, strict, [&](int64_t t, int64_t s, const Vec<T>& e) {
+      A(t, s) = (X.row(t).transpose().cwiseProduct(c.K.row(s).transpose())).dot(e);
     });
     if (b0 == 0) continue;
     cross_factors(c, b0, b1, Eq, Ek);
-    c.A.block(b0, 0, b1 - b0, b0).noalias() =
-        c.Q.middleRows(b0, b1 - b0).cwiseProduct(Eq) * c.K.topRows(b0).cwiseProduct(Ek).transpose();
+    A.block(b0, 0, b1 - b0, b0).noalias() = X.middleRows(b0, b1 - b0).cwiseProduct(Eq) * c.K.topRows(b0).cwiseProduct(Ek).transpose();
   }
+}
+
+// pair_scores' adjoint: dX (the side whose factor is e^{+G}) and dK (the side with e^{-G}) gain
+// dA's share, through the same sub-chunks.
+template <class T>
+void pair_scores_backward(const PerKeyChunk<T>& c, const Mat<T>& X, bool strict, const Mat<T>& dA, Mat<T>& dX,
+                          Mat<T>& dK) {
+  Mat<T> Eq, Ek;
+  for (int64_t b0 = 0; b0 < c.L; b0 += kPerKeySubChunk) {
+    const int64_t b1 = std::min(b0 + kPerKeySubChunk, c.L);
+    for_each_pair(c, b0, b1, strict, [&](int64_t t, int64_t s, const Vec<T>& e) {
+      const T da = dA(t, s);
+      dX.row(t) += da * c.K.row(s).cwiseProduct(e.transpose());
+      dK.row(s) += da * X.row(t).cwiseProduct(e.transpose());
+    });
+    if (b0 == 0) continue;
+    cross_factors(c, b0, b1, Eq, Ek);
+    const auto dAx = dA.block(b0, 0, b1 - b0, b0);
+    dX.middleRows(b0, b1 - b0) += (dAx * c.K.topRows(b0).cwiseProduct(Ek)).cwiseProduct(Eq);
+    dK.topRows(b0) += (dAx.transpose() * X.middleRows(b0, b1 - b0).cwiseProduct(Eq)).cwiseProduct(Ek);
+  }
+}
+
+// The chunk's products from its start state HR: the read's scores and, for an erase, the WY values
+// U = (I + diag(beta) AK)^-1 diag(beta) (V - Kg HR) (fla's chunk_kda; a unit lower solve).
+template <class T, class HBlock>
+void chunk_products(bool erase, PerKeyChunk<T>& c, const HBlock& HR) {
+  pair_scores(c, c.Q, false, c.A);
+  if (!erase) return;
+  pair_scores(c, c.K, true, c.AK);
+  c.IA = c.beta.asDiagonal() * c.AK;
+  c.IA.diagonal().setOnes();
+  c.Kg = c.K.cwiseProduct(c.EG);
+  c.Res = c.V;
+  c.Res.noalias() -= c.Kg * HR;
+  c.U = c.beta.asDiagonal() * c.Res;
+  c.IA.template triangularView<Eigen::UnitLower>().solveInPlace(c.U);
 }
 
 }  // namespace
 
 template <class T>
-void per_key_chunk_forward(const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, T* H, T* o) {
+void per_key_chunk_forward(bool erase, const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, T* H, T* o) {
   PerKeyChunk<T> c;
   load(s, in, n0, L, c);
-  intra_scores(c);
   StateMap<T> Hfull(H, in.d_k, in.d_v);
   auto HR = Hfull.topLeftCorner(c.R, c.W);  // rows past R, columns past W: locked, never written or decayed
+  chunk_products(erase, c, HR);
   if (o) {
     Mat<T> O = c.Qe * HR;
     O.noalias() += c.A * c.U;
@@ -121,15 +162,15 @@ void per_key_chunk_forward(const Schedule& s, const RuleInputs<T>& in, int64_t n
 }
 
 template <class T>
-void per_key_chunk_backward(const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, const T* H, T* dH,
-                            const T* dO, GradAccum<T>& g) {
+void per_key_chunk_backward(bool erase, const Schedule& s, const RuleInputs<T>& in, int64_t n0, int64_t L, const T* H,
+                            T* dH, const T* dO, GradAccum<T>& g) {
   const int64_t d_k = in.d_k, d_v = in.d_v;
   PerKeyChunk<T> c;
   load(s, in, n0, L, c);
-  intra_scores(c);
   const int64_t R = c.R, W = c.W;
   const Eigen::Map<const Mat<T>> Hfull(H, d_k, d_v);
   const auto HR = Hfull.topLeftCorner(R, W);
+  chunk_products(erase, c, HR);
   StateMap<T> dHfull(dH, d_k, d_v);
   const Mat<T> dHe = dHfull.topLeftCorner(R, W);
   const Vec<T> decay_L = c.EG.row(L - 1).transpose();  // e^{G_L}
@@ -138,7 +179,8 @@ void per_key_chunk_backward(const Schedule& s, const RuleInputs<T>& in, int64_t 
   for (int64_t t = 0; t < L; ++t)  // a locked column's read is 0 whatever its gradient
     for (int64_t j = 0; j < W; ++j) dO_c(t, j) = dO && j < c.cols[t] ? dO[(n0 + t) * d_v + j] : T(0);
 
-  // O = Qe H + A U and H' = diag(e^{G_L}) H + Kd^T U.
+  // O = Qe H + A U and H' = diag(e^{G_L}) H + Kd^T U. dK gathers K's gradient where its factor is
+  // e^{-G} (Kd, A's second side), dKg where it is e^{+G} (an erase's Kg and AK's first side).
   Mat<T> dU = c.A.transpose() * dO_c;
   dU.noalias() += c.Kd * dHe;
   Mat<T> dHs = decay_L.asDiagonal() * dHe;
@@ -147,27 +189,31 @@ void per_key_chunk_backward(const Schedule& s, const RuleInputs<T>& in, int64_t 
   Mat<T> dK = (c.U * dHe.transpose()).cwiseProduct(c.Ed);
   Vec<T> dgL = c.K.cwiseProduct(dK).colwise().sum().transpose();
   dgL += decay_L.cwiseProduct(HR.cwiseProduct(dHe).rowwise().sum());
+  const Mat<T> dA = dO_c * c.U.transpose();
+  pair_scores_backward(c, c.Q, false, dA, dQ, dK);
 
-  // A's adjoint, through the same sub-chunks as intra_scores.
-  Mat<T> dA = dO_c * c.U.transpose();
-  Mat<T> Eq, Ek;
-  for (int64_t b0 = 0; b0 < L; b0 += kPerKeySubChunk) {
-    const int64_t b1 = std::min(b0 + kPerKeySubChunk, L);
-    for_each_pair(c, b0, b1, [&](int64_t t, int64_t s2, const Vec<T>& e) {
-      const T da = dA(t, s2);
-      dQ.row(t) += da * c.K.row(s2).cwiseProduct(e.transpose());
-      dK.row(s2) += da * c.Q.row(t).cwiseProduct(e.transpose());
-    });
-    if (b0 == 0) continue;
-    cross_factors(c, b0, b1, Eq, Ek);
-    const auto dAx = dA.block(b0, 0, b1 - b0, b0);
-    dQ.middleRows(b0, b1 - b0) += (dAx * c.K.topRows(b0).cwiseProduct(Ek)).cwiseProduct(Eq);
-    dK.topRows(b0) += (dAx.transpose() * c.Q.middleRows(b0, b1 - b0).cwiseProduct(Eq)).cwiseProduct(Ek);
+  // Through the written values: U = diag(beta) V, or U = IA^-1 diag(beta) Res with
+  // Res = V - Kg H and IA = I + diag(beta) AK.
+  Mat<T> dV, dKg = Mat<T>::Zero(L, R);
+  Vec<T> dbeta;
+  if (erase) {
+    const Mat<T> dWr = c.IA.transpose().template triangularView<Eigen::UnitUpper>().solve(dU);
+    dbeta = dWr.cwiseProduct(c.Res).rowwise().sum();
+    dV = c.beta.asDiagonal() * dWr;
+    dKg.noalias() -= dV * HR.transpose();
+    dHs.noalias() -= c.Kg.transpose() * dV;
+    dKg = dKg.cwiseProduct(c.EG);
+    const Mat<T> dIA = -dWr * c.U.transpose();  // only s < t matters: AK is zero elsewhere
+    dbeta += dIA.cwiseProduct(c.AK).rowwise().sum();
+    pair_scores_backward(c, c.K, true, Mat<T>(c.beta.asDiagonal() * dIA), dKg, dK);
+  } else {
+    dV = c.beta.asDiagonal() * dU;
+    dbeta = dU.cwiseProduct(c.V).rowwise().sum();
   }
 
-  // dL/dG[t, i] = Q dQ - K dK (every factor e^{±G} sits beside Q or K), plus G_L's own terms at the
-  // last step; the log retentions are G's increments, so their adjoint is a suffix sum.
-  Mat<T> dG = c.Q.cwiseProduct(dQ) - c.K.cwiseProduct(dK);
+  // dL/dG[t, i] = Q dQ + K dKg - K dK (every factor e^{±G} sits beside Q or K), plus G_L's own
+  // terms at the last step; the log retentions are G's increments, so their adjoint is a suffix sum.
+  Mat<T> dG = c.Q.cwiseProduct(dQ) + c.K.cwiseProduct(dKg) - c.K.cwiseProduct(dK);
   dG.row(L - 1) += dgL.transpose();
   Vec<T> suffix = Vec<T>::Zero(R);
   for (int64_t t = L - 1; t >= 0; --t) {
@@ -176,22 +222,18 @@ void per_key_chunk_backward(const Schedule& s, const RuleInputs<T>& in, int64_t 
     for (int64_t i = 0; i < c.rows[t]; ++i) {  // a locked row neither decays nor gets a gradient
       g.a[n * d_k + i] = in.a ? retention_grad(suffix[i], in.a[n * d_k + i]) : suffix[i];
       g.q[n * d_k + i] = dQ(t, i);
-      g.k[n * d_k + i] = dK(t, i);
+      g.k[n * d_k + i] = dK(t, i) + dKg(t, i);
     }
-    T dbeta = 0;
-    for (int64_t j = 0; j < c.cols[t]; ++j) {
-      dbeta += dU(t, j) * c.V(t, j);
-      g.v[n * d_v + j] = c.beta[t] * dU(t, j);
-    }
-    g.beta[n] = dbeta;
+    for (int64_t j = 0; j < c.cols[t]; ++j) g.v[n * d_v + j] = dV(t, j);
+    g.beta[n] = dbeta[t];
   }
   dHfull.topLeftCorner(R, W) = dHs;
 }
 
 #define PROTEUS_INSTANTIATE(T)                                                                                   \
-  template void per_key_chunk_forward<T>(const Schedule&, const RuleInputs<T>&, int64_t, int64_t, T*, T*);       \
-  template void per_key_chunk_backward<T>(const Schedule&, const RuleInputs<T>&, int64_t, int64_t, const T*, T*, \
-                                          const T*, GradAccum<T>&);
+  template void per_key_chunk_forward<T>(bool, const Schedule&, const RuleInputs<T>&, int64_t, int64_t, T*, T*); \
+  template void per_key_chunk_backward<T>(bool, const Schedule&, const RuleInputs<T>&, int64_t, int64_t, const T*,  \
+                                          T*, const T*, GradAccum<T>&);
 PROTEUS_INSTANTIATE(float)
 PROTEUS_INSTANTIATE(double)
 #undef PROTEUS_INSTANTIATE

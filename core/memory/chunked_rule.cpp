@@ -9,6 +9,7 @@
 #include "core/memory/chunk_size.hpp"
 #include "core/memory/chunked_per_key_rule.hpp"
 #include "core/memory/log_retention.hpp"
+#include "core/memory/rule_coverage.hpp"
 #include "core/memory/rule_family.hpp"
 
 namespace proteus::memory {
@@ -274,6 +275,9 @@ bool chunked_form_applies(Rule rule, const Schedule& schedule, int64_t d_v, std:
   if (!rule_has_chunked_form(rule))
     return no("rule " + std::string(rule_name(rule)) + " has no chunked form (its momentum is a second recurrence; " +
               rules_where(rule_has_chunked_form) + " have one)");
+  if (const RuleCoverage cover = cpu_coverage(rule); cover.chunk == ChunkKind::none)
+    return no("rule " + std::string(rule_name(rule)) + ": no chunk implements its traits (" +
+              (cover.recurrent ? std::string("the recurrent form runs it") : cover.why_not) + ")");
   if (!schedule.row_aligned(d_v))
     return no("E = " + std::to_string(schedule.E()) + " puts a block boundary inside a key row of " +
               std::to_string(d_v) + " elements; the chunked form needs E to divide d_k");
@@ -296,11 +300,12 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
   }
   Chunk<T> c;
   Mat<T> Kt, O;
+  const ChunkKind kind = cpu_coverage(rule).chunk;
   for (int64_t ci = 0; ci < chunks; ++ci) {
     const int64_t n0 = ci * chunk_size, L = std::min(chunk_size, in.T - n0);
     if (checkpoints) std::copy(Hbuf.begin(), Hbuf.end(), checkpoints->S.begin() + ci * D);
-    if (rule_traits(rule).per_key_retention) {  // its own chunk (chunked_per_key_rule.hpp)
-      detail::per_key_chunk_forward(schedule, in, n0, L, Hbuf.data(), o);
+    if (kind != ChunkKind::shared_decay) {  // a row of retentions: its own chunk (chunked_per_key_rule.hpp)
+      detail::per_key_chunk_forward(kind == ChunkKind::per_key_erase, schedule, in, n0, L, Hbuf.data(), o);
       continue;
     }
     load_chunk(rule, schedule, in, n0, L, c);
@@ -335,10 +340,12 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
   Chunk<T> c;
   Mat<T> dO_c, dU, dQ, dK, dE, dW, dA, tmp, Kt, Qd;
   Vec<T> dg, dgh, dbeta;
+  const ChunkKind kind = cpu_coverage(rule).chunk;
   for (int64_t ci = chunks - 1; ci >= 0; --ci) {
     const int64_t n0 = ci * C, L = std::min(C, in.T - n0);
-    if (rule_traits(rule).per_key_retention) {
-      detail::per_key_chunk_backward(schedule, in, n0, L, checkpoints.S.data() + ci * D, g.S.data(), dO, g);
+    if (kind != ChunkKind::shared_decay) {
+      detail::per_key_chunk_backward(kind == ChunkKind::per_key_erase, schedule, in, n0, L,
+                                     checkpoints.S.data() + ci * D, g.S.data(), dO, g);
       continue;
     }
     load_chunk(rule, schedule, in, n0, L, c);

@@ -2,7 +2,9 @@
 // direction e, then writes along k.
 //   delta: S_t = a S + beta k (v - a Sg^T k)^T   (Gated DeltaNet; e = k, prediction scaled by a)
 //   comba: S_t = a S + beta k (v - Sg^T p)^T     (e = p, prediction unscaled)
-// with Sg = G ⊙ S_{t-1}; only active elements are written.
+//   kda:   S_t = diag(a) S + beta k (v - (diag(a) Sg)^T k)^T   (a row of retentions, one per key row)
+// with Sg = G ⊙ S_{t-1}; only active elements are written. A row of retentions runs its own loop
+// (per_key_erase_*), so that the scalar rules keep their bits.
 #include <algorithm>
 
 #include "core/memory/active_prefix.hpp"
@@ -23,10 +25,107 @@ void correction(const T* S_prev, const T* e, const T* v, T sigma, const ActiveSe
   for (int64_t j = 0; j < d_v; ++j) r[j] = v[j] - sigma * pred[j];
 }
 
+// The erase's scale for key row i: its retention when the prediction reads the decayed state.
+template <class T>
+T prediction_scale(Rule rule, const RuleInputs<T>& in, int64_t n, int64_t i) {
+  return rule_traits(rule).decayed_prediction ? retention(rule, in, n, i) : T(1);
+}
+
+// r (d_v) = v - (diag(sigma) (G ⊙ S))^T e, with sigma_i = prediction_scale; pred keeps the sum.
+template <class T>
+void per_key_correction(Rule rule, const RuleInputs<T>& in, int64_t n, const T* S_prev, const T* e, const ActiveSet& act,
+                        T* pred, T* r) {
+  const int64_t d_v = in.d_v;
+  std::fill(pred, pred + d_v, T(0));
+  for (int64_t i = 0; i < act.rows; ++i) {
+    const T w = prediction_scale(rule, in, n, i) * e[i];
+    const int64_t cols = act.cols_of(i, d_v);
+    for (int64_t j = 0; j < cols; ++j) pred[j] += S_prev[i * d_v + j] * w;
+  }
+  for (int64_t j = 0; j < d_v; ++j) r[j] = in.v[n * d_v + j] - pred[j];
+}
+
+template <class T>
+void per_key_erase_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange range, T* o,
+                           RuleTape<T>& tape) {
+  const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
+  std::vector<T> pred(d_v), r(d_v);
+  for (int64_t n = range.n0; n < range.n1; ++n) {
+    const ActiveSet act = active_set(s, in, n);
+    const T beta = in.beta[n];
+    const T* k = in.k + n * d_k;
+    const T* S_prev = state_at(tape.S, tape, n, D);
+    T* S = state_at(tape.S, tape, n + 1, D);
+    std::copy(S_prev, S_prev + D, S);  // locked elements keep their bits
+    per_key_correction(rule, in, n, S_prev, erase_direction(rule, in, n), act, pred.data(), r.data());
+    for (int64_t i = 0; i < act.rows; ++i) {
+      const T a = retention(rule, in, n, i);
+      const int64_t cols = act.cols_of(i, d_v);
+      for (int64_t j = 0; j < cols; ++j) S[i * d_v + j] = a * S[i * d_v + j] + (beta * k[i]) * r[j];
+    }
+    if (o) gated_read(S, in.q + n * d_k, act, d_v, o + n * d_v);
+  }
+}
+
+template <class T>
+void per_key_erase_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange range,
+                            const RuleTape<T>& tape, const T* dO, GradAccum<T>& g) {
+  const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
+  std::vector<T> pred(d_v), r(d_v), dr(d_v);
+  T* dS = g.S.data();
+  for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
+    const ActiveSet act = active_set(s, in, n);
+    const T beta = in.beta[n];
+    const T* k = in.k + n * d_k;
+    const T* e = erase_direction(rule, in, n);
+    const T* S_prev = state_at(tape.S, tape, n, D);
+    T* dk = &g.k[n * d_k];
+    T* de = rule_uses_p(rule) ? &g.p[n * d_k] : dk;
+    T* da = &g.a[n * d_k];  // a row of retentions: one gradient per key row (at a = 1 when absent)
+    if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, act, d_k, d_v, dS, &g.q[n * d_k]);
+    per_key_correction(rule, in, n, S_prev, e, act, pred.data(), r.data());
+
+    // Through the write beta k r^T and the row decays, with W = G ⊙ dS.
+    std::fill(dr.begin(), dr.end(), T(0));
+    T dbeta = 0;
+    for (int64_t i = 0; i < act.rows; ++i) {
+      const int64_t cols = act.cols_of(i, d_v);
+      T Wr = 0, Ws = 0;
+      for (int64_t j = 0; j < cols; ++j) {
+        const T Wij = dS[i * d_v + j];
+        Wr += Wij * r[j];
+        dr[j] += Wij * k[i];
+        Ws += Wij * S_prev[i * d_v + j];
+      }
+      dbeta += k[i] * Wr;
+      dk[i] += beta * Wr;
+      da[i] += Ws;
+    }
+    for (int64_t j = 0; j < d_v; ++j) {
+      dr[j] *= beta;
+      g.v[n * d_v + j] += dr[j];
+    }
+    // Through r = v - pred, pred_j = sum_i sigma_i e_i (G ⊙ S_prev)_ij.
+    for (int64_t i = 0; i < act.rows; ++i) {
+      const T a = retention(rule, in, n, i), sigma = prediction_scale(rule, in, n, i);
+      const int64_t cols = act.cols_of(i, d_v);
+      T acc = 0;  // sum_j S_prev_ij dpred_j
+      for (int64_t j = 0; j < cols; ++j) {
+        acc -= S_prev[i * d_v + j] * dr[j];
+        dS[i * d_v + j] = a * dS[i * d_v + j] - sigma * e[i] * dr[j];  // locked adjoints pass unchanged
+      }
+      de[i] += sigma * acc;
+      if (rule_traits(rule).decayed_prediction) da[i] += e[i] * acc;
+    }
+    g.beta[n] += dbeta;
+  }
+}
+
 }  // namespace
 
 template <class T>
 void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange range, T* o, RuleTape<T>& tape) {
+  if (rule_traits(rule).per_key_retention) return per_key_erase_forward(rule, s, in, range, o, tape);
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> pred(d_v), r(d_v);
   for (int64_t n = range.n0; n < range.n1; ++n) {
@@ -51,6 +150,7 @@ void delta_rule_forward(Rule rule, const Schedule& s, const RuleInputs<T>& in, S
 template <class T>
 void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, StepRange range, const RuleTape<T>& tape,
                          const T* dO, GradAccum<T>& g) {
+  if (rule_traits(rule).per_key_retention) return per_key_erase_backward(rule, s, in, range, tape, dO, g);
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v;
   std::vector<T> pred(d_v), r(d_v), dr(d_v);
   T* dS = g.S.data();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/memory/rule_coverage.hpp"
 #include "core/memory/rule_family.hpp"
 
 namespace proteus::memory {
@@ -12,6 +13,7 @@ namespace detail {
 
 template <class T>
 void check_rule_inputs(Rule rule, const Schedule& s, const RuleInputs<T>& in) {
+  require_rule_covered(rule);  // before a loop runs a combination it does not implement
   if (in.T < 0) throw InputError("T", "must be >= 0, got " + std::to_string(in.T));
   if (in.d_k < 1 || in.d_v < 1) throw InputError("d_k", "key and value widths must be >= 1");
   if (s.D() != in.d_k * in.d_v)

@@ -10,6 +10,7 @@
 
 #include "core/common/json_fields.hpp"
 #include "core/memory/active_prefix.hpp"
+#include "core/memory/rule_coverage.hpp"
 #include "core/memory/value_rows_rule.hpp"
 
 namespace proteus::memory {
@@ -259,6 +260,7 @@ Rule read_rule(const json& in) {
   const auto parsed_rule = rule_from_name(rule->get<std::string>());
   if (!parsed_rule)
     throw InputError("rule", "unknown rule '" + common::clipped(rule->get<std::string>()) + "' (expected " + rule_names() + ")");
+  require_rule_covered(*parsed_rule);  // a traits row no loop implements is refused here, by name
   return *parsed_rule;
 }
 

@@ -26,6 +26,9 @@ const std::vector<RuleDescriptor>& rule_descriptors() {
       {Rule::gla, "gla", "gated linear attention: the linear rule with a retention per key dimension, a_t in (0, 1]^d_k",
        {"S_t = S + G_t * ((diag(a_t)-1) S + beta k v^T)"},
        {{BlockAxis::value_rows, RuleForm::chunked}, {BlockAxis::layer, RuleForm::chunked}}},
+      {Rule::kda, "kda", "Kimi delta attention: the delta rule with a retention per key dimension, a_t in (0, 1]^d_k",
+       {"Sg = G_t * S", "S_t = S + G_t * ((diag(a_t)-1) S + beta k (v - (diag(a_t) Sg)^T k)^T)"},
+       {{BlockAxis::value_rows, RuleForm::chunked}, {BlockAxis::layer, RuleForm::chunked}}},
   };
   return rows;
 }

@@ -13,8 +13,8 @@
 
 namespace proteus::memory {
 
-enum class Rule { linear, delta, comba, titans, swla, gla };
-inline constexpr int kRuleCount = 6;
+enum class Rule { linear, delta, comba, titans, swla, gla, kda };
+inline constexpr int kRuleCount = 7;
 // The rule a config, a bench or a parity case runs when none is named (Gated DeltaNet's).
 inline constexpr Rule kDefaultRule = Rule::delta;
 
@@ -35,6 +35,9 @@ struct RuleTraits {
   bool per_key_retention = false;   // a_t is a row of d_k retentions, one per key row of S (else one scalar)
 };
 
+// Which trait combinations the CPU's time loops and chunks implement is not this header's to say:
+// core/memory/rule_coverage.hpp holds the one guard every path asks before it runs a rule.
+
 PROTEUS_HOST_DEVICE PROTEUS_ALWAYS_INLINE constexpr RuleTraits rule_traits(Rule rule) {
   RuleTraits t;
   switch (rule) {
@@ -44,6 +47,7 @@ PROTEUS_HOST_DEVICE PROTEUS_ALWAYS_INLINE constexpr RuleTraits rule_traits(Rule 
     case Rule::titans: t.family = RuleFamily::momentum, t.uses_eta = true; break;
     case Rule::swla: t.uses_beta = false, t.uses_gamma = true; break;
     case Rule::gla: t.per_key_retention = true; break;
+    case Rule::kda: t.family = RuleFamily::erasing, t.decayed_prediction = true, t.per_key_retention = true; break;
   }
   return t;
 }

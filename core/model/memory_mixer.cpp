@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/memory/rule_coverage.hpp"
 #include "core/model/op_support.hpp"
 
 namespace proteus::model {
@@ -26,6 +27,7 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
       K_(cfg.conv),
       c_(cfg.window),
       norm_eps_(static_cast<T>(norm_eps)) {
+  memory::require_rule_covered(rule_);  // before a parameter is registered for a rule no loop runs
   const int HD = H_ * d_;
   const double conv_bound = K_ > 0 ? 1.0 / std::sqrt(static_cast<double>(K_)) : 0.0;  // PyTorch's conv1d init
   for (auto [s, name] : {std::pair{&q_, "q"}, std::pair{&k_, "k"}, std::pair{&v_, "v"}}) {
@@ -34,7 +36,8 @@ MemoryMixer<T>::MemoryMixer(backend::Backend<T>& be, ParamTable& table, const st
   }
   if (memory::rule_uses_beta(rule_)) wb_ = table.add(prefix + ".b_proj.weight", {H_, C}, Init::normal, std, Decay::applied);
   if (cfg.decay && memory::rule_traits(rule_).per_key_retention) {
-    per_key_a_ = std::make_unique<PerKeyRetention<T>>(be, table, prefix, C, HD, std);
+    per_key_a_ = std::make_unique<PerKeyRetention<T>>(be, table, prefix, per_key_gate(memory::rule_traits(rule_)), C, H_, d_,
+                                                       std);
   } else if (cfg.decay) {
     wa_ = table.add(prefix + ".a_proj.weight", {H_, C}, Init::normal, std, Decay::applied);
     a_log_ = table.add(prefix + ".A_log", {H_}, Init::log_uniform_a, 0, Decay::none);

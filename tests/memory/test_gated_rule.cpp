@@ -55,7 +55,7 @@ template <class T>
 void ungated_forward(const RandomRuleInputs<T>& r, std::vector<T>& o, std::vector<T>& S) {
   const int64_t d_k = r.d_k, d_v = r.d_v;
   S = r.S0.empty() ? std::vector<T>(d_k * d_v, T(0)) : r.S0;
-  std::vector<T> Z(d_k * d_v, T(0)), pred(d_v);
+  std::vector<T> Z(d_k * d_v, T(0)), pred(d_v), pred_decayed(d_v);
   o.assign(r.T * d_v, T(0));
   for (int64_t t = 0; t < r.T; ++t) {
     const T a = r.a.empty() ? T(1) : r.a[t];
@@ -64,8 +64,12 @@ void ungated_forward(const RandomRuleInputs<T>& r, std::vector<T>& o, std::vecto
     const T* v = &r.v[t * d_v];
     const T* e = r.rule == Rule::comba ? &r.p[t * d_k] : k;
     std::fill(pred.begin(), pred.end(), T(0));
+    std::fill(pred_decayed.begin(), pred_decayed.end(), T(0));
     for (int64_t i = 0; i < d_k; ++i)
-      for (int64_t j = 0; j < d_v; ++j) pred[j] += S[i * d_v + j] * e[i];  // S^T k or S^T p
+      for (int64_t j = 0; j < d_v; ++j) {
+        pred[j] += S[i * d_v + j] * e[i];  // S^T k or S^T p
+        if (r.rule == Rule::kda) pred_decayed[j] += S[i * d_v + j] * ((r.a.empty() ? T(1) : r.a[t * d_k + i]) * k[i]);
+      }
     for (int64_t i = 0; i < d_k; ++i)
       for (int64_t j = 0; j < d_v; ++j) {
         T& s = S[i * d_v + j];
@@ -80,6 +84,11 @@ void ungated_forward(const RandomRuleInputs<T>& r, std::vector<T>& o, std::vecto
           case Rule::gla: {  // a row of d_k retentions a step
             const T a_i = r.a.empty() ? T(1) : r.a[t * d_k + i];
             s = a_i * s + (beta * k[i]) * v[j];
+            break;
+          }
+          case Rule::kda: {  // (diag(a) S)^T k predicts
+            const T a_i = r.a.empty() ? T(1) : r.a[t * d_k + i];
+            s = a_i * s + (beta * k[i]) * (v[j] - pred_decayed[j]);
             break;
           }
           case Rule::swla: {
@@ -124,7 +133,7 @@ void spec_gated_forward(const RandomRuleInputs<double>& r, const Schedule& s, st
                         std::vector<double>& S) {
   const int64_t d_k = r.d_k, d_v = r.d_v, D = d_k * d_v;
   S = r.S0.empty() ? std::vector<double>(D, 0.0) : r.S0;
-  std::vector<double> Z(D, 0.0), Sg(D), pred(d_v), U(D), ZU(D);
+  std::vector<double> Z(D, 0.0), Sg(D), pred(d_v), pred_decayed(d_v), U(D), ZU(D);
   o.assign(r.T * d_v, 0.0);
   for (int64_t t = 0; t < r.T; ++t) {
     const auto G = s.mask(t + 1);
@@ -135,8 +144,12 @@ void spec_gated_forward(const RandomRuleInputs<double>& r, const Schedule& s, st
     for (int64_t x = 0; x < D; ++x) Sg[x] = G[x] * S[x];
     const double* e = r.rule == Rule::comba ? &r.p[t * d_k] : k;
     std::fill(pred.begin(), pred.end(), 0.0);
+    std::fill(pred_decayed.begin(), pred_decayed.end(), 0.0);  // (diag(a) Sg)^T k, a row of retentions
     for (int64_t i = 0; i < d_k; ++i)
-      for (int64_t j = 0; j < d_v; ++j) pred[j] += Sg[i * d_v + j] * e[i];
+      for (int64_t j = 0; j < d_v; ++j) {
+        pred[j] += Sg[i * d_v + j] * e[i];
+        if (r.rule == Rule::kda) pred_decayed[j] += (r.a.empty() ? 1.0 : r.a[t * d_k + i]) * Sg[i * d_v + j] * k[i];
+      }
     for (int64_t i = 0; i < d_k; ++i)
       for (int64_t j = 0; j < d_v; ++j) {
         const int64_t x = i * d_v + j;
@@ -152,6 +165,11 @@ void spec_gated_forward(const RandomRuleInputs<double>& r, const Schedule& s, st
           case Rule::gla: {  // (diag(a) - I) S: row i by its own retention
             const double a_i = r.a.empty() ? 1.0 : r.a[t * d_k + i];
             U[x] = (a_i - 1) * S[x] + beta * k[i] * v[j];
+            break;
+          }
+          case Rule::kda: {  // (diag(a) - I) S, and the erase predicts from diag(a) Sg
+            const double a_i = r.a.empty() ? 1.0 : r.a[t * d_k + i];
+            U[x] = (a_i - 1) * S[x] + beta * k[i] * (v[j] - pred_decayed[j]);
             break;
           }
           case Rule::swla:

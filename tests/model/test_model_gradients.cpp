@@ -112,7 +112,8 @@ TEST_P(ModelGradient, MatchesCentralFiniteDifferences) {
 INSTANTIATE_TEST_SUITE_P(Mixers, ModelGradient,
                          ::testing::Values(memory_mixer(Rule::linear), memory_mixer(Rule::delta),
                                            memory_mixer(Rule::comba), memory_mixer(Rule::titans),
-                                           memory_mixer(Rule::swla), memory_mixer(Rule::gla), kAttention),
+                                           memory_mixer(Rule::swla), memory_mixer(Rule::gla), memory_mixer(Rule::kda),
+                                           kAttention),
                          [](const auto& info) { return mixer_name(info.param); });
 
 // The readings of math.md section 8: the output gate (W_g gets its gradient too) and value_rows

@@ -11,6 +11,7 @@
 #include "core/backend/bench/bench_timing.hpp"
 #include "core/backend/registry.hpp"
 #include "core/common/input_error.hpp"
+#include "core/memory/rule_coverage.hpp"
 
 namespace proteus::backend {
 namespace {
@@ -302,6 +303,7 @@ void KernelBench::attention() {
 
 // The rule's inputs as the model feeds them, at the spec's rule and this schedule.
 MemoryRuleArgs<float> KernelBench::rule_args(const memory::Schedule& schedule) {
+  memory::require_rule_covered(s.rule);
   if (!q) {
     q = pool.uniform(nc, -0.1f, 0.1f), k = pool.uniform(nc, -0.1f, 0.1f), v = pool.uniform(nc);
     beta = pool.uniform(nh, 0.1f, 0.9f), a = pool.uniform(nh, 0.9f, 1.0f), p = pool.uniform(nc, -0.1f, 0.1f);

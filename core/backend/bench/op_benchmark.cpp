@@ -11,6 +11,7 @@
 #include "core/common/input_error.hpp"
 #include "core/memory/checkpointed_rule.hpp"
 #include "core/memory/chunked_rule.hpp"
+#include "core/memory/rule_coverage.hpp"
 
 namespace proteus::backend {
 namespace {
@@ -60,6 +61,7 @@ double memory_rule_forward_flops(const MemoryRuleBenchSpec& s) {
 }
 
 MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const std::string& device, int threads) {
+  memory::require_rule_covered(s.rule);
   for (auto [name, value] : {std::pair{"B", s.B}, {"T", s.T}, {"H", s.H}, {"d_k", s.d_k}, {"d_v", s.d_v}})
     if (value < 1 || value > (1 << 20)) throw InputError(name, "must be in [1, 1048576]");
   const int64_t D = int64_t(s.d_k) * s.d_v;
