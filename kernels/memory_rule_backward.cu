@@ -314,7 +314,9 @@ void CudaBackend::memory_rule_backward(const backend::MemoryRuleGrads<float>& gr
   const auto ends = active_prefix_table(*args.schedule, args.T);
   DeviceScratch<int32_t> dends(ends.data(), ends.size(), nullptr, "memory_rule_backward (active prefix)");
   const RuleKernelArgs kargs = kernel_args(args, dends.get(), st.S, st.Z);
-  memory::visit_rule(rule, [&](auto r) { launch_backward<decltype(r)::value>(kargs, g, heads); });
+  memory::visit_rule(rule, [&](auto r) {  // no instance for a rule the kernels refuse (check_rule_args)
+    if constexpr (kernels_read_retention_of(decltype(r)::value)) launch_backward<decltype(r)::value>(kargs, g, heads);
+  });
   check_launch("memory_rule_backward");
 }
 

@@ -143,7 +143,9 @@ std::unique_ptr<backend::OpState> CudaBackend::memory_rule_forward(float* o,
   const auto ends = active_prefix_table(*args.schedule, args.T);
   DeviceScratch<int32_t> dends(ends.data(), ends.size(), nullptr, "memory_rule_forward (active prefix)");
   const RuleKernelArgs kargs = kernel_args(args, dends.get(), state->S, state->Z);
-  memory::visit_rule(args.rule, [&](auto rule) { launch_forward<decltype(rule)::value>(kargs, o, heads); });
+  memory::visit_rule(args.rule, [&](auto rule) {  // no instance for a rule the kernels refuse (check_rule_args)
+    if constexpr (kernels_read_retention_of(decltype(rule)::value)) launch_forward<decltype(rule)::value>(kargs, o, heads);
+  });
   check_launch("memory_rule_forward");
   return state;
 }

@@ -5,7 +5,7 @@
 // model.mixer.normalize, the readings of math.md section 8 (block_axis value_rows and layer, swla's
 // window under both, the output gates, the MLP chain behind a memory and the attention mixer); the
 // reference's chunked form (NLL and gradients) against its recurrent one and the C++; and controls
-// showing the check catches a wrong E (delta's and gla's per-key retention) and a wrong block axis.
+// showing the check catches a wrong E (delta's, gla's and kda's per-key retention) and a wrong block axis.
 // Skips when no python3 with torch is found ($PROTEUS_PYTHON, python3, /usr/bin/python3); fails
 // instead under scripts/test.sh (PROTEUS_REQUIRE_REFERENCE=1), which installs python3-torch.
 #include <gtest/gtest.h>
@@ -69,12 +69,14 @@ struct Case {
 };
 
 // The rules the reference has a chunked form of (memory_rules.CHUNKED_RULES), with row-aligned E.
-bool has_chunked_form(const std::string& rule) { return rule == "linear" || rule == "delta" || rule == "gla"; }
+bool has_chunked_form(const std::string& rule) {
+  return rule == "linear" || rule == "delta" || rule == "gla" || rule == "kda";
+}
 
 // d_head 8: D = 64 elements in rows of 8. Row-aligned E: 1, 2, 4, 8; not: 3 (blocks of 21), 5, 64.
 std::vector<Case> cases() {
   std::vector<Case> c;
-  for (const std::string rule : {"linear", "delta", "comba", "titans", "swla", "gla"}) {
+  for (const std::string rule : {"linear", "delta", "comba", "titans", "swla", "gla", "kda"}) {
     const bool chunk = has_chunked_form(rule);
     c.push_back({rule + "-E1", "memory", rule, 1, true, 4, "uniform", chunk});
     c.push_back({rule + "-E4", "memory", rule, 4, true, 4, "uniform", chunk});
@@ -112,6 +114,11 @@ std::vector<Case> cases() {
   c.push_back({"gla-E5-capped-renormalize", "memory", "gla", 5, true, 4, "uniform", false, "capped_renormalize"});
   c.push_back({"gla-E4-value-rows", "memory", "gla", 4, true, 4, "uniform", false, ntm, "value_rows"});
   c.push_back({"gla-E4-layer-swish", "memory", "gla", 4, true, 4, "uniform", false, ntm, "layer", "swish"});
+  // kda (the delta rule with fla's KDA gate: f_proj of rank d_head, A_log per head, dt_bias per key
+  // dimension) beyond the loop's E = 1, 4, 3: another schedule without conv, both readings and a gate.
+  c.push_back({"kda-E8-geometric-no-conv", "memory", "kda", 8, true, 0, "geometric", true});
+  c.push_back({"kda-E4-value-rows", "memory", "kda", 4, true, 4, "uniform", false, ntm, "value_rows"});
+  c.push_back({"kda-E4-layer-swish", "memory", "kda", 4, true, 4, "uniform", false, ntm, "layer", "swish"});
   return c;
 }
 
@@ -362,6 +369,8 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
   // And a per-key retention's gate: the gla E = 4 run evaluated as if it had E = 1.
   const Job& gla_e4 = job_named(jobs, "gla-E4");
   add_control(gla_e4, "gla-wrong-E", json::json_pointer("/model/mixer/E"), 1, dir_, tokens, python_jobs);
+  const Job& kda_e4 = job_named(jobs, "kda-E4");
+  add_control(kda_e4, "kda-wrong-E", json::json_pointer("/model/mixer/E"), 1, dir_, tokens, python_jobs);
   const fs::path jobs_file = dir_ / "jobs.json";
   std::ofstream(jobs_file) << python_jobs.dump(1);
   const auto reference =
@@ -376,6 +385,8 @@ TEST_F(ReferenceModel, AgreesWithTheCppModelForEveryMixer) {
       << "evaluating a value_rows run as key_rows must not agree: the check would miss a wrong axis";
   EXPECT_GT(control_error(gla_e4, "gla-wrong-E", dir_), 1e3 * kNllTolerance)
       << "evaluating a gla E = 4 run with E = 1 must not agree: the check would miss a wrong gate";
+  EXPECT_GT(control_error(kda_e4, "kda-wrong-E", dir_), 1e3 * kNllTolerance)
+      << "evaluating a kda E = 4 run with E = 1 must not agree: the check would miss a wrong gate";
 }
 
 // The packed chunked algorithm of kernels/memory_rule_chunked.cu (linear, delta, comba, swla), step for
