@@ -100,6 +100,25 @@ TEST(KdaRule, GatedStepsByHand) {
   EXPECT_EQ(out["S"], json::parse("[[1.328125], [1.890625]]"));
 }
 
+// memory-op reads kda's a as T rows of d_k and refuses what gla's refuses, naming the element.
+TEST(KdaRule, MemoryOpRefusesAMalformedRowOfRetentions) {
+  const auto refused = [](const char* a, const std::string& field) {
+    json in = json::parse(R"({"rule": "kda", "q": [[1, 0], [0, 1]], "k": [[1, 0], [0, 1]], "v": [[1], [2]],
+                              "beta": [0.5, 0.5]})");
+    in["a"] = json::parse(a);
+    try {
+      parse_memory_op(in);
+      ADD_FAILURE() << "accepted a = " << a;
+    } catch (const proteus::InputError& e) {
+      EXPECT_EQ(e.field(), field) << e.what();
+    }
+  };
+  refused("[0.5, 0.5]", "a[0]");              // one retention a step: kda takes a row
+  refused("[[0.5, 0.5], [0.5]]", "a[1]");     // a short row
+  refused("[[0.5, 0.5], [0.5, 1.5]]", "a[1][1]");  // outside (0, 1]
+  refused("[[0.5, 0.5], [0, 1]]", "a[1][0]");
+}
+
 // A row of equal retentions is the delta rule with that scalar decay: the same outputs and state,
 // the same gradients of q, k, v and beta, and kda's da summed over the row is delta's da.
 TEST(KdaRule, ARowOfEqualRetentionsIsTheDeltaRule) {
