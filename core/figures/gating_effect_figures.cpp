@@ -11,7 +11,7 @@
 #include "core/config/config_json.hpp"
 #include "core/config/flat_fields.hpp"
 #include "core/config/seed_group_members.hpp"
-#include "core/eval/baseline.hpp"
+#include "core/eval/paired_points.hpp"
 #include "core/eval/statistics.hpp"
 #include "core/runs/run_dir.hpp"
 
@@ -41,14 +41,6 @@ bool derived_field(const std::string& path) { return config::derived_field(path)
 
 Flat flat_config(const config::RunConfig& c) { return config::flat_fields(c, config::JsonForm::as_given); }
 
-// What a point of the sweep is: every field but the run's identity (seeds of one config are one point).
-std::string point_key(const Flat& f) {
-  std::string key;
-  for (const auto& [path, value] : f)
-    if (!identity_field(path)) key += path + "=" + value.dump() + ";";
-  return key;
-}
-
 std::string value_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number()) return runs::shortest_number(v.get<double>());
@@ -66,7 +58,7 @@ struct Point {
   std::vector<const EffectRun*> gated, baseline;  // by seed, only the paired seeds
 };
 
-// The gated runs with a report, each with its baseline among the runs with one (eval::Baselines).
+// The gated runs with a report, each with its baseline among the runs with one (eval::paired_points).
 std::vector<Point> paired_points(const std::vector<EffectRun>& runs) {
   std::vector<eval::BaselineCandidate> candidates;
   std::vector<const EffectRun*> of;
@@ -75,21 +67,14 @@ std::vector<Point> paired_points(const std::vector<EffectRun>& runs) {
       candidates.push_back({r.name, &r.config});
       of.push_back(&r);
     }
-  const eval::Baselines baselines(candidates);
   std::vector<Point> points;
-  std::map<std::string, size_t> index;
-  for (size_t i = 0; i < of.size(); ++i) {
-    const EffectRun& r = *of[i];
-    const int b = baselines.find(candidates[i]);
-    if (b < 0) continue;  // not gated, or no baseline pairs
-    const Flat f = flat_config(r.config);
-    auto [it, added] = index.emplace(point_key(f), points.size());
-    if (added) points.push_back(Point{f, {}, {}});
-    auto& p = points[it->second];
-    if (std::any_of(p.gated.begin(), p.gated.end(), [&](const EffectRun* g) { return g->config.seed == r.config.seed; }))
-      continue;  // a seed listed twice counts once
-    p.gated.push_back(&r);
-    p.baseline.push_back(of[b]);
+  for (const auto& pp : eval::paired_points(candidates)) {
+    Point p{flat_config(of[pp.gated.front()]->config), {}, {}};
+    for (size_t i = 0; i < pp.gated.size(); ++i) {
+      p.gated.push_back(of[pp.gated[i]]);
+      p.baseline.push_back(of[pp.baseline[i]]);
+    }
+    points.push_back(std::move(p));
   }
   return points;
 }
@@ -261,43 +246,16 @@ bool map_log_axis(const GatingEffectMap& map) {
   return log_axis(xs);
 }
 
-// The least-squares line through one line's means against u, nullopt under three distinct x values.
-// Unweighted on purpose: each point's own interval is drawn beside it; this is a trend, not a weighted model.
+// The least-squares line through one line's means against u (eval::fit_line), nullopt under three distinct x values.
 std::optional<TrendFit> fit_line(const std::vector<const EffectPoint*>& pts, bool log) {
   std::set<double> distinct;
-  for (const auto* p : pts) distinct.insert(p->x);
+  std::vector<double> xs, ys;
+  for (const auto* p : pts) distinct.insert(p->x), xs.push_back(p->x), ys.push_back(p->effect.mean);
   if (distinct.size() < 3) return std::nullopt;
-  const auto axis = [&](double v) { return log ? std::log2(v) : v; };
-  const double n = static_cast<double>(pts.size());
-  double su = 0, sy = 0;
-  for (const auto* p : pts) su += axis(p->x), sy += p->effect.mean;
-  const double ubar = su / n, ybar = sy / n;
-  double suu = 0, suy = 0;
-  for (const auto* p : pts) {
-    suu += (axis(p->x) - ubar) * (axis(p->x) - ubar);
-    suy += (axis(p->x) - ubar) * (p->effect.mean - ybar);
-  }
   TrendFit f;
+  static_cast<eval::LineFit&>(f) = eval::fit_line(xs, ys, log);
   f.line = pts.front()->line;
   f.range = pts.front()->range;
-  f.points = static_cast<int>(pts.size());
-  f.log_x = log;
-  f.slope = suy / suu;
-  f.intercept = ybar - f.slope * ubar;
-  double sse = 0;
-  for (const auto* p : pts) {
-    const double r = p->effect.mean - (f.intercept + f.slope * axis(p->x));
-    sse += r * r;
-  }
-  const double half = eval::t_quantile(0.95, f.points - 2) * std::sqrt(sse / (n - 2) / suu);
-  f.slope_lo = f.slope - half;
-  f.slope_hi = f.slope + half;
-  const double u0 = -f.intercept / f.slope, x0 = log ? std::exp2(u0) : u0;
-  // A slope of rounding size puts the crossing past double's range (or at x = 0 on a log axis): flat.
-  f.zero_x = f.slope != 0 && std::isfinite(x0) && (!log || x0 > 0) ? x0 : std::nan("");
-  // A crossing at an end point is inside even when rounding puts it a hair beyond.
-  const double slack = 1e-9 * (*distinct.rbegin() - *distinct.begin());
-  f.zero_inside = f.zero_x >= *distinct.begin() - slack && f.zero_x <= *distinct.rbegin() + slack;
   return f;
 }
 

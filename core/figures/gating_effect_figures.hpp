@@ -13,6 +13,7 @@
 #include "core/common/name_table.hpp"
 #include "core/config/config.hpp"
 #include "core/eval/evaluate.hpp"
+#include "core/eval/line_fit.hpp"
 #include "core/eval/paired_effect.hpp"
 #include "core/figures/run_figures.hpp"
 
@@ -88,15 +89,10 @@ struct ZeroCrossing {
 std::vector<ZeroCrossing> zero_crossings(const GatingEffectMap& map);
 
 // A line's trend over one range: the ordinary least-squares line through its points' means
-// against the axis coordinate u (log2 x on a log axis, else x), mean = intercept + slope * u.
-struct TrendFit {
+// against the axis coordinate u (log2 x on a log axis, else x), mean = intercept + slope * u
+// (eval::fit_line: points, intercept, slope, its 95% t interval, log_x, zero_x, zero_inside).
+struct TrendFit : eval::LineFit {
   std::string line, range;
-  int points = 0;
-  double intercept = 0, slope = 0;
-  double slope_lo = 0, slope_hi = 0;  // 95% Student t, points - 2 degrees of freedom
-  bool log_x = false;                 // u = log2 x: the slope is per doubling of x
-  double zero_x = 0;                  // where the fitted line is 0; NaN when it is flat (slope 0)
-  bool zero_inside = false;           // zero_x lies in the measured x range (else extrapolated)
 };
 // Every line and range with three or more distinct x values, in the map's order of lines, then ranges.
 std::vector<TrendFit> trend_fits(const GatingEffectMap& map);
