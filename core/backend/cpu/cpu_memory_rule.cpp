@@ -1,0 +1,211 @@
+// The CPU backend's memory rule: apart from the dense ops, as it keeps per-head state from the forward to the backward.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend/cpu/cpu_backend.hpp"
+#include "core/backend/cpu/parallel_loops.hpp"
+#include "core/common/input_error.hpp"
+#include "core/memory/checkpointed_rule.hpp"
+#include "core/memory/chunked_rule.hpp"
+
+namespace proteus::backend {
+namespace {
+
+using cpu::parallel_for;
+
+template <class T>
+struct CpuRuleState final : OpState {
+  Rule rule = memory::kDefaultRule;
+  int B = 0, Tn = 0, H = 0, d_k = 0, d_v = 0, window = 0;
+  memory::RuleForm form = memory::RuleForm::recurrent;  // resolved: chunked or recurrent
+  int64_t chunk = 0;
+  memory::OpenWidths open_widths_of = memory::OpenWidths::value_columns;
+  struct Head {
+    std::vector<T> q, k, v, beta, a, p, eta, gamma;  // this head's rows, contiguous: (T, width)
+    std::vector<int32_t> open_widths;                 // (T) block_axis value_rows / layer; empty = none
+    memory::StateCheckpoints<T> checkpoints;         // chunk-start states: T / chunk of them, no tape
+  };
+  std::vector<Head> heads;  // (B, H)
+
+  memory::RuleInputs<T> inputs(const Head& hd) const {
+    auto ptr = [](const std::vector<T>& x) { return x.empty() ? nullptr : x.data(); };
+    memory::RuleInputs<T> in;
+    in.T = Tn;
+    in.d_k = d_k;
+    in.d_v = d_v;
+    in.window = window;
+    in.q = ptr(hd.q);
+    in.k = ptr(hd.k);
+    in.v = ptr(hd.v);
+    in.beta = ptr(hd.beta);
+    in.a = ptr(hd.a);
+    in.p = ptr(hd.p);
+    in.eta = ptr(hd.eta);
+    in.gamma = ptr(hd.gamma);
+    in.open_widths = hd.open_widths.empty() ? nullptr : hd.open_widths.data();
+    in.open_widths_of = open_widths_of;
+    return in;
+  }
+};
+
+// Head (b, h)'s strided rows of a (B, T, H, width) tensor, gathered into (T, width).
+template <class T>
+void gather_head(std::vector<T>& dst, const T* src, int b, int h, int Tn, int H, int width) {
+  dst.clear();
+  if (!src) return;
+  dst.resize(static_cast<size_t>(Tn) * width);
+  for (int t = 0; t < Tn; ++t) {
+    const T* row = src + ((static_cast<size_t>(b) * Tn + t) * H + h) * width;
+    std::copy(row, row + width, dst.data() + static_cast<size_t>(t) * width);
+  }
+}
+
+template <class T>
+void scatter_head(T* dst, const T* src, int b, int h, int Tn, int H, int width) {
+  if (!dst) return;
+  for (int t = 0; t < Tn; ++t)
+    std::copy(src + static_cast<size_t>(t) * width, src + static_cast<size_t>(t + 1) * width,
+              dst + ((static_cast<size_t>(b) * Tn + t) * H + h) * width);
+}
+
+template <class T>
+void check_rule_args(const MemoryRuleArgs<T>& args) {
+  if (!args.schedule) throw InputError("schedule", "required");
+  if (args.B < 0 || args.T < 0 || args.H < 0) throw InputError("B", "batch, tokens and heads must be >= 0");
+  if (args.d_k < 1 || args.d_v < 1) throw InputError("d_k", "key and value widths must be >= 1");
+  if (memory::rule_uses_gamma(args.rule) && args.window < 1) throw InputError("window", std::string(memory::rule_name(args.rule)) + " needs a window >= 1");
+}
+
+template <class T>
+const CpuRuleState<T>& rule_state(const OpState& state, const MemoryRuleArgs<T>& args) {
+  const auto* s = dynamic_cast<const CpuRuleState<T>*>(&state);
+  if (!s) throw InputError("state", "does not come from this backend's memory_rule_forward");
+  if (s->rule != args.rule || s->B != args.B || s->Tn != args.T || s->H != args.H || s->d_k != args.d_k ||
+      s->d_v != args.d_v)
+    throw InputError("state", "comes from a forward of another rule or other shapes");
+  return *s;
+}
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRuleArgs<T>& args) {
+  check_rule_args(args);
+  auto state = std::make_unique<CpuRuleState<T>>();
+  state->rule = args.rule;
+  state->B = args.B;
+  state->Tn = args.T;
+  state->H = args.H;
+  state->d_k = args.d_k;
+  state->d_v = args.d_v;
+  state->window = memory::rule_uses_gamma(args.rule) ? args.window : 0;
+  state->form = this->form_to_run(args);
+  state->chunk = this->chunk_to_run(args);
+  state->open_widths_of = args.open_widths_of;
+  state->heads.resize(static_cast<size_t>(args.B) * args.H);
+  const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
+  parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
+    const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
+    auto& hd = state->heads[bh];
+    gather_head(hd.q, args.q, b, h, Tn, H, d_k);
+    gather_head(hd.k, args.k, b, h, Tn, H, d_k);
+    gather_head(hd.v, args.v, b, h, Tn, H, d_v);
+    gather_head(hd.beta, memory::rule_uses_beta(args.rule) ? args.beta : nullptr, b, h, Tn, H, 1);
+    gather_head(hd.a, args.a, b, h, Tn, H, static_cast<int>(memory::retention_width(args.rule, d_k)));
+    gather_head(hd.p, memory::rule_uses_p(args.rule) ? args.p : nullptr, b, h, Tn, H, d_k);
+    gather_head(hd.eta, memory::rule_uses_eta(args.rule) ? args.eta : nullptr, b, h, Tn, H, 1);
+    gather_head(hd.gamma, memory::rule_uses_gamma(args.rule) ? args.gamma : nullptr, b, h, Tn, H, state->window);
+    if (args.open_widths) {  // (T, H): the same for every batch row
+      hd.open_widths.resize(Tn);
+      for (int t = 0; t < Tn; ++t) hd.open_widths[t] = args.open_widths[static_cast<size_t>(t) * H + h];
+    }
+    std::vector<T> oh(static_cast<size_t>(Tn) * d_v);  // (T, d_v)
+    if (state->form == memory::RuleForm::chunked)
+      memory::chunked_rule_forward<T>(args.rule, *args.schedule, state->inputs(hd), state->chunk, oh.data(), nullptr,
+                                      &hd.checkpoints);
+    else
+      memory::checkpointed_rule_forward<T>(args.rule, *args.schedule, state->inputs(hd), state->chunk, oh.data(),
+                                           nullptr, &hd.checkpoints);
+    scatter_head(o, oh.data(), b, h, Tn, H, d_v);
+  });
+  return state;
+}
+
+template <class T>
+void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const T* dO, const MemoryRuleArgs<T>& args,
+                                         const OpState& state) {
+  check_rule_args(args);
+  const CpuRuleState<T>& st = rule_state(state, args);
+  const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v, c = st.window;
+  const size_t nk = static_cast<size_t>(Tn) * d_k, nv = static_cast<size_t>(Tn) * d_v;
+  parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
+    const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
+    const auto& hd = st.heads[bh];
+    std::vector<T> dOh;
+    gather_head(dOh, dO, b, h, Tn, H, d_v);
+    // This head's gradients, contiguous: q, k, p (T, d_k); v (T, d_v); beta, eta (T); a (T, 1 or d_k);
+    // gamma (T, c).
+    const int a_width = static_cast<int>(memory::retention_width(args.rule, d_k));
+    std::vector<T> gq(nk), gk(nk), gv(nv), gbeta(Tn), ga(static_cast<size_t>(Tn) * a_width), gp(nk), geta(Tn), ggamma(static_cast<size_t>(Tn) * c);
+    memory::RuleGrads<T> g;
+    g.q = gq.data();
+    g.k = gk.data();
+    g.v = gv.data();
+    g.beta = gbeta.data();
+    g.a = ga.data();
+    g.p = gp.data();
+    g.eta = geta.data();
+    g.gamma = ggamma.data();
+    const T* dOp = dOh.empty() ? nullptr : dOh.data();
+    if (st.form == memory::RuleForm::chunked)
+      memory::chunked_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.checkpoints, dOp, nullptr, g);
+    else
+      memory::checkpointed_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.checkpoints, dOp, nullptr, g);
+    scatter_head(grads.q, gq.data(), b, h, Tn, H, d_k);
+    scatter_head(grads.k, gk.data(), b, h, Tn, H, d_k);
+    scatter_head(grads.v, gv.data(), b, h, Tn, H, d_v);
+    if (memory::rule_uses_beta(args.rule)) scatter_head(grads.beta, gbeta.data(), b, h, Tn, H, 1);
+    scatter_head(grads.a, ga.data(), b, h, Tn, H, a_width);
+    if (memory::rule_uses_p(args.rule)) scatter_head(grads.p, gp.data(), b, h, Tn, H, d_k);
+    if (memory::rule_uses_eta(args.rule)) scatter_head(grads.eta, geta.data(), b, h, Tn, H, 1);
+    if (memory::rule_uses_gamma(args.rule)) scatter_head(grads.gamma, ggamma.data(), b, h, Tn, H, c);
+  });
+}
+
+template <class T>
+void CpuBackend<T>::memory_block_norms(T* out, const MemoryRuleArgs<T>& args, const OpState& state, int n_blocks) {
+  const CpuRuleState<T>& st = rule_state(state, args);
+  const int64_t D = static_cast<int64_t>(args.d_k) * args.d_v;
+  if (n_blocks < 1 || n_blocks > D)
+    throw InputError("n_blocks", "must be in [1, " + std::to_string(D) + "], got " + std::to_string(n_blocks));
+  const int64_t size = D / n_blocks;
+  const int Tn = args.T;
+  parallel_for(static_cast<int64_t>(args.B) * args.H, *pool_, [&](int64_t bh) {
+    // States are recomputed from the forward's checkpoints, range by range (no tape is kept).
+    const auto& hd = st.heads[bh];
+    memory::replay_rule_states<T>(st.rule, *args.schedule, st.inputs(hd), hd.checkpoints, [&](int64_t n, const T* St) {
+      T* dst = out + (static_cast<size_t>(bh) * Tn + (n - 1)) * n_blocks;
+      for (int blk = 0; blk < n_blocks; ++blk) {
+        const int64_t e0 = blk * size, e1 = blk + 1 == n_blocks ? D : e0 + size;  // the last absorbs the rest
+        double ss = 0;
+        for (int64_t e = e0; e < e1; ++e) ss += static_cast<double>(St[e]) * St[e];
+        dst[blk] = static_cast<T>(std::sqrt(ss));
+      }
+    });
+  });
+}
+
+// CpuBackend<T> itself is instantiated in cpu_backend.cpp; its memory-rule members here.
+template std::unique_ptr<OpState> CpuBackend<float>::memory_rule_forward(float*, const MemoryRuleArgs<float>&);
+template std::unique_ptr<OpState> CpuBackend<double>::memory_rule_forward(double*, const MemoryRuleArgs<double>&);
+template void CpuBackend<float>::memory_rule_backward(const MemoryRuleGrads<float>&, const float*,
+                                                      const MemoryRuleArgs<float>&, const OpState&);
+template void CpuBackend<double>::memory_rule_backward(const MemoryRuleGrads<double>&, const double*,
+                                                       const MemoryRuleArgs<double>&, const OpState&);
+template void CpuBackend<float>::memory_block_norms(float*, const MemoryRuleArgs<float>&, const OpState&, int);
+template void CpuBackend<double>::memory_block_norms(double*, const MemoryRuleArgs<double>&, const OpState&, int);
+
+}  // namespace proteus::backend
