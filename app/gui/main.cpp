@@ -191,7 +191,7 @@ GLFWwindow* open_window(const Options& o, const proteus::gui::UiSettings& saved)
 // The fonts and style at `scale`, and the font texture uploaded again (between frames only).
 void apply_scale(LabApp& app, float scale, bool texture_exists) {
   if (texture_exists) ImGui_ImplOpenGL3_DestroyFontsTexture();
-  app.display.fonts = proteus::gui::apply_ui_scale(scale);
+  app.fonts = proteus::gui::apply_ui_scale(scale);
   app.display.ui_scale = scale;
   if (texture_exists) ImGui_ImplOpenGL3_CreateFontsTexture();
 }
@@ -228,7 +228,12 @@ bool draw_frame(GLFWwindow* window, LabApp& app, proteus::gui::ScriptedRun& run,
   if (const auto shot = run.screenshot_due(); !shot.empty()) {
     const bool ok = save_screenshot(shot, w, h);
     if (ok) std::cout << "proteus-lab: screenshot " << shot << " (UI scale " << app.display.ui_scale << ")\n";
-    if (run.text_check_due()) run.text_checked(proteus::gui::find_cut_text(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts));
+    if (run.text_check_due()) {
+      std::vector<std::string> cut;
+      for (const auto& c : proteus::gui::find_cut_text(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts))
+        cut.push_back(proteus::gui::describe_cut_text(c));
+      run.text_checked(cut);
+    }
     if (run.content_check_due()) run.content_checked(proteus::gui::find_content_problems(proteus::gui::drawn_content()));
     run.screenshot_taken(ok);
   }

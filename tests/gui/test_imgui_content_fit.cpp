@@ -25,7 +25,7 @@ class ContentFitView : public test_support::HeadlessLabApp {
  protected:
   // The Teach presentation at token 7 in a `size` window at UI scale `s`, drawn until settled.
   void present_teach(ImVec2 size, float s) {
-    app_->display.fonts = gui::apply_ui_scale(s);
+    app_->fonts = gui::apply_ui_scale(s);
     app_->display.ui_scale = s;
     ImGui::GetIO().DisplaySize = size;
     app_->show(gui::Tab::teach);
@@ -86,7 +86,7 @@ TEST_F(ContentFitView, TheCheckSeesAGridTheWindowCuts) {
 // Issue 38: a presented figure at 1920 x 1080 and scale 2 keeps its smallest text at 24 px (the
 // step kPresentationReadableStep or above), its plot whole and readable.
 TEST_F(ContentFitView, APresentedFigureKeepsRoomSizedTextAt1920x1080Scale2) {
-  app_->display.fonts = gui::apply_ui_scale(2.0f);
+  app_->fonts = gui::apply_ui_scale(2.0f);
   app_->display.ui_scale = 2.0f;
   ImGui::GetIO().DisplaySize = ImVec2(1920, 1080);
   app_->load_experiment(std::filesystem::path(PROTEUS_SOURCE_DIR) / "experiments/paper/regime-comba-cpu.json");

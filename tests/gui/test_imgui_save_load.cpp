@@ -1,4 +1,4 @@
-// The window's Save and Load (LabApp::save_experiment, load_experiment, and the controls column
+// The window's Save and Load (LabSession::save_experiment, load_experiment, and the controls column
 // that calls them, drawn headless): a new name is saved in the user's experiments folder
 // ($XDG_DATA_HOME/proteus-lab/experiments, made on the first save), the path field then names the
 // file written, and Load finds it again by the relative name from any folder, as `proteus train`
@@ -58,8 +58,10 @@ TEST_F(SaveLoadTest, ANewNameIsSavedInTheUsersFolderAndLoadsBackByName) {
     c.seed = 1234;
     return true;
   });
-  const auto written = app_->save_experiment("mine.json");
-  ASSERT_EQ(written, experiments() / "mine.json") << app_->status_line.text;
+  const auto saved = app_->save_experiment("mine.json");
+  const auto& written = saved.path;
+  ASSERT_TRUE(saved.ok) << saved.message;
+  ASSERT_EQ(written, experiments() / "mine.json") << saved.message;
   EXPECT_TRUE(fs::is_regular_file(written));
   EXPECT_NE(app_->status_line.text.find(written.string()), std::string::npos) << "the message names the file";
   EXPECT_FALSE(fs::exists(work_ / "mine.json")) << "nothing in the working folder";
@@ -68,8 +70,8 @@ TEST_F(SaveLoadTest, ANewNameIsSavedInTheUsersFolderAndLoadsBackByName) {
     c.seed = 1;
     return true;
   });
-  app_->load_experiment("mine.json");
-  EXPECT_FALSE(app_->status_line.is_error) << app_->status_line.text;
+  const auto loaded = app_->load_experiment("mine.json");
+  EXPECT_TRUE(loaded.ok) << loaded.message;
   EXPECT_EQ(app_->editor.experiment.config().seed, 1234u) << "the saved file was read back";
 }
 

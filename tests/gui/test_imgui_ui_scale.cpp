@@ -47,7 +47,7 @@ class UiScaleTest : public ::testing::Test {
   }
   // The fonts and style at `s`, as main.cpp applies them between frames.
   void scale(float s) {
-    app_->display.fonts = gui::apply_ui_scale(s);
+    app_->fonts = gui::apply_ui_scale(s);
     app_->display.ui_scale = s;
   }
   // One frame with `key` (a gui::key code) pressed, with Ctrl when `ctrl`; or with `typed` typed.
@@ -87,7 +87,7 @@ TEST_F(UiScaleTest, FontsAreRebuiltAtTheScalesPixelSizeAndTheStyleScaledFromScra
   frame();
   EXPECT_FLOAT_EQ(ImGui::GetFontSize(), 2 * gui::kBaseFontPx);  // a font of 30 pixels, not 15 stretched
   EXPECT_FLOAT_EQ(ImGui::GetIO().FontGlobalScale, 1.0f);
-  EXPECT_FLOAT_EQ(app_->display.fonts.presentation->FontSize, 2 * gui::kBaseFontPx * gui::kPresentationFontFactor);
+  EXPECT_FLOAT_EQ(app_->fonts.presentation->FontSize, 2 * gui::kBaseFontPx * gui::kPresentationFontFactor);
   EXPECT_FLOAT_EQ(ImGui::GetStyle().ItemSpacing.x, 2 * fresh.ItemSpacing.x);
   EXPECT_FLOAT_EQ(ImGui::GetStyle().FramePadding.y, 2 * fresh.FramePadding.y);
   EXPECT_FLOAT_EQ(gui::ui_px(100), 200.0f);

@@ -14,17 +14,17 @@ void ScriptedRun::fail(const std::string& why, int code) {
   std::cerr << "proteus-lab: " << why << '\n';
 }
 
-bool ScriptedRun::start_explore(LabApp& app) {
+bool ScriptedRun::start_explore(LabSession& session) {
   const std::string run = o_.explore == "trained" ? trained_run_ : o_.explore;
   if (run.empty()) {
     fail("--explore trained: no run was trained", 2);
     return false;
   }
-  if (!app.open_explore(run)) {
-    fail(app.status_line.text, 2);
+  if (const auto opened = session.open_explore(run); !opened) {
+    fail(opened.message, 2);
     return false;
   }
-  auto& x = app.explore.session;
+  auto& x = session.explore.session;
   x.sequences = o_.explore_sequences;
   x.positions = o_.explore_positions;
   try {
@@ -47,60 +47,59 @@ bool ScriptedRun::start_explore(LabApp& app) {
     fail(err, 2);
     return false;
   }
-  app.show(Tab::explore);
+  session.show(Tab::explore);
   phase_ = Phase::explore_edit;
   return true;
 }
 
-bool ScriptedRun::apply_start_options(LabApp& app) {
+bool ScriptedRun::apply_start_options(LabSession& session) {
   if (!o_.preset.empty()) {
-    app.load_experiment(o_.preset);
-    if (app.status_line.is_error) {
-      fail(app.status_line.text, 2);
+    if (const auto loaded = session.load_experiment(o_.preset); !loaded) {
+      fail(loaded.message, 2);
       return false;
     }
   }
   try {
     if (!o_.sets.empty()) {
-      auto edited = app.editor.experiment.experiment();
+      auto edited = session.editor.experiment.experiment();
       for (const auto& s : o_.sets) {
         auto [path, value] = config::parse_override(s);  // a bare word is a string
         edited.set(path, value);
       }
       auto c = edited.base_config();
       config::validate(c);  // a bad --set ends the script (exit 2) before the window runs anything
-      app.editor.experiment.set_config(std::move(c));
+      session.editor.experiment.set_config(std::move(c));
     }
-    app.use_runs_dir();
-    app.editor_changed();
+    session.use_runs_dir();
+    session.editor_changed();
   } catch (const std::exception& e) {
     fail(e.what(), 2);
     return false;
   }
   if (!o_.save.empty()) {
-    const auto written = app.save_experiment(o_.save);
-    if (written.empty()) {
-      fail(app.status_line.text, 2);
+    const auto saved = session.save_experiment(o_.save);
+    if (!saved) {
+      fail(saved.message, 2);
       return false;
     }
-    std::cout << "proteus-lab: saved " << written.string() << '\n';
+    std::cout << "proteus-lab: saved " << saved.path.string() << '\n';
   }
-  if (const auto t = tab_from_name(o_.tab)) app.show(*t);
-  if (!o_.runs_filter.empty()) app.runs.panel.filter = o_.runs_filter;
-  if (o_.runs_ungrouped) app.runs.panel.grouped = false;
+  if (const auto t = tab_from_name(o_.tab)) session.show(*t);
+  if (!o_.runs_filter.empty()) session.runs.panel.filter = o_.runs_filter;
+  if (o_.runs_ungrouped) session.runs.panel.grouped = false;
   if (!o_.runs_sort.empty()) {
     const bool descending = o_.runs_sort.size() > 1 && o_.runs_sort.back() == '-';
-    app.runs.sort = {descending ? o_.runs_sort.substr(0, o_.runs_sort.size() - 1) : o_.runs_sort, !descending};
-    const auto& c = app.runs.sort.column;
-    if (c.find('.') != std::string::npos || c == "seed") app.runs.panel.columns.push_back(c);  // a config field: shown
+    session.runs.sort = {descending ? o_.runs_sort.substr(0, o_.runs_sort.size() - 1) : o_.runs_sort, !descending};
+    const auto& c = session.runs.sort.column;
+    if (c.find('.') != std::string::npos || c == "seed") session.runs.panel.columns.push_back(c);  // a config field: shown
   }
-  if (o_.teach_step >= 0) app.teach.stepper.go_to(o_.teach_step);
+  if (o_.teach_step >= 0) session.teach.stepper.go_to(o_.teach_step);
   if (o_.overlay) {
-    app.runs.browser.rescan(app.runs.dir);
+    session.runs.browser.rescan(session.runs.dir);
     std::vector<std::string> all;
-    for (const auto& e : app.runs.browser.entries()) all.push_back(e.path);
-    app.runs.browser.select_only(all);
-    if (const auto err = app.runs.browser.load(); !err.empty()) {
+    for (const auto& e : session.runs.browser.entries()) all.push_back(e.path);
+    session.runs.browser.select_only(all);
+    if (const auto err = session.runs.browser.load(); !err.empty()) {
       fail(err, 2);
       return false;
     }
@@ -108,30 +107,29 @@ bool ScriptedRun::apply_start_options(LabApp& app) {
   return true;
 }
 
-bool ScriptedRun::start_presentation(LabApp& app) {
+bool ScriptedRun::start_presentation(LabSession& session) {
   if (o_.present.empty()) return true;
-  if (o_.present == "teach") app.show(Tab::teach);
-  if (!app.display.presenting) app.toggle_presentation();
+  if (o_.present == "teach") session.show(Tab::teach);
+  if (!session.display.presenting) session.toggle_presentation();
   if (o_.present == "teach") return true;
-  const auto& figs = app.presentation_figures();
+  const auto& figs = session.presentation_figures();
   std::string names;
   for (size_t i = 0; i < figs.size(); ++i) {
     if (figs[i].name == o_.present) {
-      app.display.presented_figure = static_cast<int>(i);
+      session.display.presented_figure = static_cast<int>(i);
       return true;
     }
     names += (names.empty() ? "" : ", ") + figs[i].name;
   }
-  fail("--present " + o_.present + ": the " + tab_name(app.current_tab()) + " tab has no such figure (it has: " +
+  fail("--present " + o_.present + ": the " + tab_name(session.current_tab()) + " tab has no such figure (it has: " +
            (names.empty() ? "none" : names) + ")",
        2);
   return false;
 }
 
-void ScriptedRun::text_checked(const std::vector<CutText>& cut) {
+void ScriptedRun::text_checked(const std::vector<std::string>& cut) {
   if (cut.empty()) return;
-  for (const auto& c : cut)
-    std::cerr << "proteus-lab: cut-off text in " << c.window << " at (" << c.x << ", " << c.y << "): \"" << c.text << "\"\n";
+  for (const auto& c : cut) std::cerr << "proteus-lab: " << c << '\n';
   fail(std::to_string(cut.size()) + " pieces of text are cut off in " + o_.screenshot, 1);
 }
 
@@ -141,69 +139,71 @@ void ScriptedRun::content_checked(const std::vector<std::string>& problems) {
   fail(std::to_string(problems.size()) + " grids, plots or colour bars are cut off or squeezed in " + o_.screenshot, 1);
 }
 
-bool ScriptedRun::step(LabApp& app, double now_s) {
+bool ScriptedRun::step(LabSession& session, double now_s) {
   if (o_.timeout_s > 0 && now_s > o_.timeout_s && phase_ != Phase::done) {
     fail("scripted run timed out after " + std::to_string(o_.timeout_s) + " s", 1);
     return false;
   }
   switch (phase_) {
-    case Phase::start: return begin(app);
-    case Phase::training: return after_training(app);
+    case Phase::start: return begin(session);
+    case Phase::training: return after_training(session);
     case Phase::explore_edit:
-    case Phase::explore_sweep: return after_explore(app);
-    case Phase::exporting: return after_export(app);
+    case Phase::explore_sweep: return after_explore(session);
+    case Phase::exporting: return after_export(session);
     case Phase::screenshot:
-      if (!app.runs.browser.scanning()) --settle_frames_;  // the runs table as the folder holds it
+      if (!session.runs.browser.scanning()) --settle_frames_;  // the runs table as the folder holds it
       return true;
     case Phase::done: return !o_.quit || done_frames_++ < o_.frames;
   }
   return true;
 }
 
-bool ScriptedRun::begin(LabApp& app) {
-  if (!apply_start_options(app)) return false;
-  if (o_.train && !app.start_training()) {
-    fail("cannot start training: " + app.status_line.text, 2);
-    return false;
+bool ScriptedRun::begin(LabSession& session) {
+  if (!apply_start_options(session)) return false;
+  if (o_.train) {
+    if (const auto started = session.start_training(); !started) {
+      fail("cannot start training: " + started.message, 2);
+      return false;
+    }
   }
   if (!o_.tab.empty() && o_.train) {  // start_training switches to the training tab; the script's wins
-    if (const auto t = tab_from_name(o_.tab)) app.show(*t);
+    if (const auto t = tab_from_name(o_.tab)) session.show(*t);
   }
   if (o_.train) phase_ = Phase::training;
-  else if (!o_.explore.empty()) return start_explore(app);
+  else if (!o_.explore.empty()) return start_explore(session);
   else phase_ = Phase::exporting;
   return true;
 }
 
-bool ScriptedRun::after_training(LabApp& app) {
-  const auto* s = app.training.snapshot();
-  if (app.training.active() || !s || !s->done) return true;
+bool ScriptedRun::after_training(LabSession& session) {
+  const auto* s = session.training.snapshot();
+  if (session.training.active() || !s || !s->done) return true;
   for (const auto& r : s->runs)
     if (r.state != "finished") {
       fail("run " + r.name + " ended " + r.state + (r.message.empty() ? "" : ": " + r.message), 1);
       return false;
     }
-  app.runs.browser.rescan(app.runs.dir);
-  app.runs.browser.select_only(app.training.run_dirs());
-  if (const auto err = app.runs.browser.load(); !err.empty()) {
+  session.runs.browser.rescan(session.runs.dir);
+  session.runs.browser.select_only(session.training.run_dirs());
+  if (const auto err = session.runs.browser.load(); !err.empty()) {
     fail(err, 1);
     return false;
   }
-  if (!app.training.run_dirs().empty()) trained_run_ = app.training.run_dirs().back();
-  if (!o_.explore.empty()) return start_explore(app);
+  if (!session.training.run_dirs().empty()) trained_run_ = session.training.run_dirs().back();
+  if (!o_.explore.empty()) return start_explore(session);
   phase_ = Phase::exporting;
-  start_export(app, app.training.figures());
+  start_export(session, session.training.figures());
   return true;
 }
 
-bool ScriptedRun::after_explore(LabApp& app) {
-  if (!app.explore.session.settled()) return true;
-  if (const auto s = app.explore.session.snapshot(); s && !s->error.empty()) {
+bool ScriptedRun::after_explore(LabSession& session) {
+  if (!session.explore.session.settled()) return true;
+  if (const auto s = session.explore.session.snapshot(); s && !s->error.empty()) {
     fail("explore: " + s->error, 1);
     return false;
   }
   if (phase_ == Phase::explore_edit && !o_.explore_sweep.empty()) {
-    if (const auto err = app.explore.session.sweep(o_.explore_sweep); !err.empty()) {
+    if (const auto err = session.explore.session.sweep(o_.explore_sweep); !err.empty()) {
       fail(err, 2);
       return false;
     }
@@ -211,31 +211,34 @@ bool ScriptedRun::after_explore(LabApp& app) {
     return true;
   }
   phase_ = Phase::exporting;
-  start_export(app, app.explore.session.figures());
+  start_export(session, session.explore.session.figures());
   return true;
 }
 
-void ScriptedRun::start_export(LabApp& app, const std::vector<figures::NamedFigure>& figs) {
+void ScriptedRun::start_export(LabSession& session, const std::vector<figures::NamedFigure>& figs) {
   if (o_.export_dir.empty()) return;
-  app.exports.dir = o_.export_dir;
-  app.start_export(figs, o_.export_dir);
-  export_started_ = true;
+  session.exports.dir = o_.export_dir;
+  export_start_ = session.start_export(figs, o_.export_dir);
 }
 
-bool ScriptedRun::after_export(LabApp& app) {
-  if (!export_started_) {
+bool ScriptedRun::after_export(LabSession& session) {
+  if (!export_start_) {
     // No training: export what the window shows (the runs browser's overlay, else the activation map).
-    std::vector<figures::NamedFigure> figs = app.runs.browser.figures();
-    if (figs.empty() && app.editor.activation) figs.push_back({"activation_map", *app.editor.activation});
-    start_export(app, figs);
+    std::vector<figures::NamedFigure> figs = session.runs.browser.figures();
+    if (figs.empty() && session.editor.activation) figs.push_back({"activation_map", *session.editor.activation});
+    start_export(session, figs);
   }
-  if (app.export_busy()) return true;
-  if (app.status_line.is_error && !o_.export_dir.empty()) {
-    fail(app.status_line.text, 1);
-    return false;
+  if (session.export_busy()) return true;
+  if (export_start_) {  // --export: its start, else its end (posted on the frame after the worker's last file)
+    if (export_start_->ok && !session.export_ended()) return true;
+    const auto& outcome = export_start_->ok ? *session.export_ended() : *export_start_;
+    if (!outcome) {
+      fail(outcome.message, 1);
+      return false;
+    }
   }
-  if (!start_presentation(app)) return false;
-  if (o_.help) app.display.help_open = true;
+  if (!start_presentation(session)) return false;
+  if (o_.help) session.display.help_open = true;
   phase_ = o_.screenshot.empty() ? Phase::done : Phase::screenshot;
   return true;
 }

@@ -1,6 +1,6 @@
 // What the panels' own widgets hold from one frame to the next (text being typed, a handle being
-// dragged, ticked export formats). LabApp owns one of each, so the window's state is in one
-// place and nothing lives in function statics.
+// dragged, ticked export formats). LabSession owns one of each, so the window's state is in one
+// place and nothing lives in function statics; none of it needs ImGui.
 #pragma once
 #include <set>
 #include <string>

@@ -54,7 +54,7 @@ void draw_controls_panel(LabApp& app) {
   if (beside) ImGui::SameLine();
   if (ImGui::Button("Load")) app.load_experiment(file);
   ImGui::SameLine();
-  draw_save_buttons(app, file, state);
+  draw_save_buttons(app);
 
   int mode = static_cast<int>(ed.mode());
   const auto radio_width = [](const char* label) { return ImGui::GetFrameHeight() + label_width(label); };

@@ -13,14 +13,6 @@
 
 namespace proteus::gui {
 
-std::vector<std::string> ExportChoice::formats() const {
-  std::vector<std::string> out;
-  const auto& all = figures::export_formats();
-  for (size_t i = 0; i < all.size() && i < ticked.size(); ++i)
-    if (ticked[i]) out.push_back(all[i]);
-  return out;
-}
-
 void draw_figure_grid(const std::vector<figures::NamedFigure>& figs, int columns, float height) {
   if (figs.empty()) return;
   const float spacing = ImGui::GetStyle().ItemSpacing.x, avail = ImGui::GetContentRegionAvail().x;

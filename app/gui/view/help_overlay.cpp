@@ -14,7 +14,7 @@ void draw_help_overlay(LabApp& app) {
                           ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowFocus();
   ImGui::SetNextWindowBgAlpha(0.97f);
-  if (app.display.presenting && app.display.fonts.presentation) ImGui::PushFont(app.display.fonts.presentation);
+  if (app.display.presenting && app.fonts.presentation) ImGui::PushFont(app.fonts.presentation);
   const std::string where = std::string(app.display.presenting ? "presentation view, " : "") + tab_name(app.current_tab()) + " tab";
   const std::string title = "Keyboard shortcuts: " + where + "###help";
   ImGui::Begin(title.c_str(), &app.display.help_open,
@@ -36,7 +36,7 @@ void draw_help_overlay(LabApp& app) {
   ImGui::TextDisabled("Keys other than Ctrl and F-keys wait while a text field has the keyboard.");
   if (ImGui::Button("Close (Esc)")) app.display.help_open = false;
   ImGui::End();
-  if (app.display.presenting && app.display.fonts.presentation) ImGui::PopFont();
+  if (app.display.presenting && app.fonts.presentation) ImGui::PopFont();
 }
 
 }  // namespace proteus::gui

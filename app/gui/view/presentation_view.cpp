@@ -91,14 +91,14 @@ void draw_presentation_view(LabApp& app) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
-  if (app.display.fonts.presentation) ImGui::PushFont(app.display.fonts.presentation);
+  if (app.fonts.presentation) ImGui::PushFont(app.fonts.presentation);
   ImGui::Begin("Proteus Lab: presentation", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
   if (app.current_tab() == Tab::teach) draw_presented_teaching(app);
   else draw_presented_figures(app);
   ImGui::End();
-  if (app.display.fonts.presentation) ImGui::PopFont();
+  if (app.fonts.presentation) ImGui::PopFont();
 }
 
 }  // namespace proteus::gui

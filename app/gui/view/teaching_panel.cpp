@@ -82,16 +82,16 @@ bool draw_example_controls(TeachingExample& ex) {
 // The transport buttons (the keys do the same through LabApp::perform).
 void draw_transport_buttons(LabApp& app) {
   auto& st = app.teach.stepper;
-  if (ImGui::Button("|<")) app.teaching_go_to(0);
+  if (ImGui::Button("|<")) app.teach.go_to(0);
   ImGui::SameLine();
-  if (ImGui::Button("< step")) app.teaching_go_to(st.t() - 1);
+  if (ImGui::Button("< step")) app.teach.go_to(st.t() - 1);
   ImGui::SameLine();
   if (ImGui::Button(app.teach.playing ? "Pause" : "Play", ImVec2(ImGui::CalcTextSize("Pause").x + ui_px(24), 0)))
-    app.teaching_toggle_play();
+    app.teach.toggle_play(ImGui::GetTime());
   ImGui::SameLine();
-  if (ImGui::Button("step >")) app.teaching_go_to(st.t() + 1);
+  if (ImGui::Button("step >")) app.teach.go_to(st.t() + 1);
   ImGui::SameLine();
-  if (ImGui::Button(">|")) app.teaching_go_to(st.T());
+  if (ImGui::Button(">|")) app.teach.go_to(st.T());
 }
 
 void draw_transport(LabApp& app) {
@@ -101,7 +101,7 @@ void draw_transport(LabApp& app) {
   ImGui::SliderFloat("steps/s", &app.teach.steps_per_s, 0.5f, 8.0f, "%.1f");
   flow_same_line(ImGui::CalcTextSize("Reset to the example").x + ImGui::GetStyle().FramePadding.x * 2);
   if (ImGui::Button("Reset to the example")) {
-    app.teaching_go_to(0);
+    app.teach.go_to(0);
     app.teach.stepper.set_example(TeachingExample{});
     app.teach.stepper.go_to(0);
   }

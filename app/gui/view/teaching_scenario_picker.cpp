@@ -36,7 +36,7 @@ void draw_teaching_scenario_picker(LabApp& app) {
       if (ImGui::Selectable(s.name.c_str(), &s == current)) {
         try {
           app.teach.stepper.set_example(s.example);
-          app.teaching_go_to(0);
+          app.teach.go_to(0);
         } catch (const std::exception& e) {
           app.notify_error(e.what());
         }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 
 namespace proteus::gui {
@@ -150,6 +151,12 @@ std::vector<CutText> find_cut_text(const ImDrawData& draw_data, const ImFontAtla
                       w->InnerClipRect.Max.x, w->Pos.y, 0, true});
   }
   return runs;
+}
+
+std::string describe_cut_text(const CutText& cut) {
+  std::ostringstream line;
+  line << "cut-off text in " << cut.window << " at (" << cut.x << ", " << cut.y << "): \"" << cut.text << '"';
+  return line.str();
 }
 
 }  // namespace proteus::gui

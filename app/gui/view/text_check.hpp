@@ -31,5 +31,7 @@ std::vector<DrawnText> drawn_text(const ImDrawData& draw_data, const ImFontAtlas
 // clip edge, so text cut exactly between two glyphs leaves no glyph to find, but its item still
 // extends the window's content.
 std::vector<CutText> find_cut_text(const ImDrawData& draw_data, const ImFontAtlas& atlas);
+// One line saying where: cut-off text in WINDOW at (x, y): "TEXT".
+std::string describe_cut_text(const CutText& cut);
 
 }  // namespace proteus::gui
