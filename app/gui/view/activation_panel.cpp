@@ -84,7 +84,7 @@ void draw_activation_panel(LabApp& app) {
   const float strip = m.schedule.type == memory::ScheduleType::custom ? ui_px(56) : 0.0f;
   const float avail = std::max(ui_px(200), ImGui::GetContentRegionAvail().y - strip - 3 * ImGui::GetTextLineHeightWithSpacing());
   if (!app.editor.activation) {
-    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", app.editor.activation_error.c_str());
+    ImGui::TextColored(kErrorColour, "%s", app.editor.activation_error.c_str());
     return;
   }
   // With more than one block the state picture (which elements the blocks are) shares the height.

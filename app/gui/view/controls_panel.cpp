@@ -89,7 +89,7 @@ void draw_controls_panel(LabApp& app) {
 
   ImGui::Separator();
   if (!app.editor.problem.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
     ImGui::TextWrapped("%s", app.editor.problem.c_str());
     ImGui::PopStyleColor();
   }

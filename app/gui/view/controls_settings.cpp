@@ -6,11 +6,11 @@
 #include <algorithm>
 
 #include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/schedule_controls.hpp"
 #include "app/gui/view/widgets.hpp"
 #include "core/config/config.hpp"
 #include "core/config/data_values.hpp"
 #include "core/config/memory_regime.hpp"
-#include "core/config/mixer_schedule.hpp"
 #include "core/data/niah.hpp"
 #include "core/memory/block_axis.hpp"
 #include "core/memory/gated_rule.hpp"
@@ -119,29 +119,12 @@ bool draw_mixer_choices(config::MixerConfig& m) {
 }
 
 bool draw_memory_section(ExperimentEditor& ed) {
-  bool changed = false;
-  const auto& c = ed.config();
-  const auto& m = c.model.mixer;
-  const int D = int(config::mixer_state_size(m));
-  int E = m.E;
-  const std::string of_D = "of D=" + std::to_string(D);
-  // The slider takes what the row leaves beside its label and "of D=...".
-  ImGui::SetNextItemWidth(-(label_width("E") + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(of_D.c_str()).x));
-  if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s", of_D.c_str());
+  bool changed = draw_schedule_controls(ed, ScheduleLayout::column);
   // The ratios that place the run in the paper's regime (8-16 rows, 32-64 tokens) or outside it.
-  ImGui::TextWrapped("%s", config::describe_regime(config::memory_regime(c)).c_str());
-  memory::ScheduleType type = m.schedule.type;
-  if (combo("schedule", type)) ed.set_schedule_type(type), changed = true;
-  if (m.schedule.type == memory::ScheduleType::power) {
-    float p = static_cast<float>(m.schedule.power);
-    if (ImGui::SliderFloat("power", &p, 0.25f, 4.0f, "%.2f")) ed.set_schedule_power(p), changed = true;
-  }
-  int N = m.N;
-  if (horizon_input("horizon N", N, c.data.seq_len)) ed.set_N(N), changed = true;
+  ImGui::TextWrapped("%s", config::describe_regime(config::memory_regime(ed.config())).c_str());
   changed |= ed.edit_config([](config::RunConfig& edited) { return draw_mixer_choices(edited.model.mixer); });
-  if (m.schedule.type == memory::ScheduleType::custom) ImGui::TextDisabled("drag the unlock points under the activation map");
+  if (ed.config().model.mixer.schedule.type == memory::ScheduleType::custom)
+    ImGui::TextDisabled("drag the unlock points under the activation map");
   return changed;
 }
 

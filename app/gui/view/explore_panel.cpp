@@ -7,35 +7,16 @@
 #include <algorithm>
 
 #include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/schedule_controls.hpp"
 #include "app/gui/view/widgets.hpp"
-#include "core/config/mixer_schedule.hpp"
 
 namespace proteus::gui {
 namespace {
 
-// The edited schedule's controls; true when the edit changed.
-bool draw_schedule_controls(LabApp& app) {
-  auto& ed = app.explore.session.edit;
-  const auto& m = ed.config().model.mixer;
-  bool changed = false;
-  const int D = int(config::mixer_state_size(m));
-  int E = m.E;
-  ImGui::SetNextItemWidth(ui_px(220));
-  if (ImGui::SliderInt("E", &E, 1, std::min(D, 64))) ed.set_E(E), changed = true;
-  flow_same_line(ui_px(120) + label_width("schedule"));
-  memory::ScheduleType type = m.schedule.type;
-  ImGui::SetNextItemWidth(ui_px(120));
-  if (combo("schedule", type)) ed.set_schedule_type(type), changed = true;
-  if (m.schedule.type == memory::ScheduleType::power) {
-    flow_same_line(ui_px(140) + label_width("p"));
-    float p = static_cast<float>(m.schedule.power);
-    ImGui::SetNextItemWidth(ui_px(140));
-    if (ImGui::SliderFloat("p", &p, 0.25f, 4.0f, "%.2f")) ed.set_schedule_power(p), changed = true;
-  }
-  flow_same_line(ui_px(200));
-  int N = m.N;
-  if (horizon_input("horizon N", N, ed.config().data.seq_len)) ed.set_N(N), changed = true;
-  if (N > 0) {
+// The edited schedule's controls, and N as multiples of the training length; true when the edit changed.
+bool draw_schedule_row(ExperimentEditor& ed) {
+  bool changed = draw_schedule_controls(ed, ScheduleLayout::new_row);
+  if (ed.config().model.mixer.N > 0) {
     const int L = ed.config().data.seq_len;
     for (const auto& [label, n] : {std::pair{"x0.5", std::max(1, L / 2)}, {"x1", L}, {"x2", 2 * L}, {"x4", 4 * L}}) {
       flow_same_line(ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x);
@@ -68,11 +49,11 @@ void draw_explore_panel(LabApp& app) {
   ImGui::SameLine();
   const std::string status = x.status_line();
   ImGui::PushTextWrapPos(0.0f);
-  if (status.starts_with("error")) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", status.c_str());
+  if (s && !s->error.empty()) ImGui::TextColored(kErrorColour, "%s", status.c_str());
   else ImGui::TextDisabled("%s", status.c_str());
   ImGui::PopTextWrapPos();
 
-  bool changed = draw_schedule_controls(app);
+  bool changed = draw_schedule_row(x.edit);
   ImGui::SetNextItemWidth(ui_px(110));
   int seqs = x.sequences;
   bool settings = false;
@@ -108,7 +89,7 @@ void draw_explore_panel(LabApp& app) {
     if (x.edit.config().model.mixer.schedule.type == memory::ScheduleType::custom)
       changed |= draw_unlock_strip(x.edit, app.explore.panel.dragging_unlock, map, w);
   } catch (const std::exception& e) {
-    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", e.what());
+    ImGui::TextColored(kErrorColour, "%s", e.what());
   }
   if (changed || settings) {
     if (const auto err = x.submit(); !err.empty()) app.notify_error(err);

@@ -139,7 +139,7 @@ void LabApp::draw_status_bar() {
   const auto& [status, status_is_error, log] = status_line;
   // One line: a message longer than the window ends in "..." (the whole one is in the tooltip's log).
   const std::string shown = text_fitting(status.empty() ? device.headline : status, ImGui::GetContentRegionAvail().x);
-  if (status_is_error) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", shown.c_str());
+  if (status_is_error) ImGui::TextColored(kErrorColour, "%s", shown.c_str());
   else ImGui::TextUnformatted(shown.c_str());
   if (ImGui::IsItemHovered() && !log.empty()) {
     ImGui::BeginTooltip();

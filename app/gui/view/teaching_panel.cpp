@@ -12,6 +12,7 @@
 #include <string>
 
 #include "app/gui/view/lab_app.hpp"
+#include "app/gui/view/schedule_controls.hpp"
 #include "app/gui/view/teaching_scenario_picker.hpp"
 #include "app/gui/view/teaching_views.hpp"
 #include "app/gui/view/widgets.hpp"
@@ -40,13 +41,11 @@ bool choose(const char* label, E& value, const std::vector<E>& choices, float wi
 bool draw_example_controls(TeachingExample& ex) {
   bool changed = false;
   changed |= choose("rule", ex.rule, memory::all_rules(), ui_px(90));
-  flow_same_line(ui_px(110) + label_width("E"));
-  ImGui::SetNextItemWidth(ui_px(110));
-  changed |= ImGui::SliderInt("E", &ex.E, 1, std::min(64, ex.d_k * ex.d_v));
-  std::vector<memory::ScheduleType> schedules = common::choice_values<memory::ScheduleType>();
-  std::erase(schedules, memory::ScheduleType::custom);  // custom needs unlock points, which a lesson has not
-  flow_same_line(ui_px(100) + label_width("schedule"));
-  changed |= choose("schedule", ex.schedule, schedules, ui_px(100));
+  ScheduleFields schedule;
+  schedule.E = ex.E, schedule.max_E = std::min(64, ex.d_k * ex.d_v), schedule.schedule = ex.schedule;
+  std::erase(schedule.schedules, memory::ScheduleType::custom);  // custom needs unlock points, which a lesson has not
+  if (draw_schedule_controls(schedule, ScheduleLayout::same_row).any())
+    ex.E = schedule.E, ex.schedule = *schedule.schedule, changed = true;
   flow_same_line(ui_px(170) + label_width("normalize"));
   changed |= choose("normalize", ex.normalize, common::choice_values<memory::KeyNormalize>(), ui_px(170));
   flow_same_line(ui_px(120) + label_width("block axis"));
@@ -117,15 +116,13 @@ void draw_transport(LabApp& app) {
 void draw_teaching_lesson_row(LabApp& app) {
   draw_transport_buttons(app);
   auto ex = app.teach.stepper.example();
-  bool changed = false;
-  flow_same_line(ui_px(140) + label_width("E"));
-  ImGui::SetNextItemWidth(ui_px(140));
-  changed |= ImGui::SliderInt("E", &ex.E, 1, std::min(64, ex.d_k * ex.d_v));
-  flow_same_line(ui_px(140) + label_width("N"));
-  ImGui::SetNextItemWidth(ui_px(140));
-  int N = ex.horizon();
-  if (ImGui::SliderInt("N", &N, 1, 4 * ex.T)) ex.N = N, changed = true;
-  if (changed) {
+  ScheduleFields schedule;
+  schedule.E = ex.E, schedule.max_E = std::min(64, ex.d_k * ex.d_v);
+  schedule.horizon = HorizonControl::slider, schedule.N = ex.horizon(), schedule.max_N = 4 * ex.T;
+  const auto changes = draw_schedule_controls(schedule, ScheduleLayout::same_row);
+  if (changes.E) ex.E = schedule.E;
+  if (changes.N) ex.N = schedule.N;
+  if (changes.any()) {
     try {
       app.teach.stepper.set_example(ex);
     } catch (const std::exception& e) {

@@ -1,6 +1,8 @@
 // Small input widgets the controls share: each edits a value the caller owns, clamps it to its
 // range and returns whether it changed (Dear ImGui's own contract).
 #pragma once
+#include <imgui.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -8,6 +10,9 @@
 #include "core/common/name_table.hpp"
 
 namespace proteus::gui {
+
+// The colour of every error the window shows (the status line's, a problem with the config, Explore's).
+inline const ImVec4 kErrorColour(1.0f, 0.45f, 0.4f, 1.0f);
 
 bool combo(const char* label, std::string& value, const std::vector<std::string>& items);
 // The same over an enumerated choice, its items shown by the names of its one name table
