@@ -3,37 +3,15 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include <sstream>
+#include <algorithm>
 
+#include "app/gui/state/sweep_values.hpp"
 #include "app/gui/view/lab_app.hpp"
 #include "app/gui/view/widgets.hpp"
 #include "core/config/experiment.hpp"
 
 namespace proteus::gui {
 namespace {
-
-std::string join_values(const std::vector<nlohmann::json>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + (v[i].is_string() ? v[i].get<std::string>() : v[i].dump());
-  return s;
-}
-
-// "16, 32, 64" -> each entry as JSON (a number, true) or else as a string ("layer"); false when empty.
-bool parse_values(const std::string& text, std::vector<nlohmann::json>& out) {
-  std::vector<nlohmann::json> v;
-  std::string tok;
-  std::stringstream ss(text);
-  while (std::getline(ss, tok, ',')) {
-    const auto first = tok.find_first_not_of(' '), last = tok.find_last_not_of(' ');
-    if (first == std::string::npos) return false;
-    tok = tok.substr(first, last - first + 1);
-    const auto j = nlohmann::json::parse(tok, nullptr, false);
-    v.push_back(j.is_discarded() ? nlohmann::json(tok) : j);
-  }
-  if (v.empty()) return false;
-  out = std::move(v);
-  return true;
-}
 
 // Swept most often, offered first; every other field follows in the schema's order.
 const std::vector<std::string>& common_fields() { return common_sweep_fields(); }
@@ -65,31 +43,24 @@ bool draw_sweep_controls(LabApp& app) {
     ImGui::EndCombo();
   }
   if (ed.sweep_field() == "model.mixer.E") {
-    if (state.sweep_shown != ed.sweep_E()) {
-      state.sweep_text.clear();
-      for (size_t i = 0; i < ed.sweep_E().size(); ++i) state.sweep_text += (i ? ", " : "") + std::to_string(ed.sweep_E()[i]);
-      state.sweep_shown = ed.sweep_E();
-    }
+    if (state.sweep_shown != ed.sweep_E()) state.sweep_text = sweep_values_text(ed.sweep_E()), state.sweep_shown = ed.sweep_E();
     if (ImGui::InputText("E values", &state.sweep_text)) {
-      std::vector<nlohmann::json> v;
-      std::vector<int> es;
-      if (parse_values(state.sweep_text, v) &&
-          std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_number_integer(); })) {
-        for (const auto& x : v) es.push_back(x.get<int>());
-        ed.set_sweep_E(es);
-        state.sweep_shown = es;
+      if (const auto es = parse_sweep_E(state.sweep_text)) {
+        ed.set_sweep_E(*es);
+        state.sweep_shown = *es;
         changed = true;
       }
     }
     return changed;
   }
   if (state.sweep_values_shown != ed.sweep_values())
-    state.sweep_values_text = join_values(ed.sweep_values()), state.sweep_values_shown = ed.sweep_values();
-  std::vector<nlohmann::json> values;
-  if (ImGui::InputText("values", &state.sweep_values_text) && parse_values(state.sweep_values_text, values)) {
-    ed.set_sweep_values(values);
-    state.sweep_values_shown = ed.sweep_values();
-    changed = true;
+    state.sweep_values_text = sweep_values_text(ed.sweep_values()), state.sweep_values_shown = ed.sweep_values();
+  if (ImGui::InputText("values", &state.sweep_values_text)) {
+    if (const auto values = parse_sweep_values(state.sweep_values_text)) {
+      ed.set_sweep_values(*values);
+      state.sweep_values_shown = ed.sweep_values();
+      changed = true;
+    }
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Comma-separated: 16, 32, 64. Each value is trained with E = 1 and with the E below,\n"
