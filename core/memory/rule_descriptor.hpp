@@ -17,7 +17,7 @@ namespace proteus::memory {
 enum class BlockAxis;  // block_axis.hpp
 enum class RuleForm;   // rule_form.hpp
 
-// A parity case of the rule under a block axis other than key_rows, in one form (op_cases.cpp).
+// A parity case of the rule under a block axis other than key_rows, in one form (memory_rule_cases.cpp).
 struct AxisCase {
   BlockAxis axis;
   RuleForm form;
