@@ -37,8 +37,9 @@ proteus="$build/app/cli/proteus"
 shape="8 1024 8 64"; tsteps=10; twarm=3
 [ "$dry" = 1 ] && { shape="1 64 2 16"; tsteps=1; twarm=0; }
 # The parity rows of the kernels never run on a GPU: the block axes' ops (prefix_mask, multiply),
-# the rules under value_rows and layer, and gla's rows.
-new_kernel_rows='*cuda_prefix_mask*:*cuda_multiply*:*cuda_memory_rule*value_rows*:*cuda_memory_rule*layer*:*cuda_memory_rule_gla*'
+# the rules under value_rows and layer, gla's rows, and the chunked kernels since their split into
+# a forward and a backward file (their value packing rewritten as one index walk, 2026-11-29).
+new_kernel_rows='*cuda_prefix_mask*:*cuda_multiply*:*cuda_memory_rule*value_rows*:*cuda_memory_rule*layer*:*cuda_memory_rule_gla*:*cuda_memory_rule*chunked*'
 
 log() { echo "== $* (t=${SECONDS}s, $(date -u +%H:%M:%S))" | tee -a "$out/summary.txt"; }
 say() { echo "$*" | tee -a "$out/summary.txt"; }
