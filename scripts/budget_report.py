@@ -6,20 +6,25 @@ block-use entropy at its last measured positions (all blocks open).
 
 Usage:
   scripts/budget_report.py RUNS_DIR GATED BASELINE
-      GATED, BASELINE: seed-group names (run folders NAME-s<seed>), e.g. diag-steps16x-proteus-e16.
+      GATED, BASELINE: seed-group names (config.json's "group"), e.g. diag-steps16x-proteus-e16; a group's
+      runs are its finished ones evaluated per position, one per seed, as `proteus groups` takes them
+      (`proteus stats members`, run by scripts/paired_seeds.py: PROTEUS, default build/app/cli/proteus).
 
 Units: training loss is nats per token (a byte for byte runs); held-out is bits per byte (val_bpb)
 and the same in nats per byte beside it. The training split is the corpus's documents minus the
 held-out ones, chosen as core/data/byte_corpus.cpp chooses them (FNV-1a of the file names).
-Needs only the standard library.
+Needs proteus (above) and the standard library.
 """
 import json
 import math
 import os
-import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import paired_seeds as ps  # noqa: E402  (a seed group's runs by proteus's rule: ps.seeds_of)
+
+ps.PROG = "budget_report"
 
 
 def fail(message):
@@ -53,15 +58,6 @@ def training_split_bytes(path, holdout):
     return sum(size + 2 for i, (_, size) in enumerate(docs) if i not in held)
 
 
-def seeds_of(runs_dir, group):
-    out = {}
-    for name in os.listdir(runs_dir):
-        m = re.fullmatch(re.escape(group) + r"-s(\d+)", name)
-        if m and os.path.isfile(os.path.join(runs_dir, name, "per_position.json")):
-            out[int(m.group(1))] = os.path.join(runs_dir, name)
-    return out
-
-
 def metrics(run):
     with open(os.path.join(run, "metrics.jsonl")) as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -82,7 +78,7 @@ def main(argv):
     runs_dir, gated, baseline = argv[1:]
     if not os.path.isdir(runs_dir):
         fail("RUNS_DIR %s: no such folder" % runs_dir)
-    g, b = seeds_of(runs_dir, gated), seeds_of(runs_dir, baseline)
+    g, b = ps.seeds_of(runs_dir, gated), ps.seeds_of(runs_dir, baseline)
     seeds = sorted(set(g) & set(b))
     if not seeds:
         fail("no seed has finished runs of both %s and %s under %s" % (gated, baseline, runs_dir))

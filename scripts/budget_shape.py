@@ -15,7 +15,7 @@ line's shape is not tested by it. This prints:
     interval reaches 0);
   - a harm halving per 4x (effect = a * 2^(-log4 budget), one parameter, never 0) and the line (two
     parameters), each fitted to the three means by least squares, with their residuals.
-Standard library only; the statistics are scripts/paired_seeds.py's.
+Standard library and proteus: the statistics are core/eval's, through scripts/paired_seeds.py (`proteus stats`).
 """
 import math
 import os
@@ -47,7 +47,7 @@ def main():
         print(" | ".join(cells[:4] + ["< 0.0001" if p < 0.0001 else f"{p:.4f}"] + cells[4:]))
     # the per-seed lines through log2 budget 0, 2, 4 and the mean line's t band
     lines = [((a + b + c) / 3 - 2 * s, s) for a, b, c, s in zip(one, four, sixteen, slope)]
-    t = ps.t_quantile(0.975, n - 1)
+    t = ps.stats_of(slope)["t"]  # t(0.975, n - 1), eval::t_quantile
 
     def band(x):
         v = [i + s * x for i, s in lines]

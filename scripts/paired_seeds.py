@@ -33,8 +33,13 @@ Usage:
 
 Every comparison: the mean over seeds of gated minus baseline with its 95% Student t interval, the
 seeds where gating is better, the per-seed values, and the smallest effect the design detects
-(80% power, two-sided 5%: (t(0.975, n-1) + t(0.8, n-1)) sd / sqrt(n), as eval::detectable_effect).
-Only the seeds both groups have are paired. Needs only the standard library.
+(80% power, two-sided 5%: (t(0.975, n-1) + t(0.8, n-1)) sd / sqrt(n)). Only the seeds both groups
+have are paired. The statistics are core/eval's, computed by `proteus stats` (the t interval,
+detectable effect and paired t test, the per-seed trend line, the default position ranges), and a
+seed group's runs are the ones `proteus groups` takes (`proteus stats members`: config.json's
+"group", finished, one run per seed by config::choose_seed_group_members), so this script computes
+no statistic of its own. It runs PROTEUS (default build/app/cli/proteus, else proteus on PATH);
+otherwise the standard library.
 
 A missing or unreadable argument (a RUNS_DIR that is not a folder, a group with no finished run, a
 range that is not "LO-HI" with 1 <= LO <= HI or "all", or that starts past the evaluated length, a
@@ -48,9 +53,12 @@ import json
 import math
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 PROG = "paired_seeds"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMMANDS = "nll, diff, needle, bpb, diffcols, trend"
 
 
@@ -105,55 +113,42 @@ def parse_ranges(ranges_arg):
     return ranges
 
 
-def t_cdf(x, df):
-    """Student t CDF by the regularised incomplete beta (continued fraction, Numerical Recipes 6.4)."""
-    b = df / (df + x * x)
-    ib = incomplete_beta(df / 2, 0.5, b)
-    return 1 - 0.5 * ib if x >= 0 else 0.5 * ib
+def proteus_program():
+    """The `proteus` that computes the statistics: PROTEUS, else build/app/cli/proteus, else on PATH."""
+    given = os.environ.get("PROTEUS")
+    path = given or os.path.join(ROOT, "build", "app", "cli", "proteus")
+    if os.path.isfile(path) and os.access(path, os.X_OK):
+        return path
+    if given:
+        die(f"PROTEUS={given}: not a program")
+    found = shutil.which("proteus")
+    if not found:
+        die("needs the proteus program for its statistics (core/eval): build it, or set PROTEUS=path/to/proteus "
+            "(default build/app/cli/proteus, else proteus on PATH)")
+    return found
 
 
-def incomplete_beta(a, b, x):
-    if x <= 0 or x >= 1:
-        return 0.0 if x <= 0 else 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x))
-    if x > (a + 1) / (a + b + 2):
-        return 1 - incomplete_beta(b, a, 1 - x)
-    f, c, d = 1.0, 1.0, 0.0
-    for i in range(400):
-        m = i // 2
-        if i == 0:
-            num = 1.0
-        elif i % 2 == 0:
-            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        else:
-            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
-        d = 1 + num * d
-        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
-        c = 1 + num / (c if abs(c) > 1e-300 else 1e-300)
-        f *= c * d
-        if abs(1 - c * d) < 1e-12:
-            break
-    return front * (f - 1) / a
+def proteus_stats(args, data=None):
+    """`proteus stats ARGS` with DATA as JSON on stdin: its JSON answer; its refusal ends this script (exit 2)."""
+    try:
+        r = subprocess.run([proteus_program(), "stats", *args], input=None if data is None else json.dumps(data),
+                           capture_output=True, text=True)
+    except OSError as e:
+        die(f"cannot run proteus ({e.__class__.__name__}: {e})")
+    if r.returncode != 0:
+        die(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"proteus stats {args[0]}: exit status {r.returncode}")
+    return json.loads(r.stdout)
 
 
-def t_quantile(p, df):
-    lo, hi = -1e3, 1e3
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
-    return (lo + hi) / 2
+def stats_of(diffs):
+    """core/eval's summary of one column of paired differences (`proteus stats summary`)."""
+    return proteus_stats(["summary"], [list(diffs)])[0]
 
 
 def summary(diffs):
-    """mean, lo, hi, detectable effect (None below two seeds), seeds better (diff < 0 for NLL)."""
-    n = len(diffs)
-    mean = sum(diffs) / n
-    if n < 2:
-        return mean, None, None, None
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
-    half = t_quantile(0.975, n - 1) * sd / math.sqrt(n)
-    mde = (t_quantile(0.975, n - 1) + t_quantile(0.8, n - 1)) * sd / math.sqrt(n)
-    return mean, mean - half, mean + half, mde
+    """mean, lo, hi, detectable effect (None below two seeds), as core/eval computes them."""
+    s = stats_of(diffs)
+    return s["mean"], s["lo"], s["hi"], s["detectable_effect"]
 
 
 def fmt(mean, lo, hi, digits=3):
@@ -162,16 +157,16 @@ def fmt(mean, lo, hi, digits=3):
     return f"{mean:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
 
+_members = {}
+
+
 def seeds_of(runs_dir, group, needs="per_position.json"):
-    """seed -> run directory of the group's finished runs whose evaluation file `needs` is written."""
-    out = {}
-    for name in os.listdir(runs_dir):
-        m = re.fullmatch(re.escape(group) + r"-s(\d+)", name)
-        if m and os.path.exists(os.path.join(runs_dir, name, "status.json")) and os.path.exists(os.path.join(runs_dir, name, needs)):
-            status = load_json(os.path.join(runs_dir, name, "status.json"))
-            if isinstance(status, dict) and status.get("state") == "finished":
-                out[int(m.group(1))] = os.path.join(runs_dir, name)
-    return out
+    """seed -> run directory of the group's runs whose evaluation file `needs` is written: the group's
+    finished runs as `proteus groups` chooses them (config.json's "group", one run per seed)."""
+    if (runs_dir, group) not in _members:
+        _members[(runs_dir, group)] = proteus_stats(["members", runs_dir, group])[group]["members"]
+    members = _members[(runs_dir, group)]
+    return {int(seed): d for seed, d in members.items() if os.path.exists(os.path.join(d, needs))}
 
 
 def paired_runs(runs_dir, gated, baseline, needs="per_position.json"):
@@ -207,10 +202,7 @@ def nll_table(runs_dir, gated, baseline, ranges_arg):
             if r[0] != "all" and int(r[0]) > L:
                 die(f"range {r[0]}-{r[1]}: starts past the evaluated length {L}")
     else:
-        ranges = [("1", "2"), ("3", "16"), ("17", "256"), ("257", str(N))]
-        if L > N:
-            ranges.append((str(N + 1), str(L)))
-        ranges.append(("all",))
+        ranges = [("all",) if r["name"] == "all" else (str(r["lo"]), str(r["hi"])) for r in proteus_stats(["ranges", str(N), str(L)])]
     print(f"{gated} minus {baseline}, mean NLL (nats), seeds {','.join(map(str, seeds))}; training length {N}, evaluated to {L}")
     print()
     print("| positions | mean over seeds [95% t] | seeds where gating is better | detectable effect | per seed |")
@@ -387,25 +379,17 @@ def effect_diff_table(runs_dir, gated, baseline, ref_gated, ref_baseline, ref_di
     print()
     print("| positions | mean over seeds [95% t] | seeds where the factor helps | detectable effect | per seed |")
     print("|---|---|---|---|---|")
-    for lo, hi in [(1, 2), (3, 16), (17, 256), (257, N), (N + 1, L), (1, L)]:
-        if hi > L or lo > hi:
-            continue
+    for r in proteus_stats(["ranges", str(N), str(L)]):
+        lo, hi = r["lo"], r["hi"]
         diffs = [(mean_over(cell[s][0], lo, hi) - mean_over(cell[s][1], lo, hi)) -
                  (mean_over(ref[s][0], lo, hi) - mean_over(ref[s][1], lo, hi)) for s in seeds]
-        print(row("all" if (lo, hi) == (1, L) else f"{lo}-{hi}", diffs))
+        print(row("all" if r["name"] == "all" else f"{lo}-{hi}", diffs))
 
 
 def p_two_sided(diffs):
-    """The paired t test's two-sided p-value (None below two seeds; 0 when every difference is the same nonzero value)."""
-    n = len(diffs)
-    if n < 2:
-        return None
-    mean = sum(diffs) / n
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
-    if sd == 0:
-        return 1.0 if mean == 0 else 0.0
-    t = mean / (sd / math.sqrt(n))
-    return 2 * (1 - t_cdf(abs(t), n - 1))
+    """The paired t test's two-sided p-value (eval::t_test_p; None below two seeds; 0 when every
+    difference is the same nonzero value)."""
+    return stats_of(diffs)["p"]
 
 
 def parse_column(what, text):
@@ -461,17 +445,10 @@ def trend_table(budgets_arg, columns):
     if any(len(c) != n for c in cols):
         die("the columns hold different numbers of seeds: give the same seeds, in the same order, in each")
     xs = [math.log2(b / budgets[0]) for b in budgets]
-    xm = sum(xs) / len(xs)
-    sxx = sum((x - xm) ** 2 for x in xs)
-    slopes, intercepts = [], []
-    for seed in range(n):
-        ys = [c[seed] for c in cols]
-        ym = sum(ys) / len(ys)
-        slope = sum((x - xm) * (y - ym) for x, y in zip(xs, ys)) / sxx
-        slopes.append(slope)
-        intercepts.append(ym - slope * xm)
-    slope, lo, hi, _ = summary(slopes)
-    intercept = sum(intercepts) / n
+    # per seed the least-squares line against log2(budget / first), t over the slopes (eval::fit_line, t_interval)
+    fit = proteus_stats(["trend"], {"x": budgets, "columns": cols})
+    slopes, intercept = fit["slopes"], fit["intercept"]
+    slope, lo, hi = fit["slope"]["mean"], fit["slope"]["lo"], fit["slope"]["hi"]
     print(f"the effect against log2(training budget), a line per seed ({n} seed{'s' if n != 1 else ''}); "
           f"budgets {', '.join(f'{b:g}x' for b in budgets)}")
     print()

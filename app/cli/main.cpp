@@ -16,6 +16,7 @@
 #endif
 #include "app/cli/groups_command.hpp"
 #include "app/cli/memory_op_command.hpp"
+#include "app/cli/stats_command.hpp"
 #include "app/cli/version.hpp"
 #include "core/common/data_root.hpp"
 
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   proteus::cli::add_memory_op_command(app);
   proteus::cli::add_bench_command(app);
   proteus::cli::add_config_reference_command(app);
+  proteus::cli::add_stats_command(app);
 #if PROTEUS_HAVE_FIGURES
   proteus::cli::add_export_command(app);
 #endif

@@ -31,6 +31,24 @@ double column_mean(const std::vector<double>& values, const std::vector<int>& ro
   return n > 0 ? s / n : std::nan("");
 }
 
+// The non-NaN values: how many, their mean and sample sd (NaN below two).
+struct Sample {
+  int n = 0;
+  double mean = 0, sd = 0;
+};
+Sample sample_of(const std::vector<double>& values) {
+  std::vector<double> x;
+  for (double v : values)
+    if (!std::isnan(v)) x.push_back(v);
+  Sample s{static_cast<int>(x.size()), 0, std::nan("")};
+  if (s.n < 2) return s;
+  double ss = 0;
+  for (double v : x) s.mean += v / s.n;
+  for (double v : x) ss += (v - s.mean) * (v - s.mean);
+  s.sd = std::sqrt(ss / (s.n - 1));
+  return s;
+}
+
 }  // namespace
 
 std::vector<Interval> bootstrap_column_means(const std::vector<double>& values, int rows, int cols,
@@ -118,16 +136,17 @@ Interval t_interval(const std::vector<double>& values, double level) {
 double detectable_effect(const std::vector<double>& paired_differences, double power, double level) {
   if (!(level > 0 && level < 1)) throw std::invalid_argument("detectable_effect: level must be in (0, 1)");
   if (!(power > 0 && power < 1)) throw std::invalid_argument("detectable_effect: power must be in (0, 1)");
-  std::vector<double> x;
-  for (double v : paired_differences)
-    if (!std::isnan(v)) x.push_back(v);
-  const int n = static_cast<int>(x.size());
+  const auto [n, mean, sd] = sample_of(paired_differences);
   if (n < 2) return std::nan("");
-  double mean = 0, ss = 0;
-  for (double v : x) mean += v / n;
-  for (double v : x) ss += (v - mean) * (v - mean);
-  const double sd = std::sqrt(ss / (n - 1));
   return (t_quantile(level, n - 1) + gsl_cdf_tdist_Pinv(power, n - 1)) * sd / std::sqrt(static_cast<double>(n));
+}
+
+double t_test_p(const std::vector<double>& paired_differences) {
+  const auto [n, mean, sd] = sample_of(paired_differences);
+  if (n < 2) return std::nan("");
+  if (sd == 0) return mean == 0 ? 1.0 : 0.0;
+  const double t = mean / (sd / std::sqrt(static_cast<double>(n)));
+  return 2 * gsl_cdf_tdist_Q(std::abs(t), n - 1);
 }
 
 std::vector<Interval> t_intervals(const std::vector<std::vector<double>>& per_run, double level) {

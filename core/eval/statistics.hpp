@@ -49,6 +49,11 @@ Interval t_interval(const std::vector<double>& values, double level = 0.95);
 // when level or power is outside (0, 1).
 double detectable_effect(const std::vector<double>& paired_differences, double power = 0.8, double level = 0.95);
 
+// The two-sided p-value of the paired (one-sample) t test that the mean of these differences is
+// 0: 2 P(T > |mean| / (s / sqrt(n))), n - 1 degrees of freedom, NaN left out. NaN with fewer than
+// two values; with s = 0, 1 when the mean is 0, else 0.
+double t_test_p(const std::vector<double>& paired_differences);
+
 // Per column across runs (each a vector of the same length): t_interval of column j.
 std::vector<Interval> t_intervals(const std::vector<std::vector<double>>& per_run, double level = 0.95);
 

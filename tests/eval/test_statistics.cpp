@@ -21,6 +21,15 @@ std::vector<double> normal_draws(int n, double mean, double sd, uint32_t seed) {
   return x;
 }
 
+TEST(Statistics, PairedTTestP) {
+  // 1..5: t = 3 / (sqrt(2.5) / sqrt(5)) = 4.2426, 4 df: two-sided p = 0.0132356.
+  EXPECT_NEAR(t_test_p({1, 2, 3, 4, 5}), 0.0132356, 1e-6);
+  EXPECT_NEAR(t_test_p({-1, -2, -3, -4, -5}), 0.0132356, 1e-6);
+  EXPECT_TRUE(std::isnan(t_test_p({1})));
+  EXPECT_EQ(t_test_p({0.5, 0.5}), 0.0);  // every difference the same nonzero value
+  EXPECT_EQ(t_test_p({0, 0, 0}), 1.0);
+}
+
 TEST(Statistics, TIntervalMatchesTheTable) {
   // 1..5: mean 3, s = sqrt(2.5), t(0.975, 4) = 2.776445 (any t table).
   const auto i = t_interval({1, 2, 3, 4, 5});
