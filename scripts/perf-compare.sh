@@ -14,7 +14,7 @@
 # HEAD is more than 10% slower than BASE beyond that spread (ratio > 1.10 + spread, the spread
 # being the larger of the two sides' relative median absolute deviations, scaled to a sigma).
 #   PROTEUS_PERF_RUNS=N        runs per binary and row (>= 3)
-#   PROTEUS_PERF_RULES="..."   the chunked rules to time (default: linear delta comba swla gla)
+#   PROTEUS_PERF_RULES="..."   the chunked rules to time (default: linear delta comba swla gla kda)
 #   PROTEUS_PERF_STEPS=N       timed steps per bench invocation (default 3; one warm-up before)
 #   PROTEUS_PERF_THREADS=N     CPU threads for every row (default: the machine's)
 #   PROTEUS_PERF_RECURRENT=1   also time each rule's recurrent form (the chunked form's speed-up)
@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 runs="${PROTEUS_PERF_RUNS:-5}"
 steps="${PROTEUS_PERF_STEPS:-3}"
-rules="${PROTEUS_PERF_RULES:-linear delta comba swla gla}"
+rules="${PROTEUS_PERF_RULES:-linear delta comba swla gla kda}"
 cache="${PROTEUS_PERF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/proteus-lab/perf}"
 [ "$runs" -ge 3 ] 2>/dev/null || { echo "perf-compare: PROTEUS_PERF_RUNS must be a number >= 3, got '$runs'" >&2; exit 2; }
 launcher=()
