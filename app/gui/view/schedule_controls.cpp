@@ -49,7 +49,7 @@ ScheduleChanges draw_schedule_controls(ScheduleFields& f, ScheduleLayout layout)
     }
   }
   if (f.horizon == HorizonControl::auto_or_number) {
-    if (row) flow_same_line(ui_px(200));
+    if (row) flow_same_line(horizon_input_width("horizon N", f.auto_N));
     changes.N = horizon_input("horizon N", f.N, f.auto_N);
   } else if (f.horizon == HorizonControl::slider) {
     place(row, ui_px(140), "N");

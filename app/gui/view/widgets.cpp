@@ -76,6 +76,11 @@ bool horizon_input(const char* label, int& N, int auto_value) {
   return changed;
 }
 
+float horizon_input_width(const char* label, int auto_value) {
+  const std::string box = "auto (" + std::to_string(auto_value) + ")";
+  return ImGui::GetFrameHeight() + label_width(box.c_str()) + ImGui::GetStyle().ItemSpacing.x + ui_px(80) + label_width(label);
+}
+
 bool input_double(const char* label, double& v, double lo, double hi, const char* fmt) {
   double x = v;
   if (!ImGui::InputDouble(label, &x, 0, 0, fmt)) return false;

@@ -35,6 +35,8 @@ bool input_double(const char* label, double& v, double lo, double hi, const char
 // A horizon N where 0 means "the training length": an "auto" box showing what auto is
 // ("auto (256)"), and the number when it is unticked.
 bool horizon_input(const char* label, int& N, int auto_value);
+// The least width horizon_input takes (its number field at its narrowest), for flow_same_line.
+float horizon_input_width(const char* label, int auto_value);
 
 // ImGui::SameLine when an item `width` pixels wide still fits on the current line, else nothing
 // (the next item starts a new line): rows of controls wrap instead of running off a narrow or
