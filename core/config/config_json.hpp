@@ -1,4 +1,5 @@
-// The run configuration as JSON (ARCHITECTURE seam 6): one schema, read and written from the
+// The run configuration as JSON (ARCHITECTURE seam 6): one schema (config_schema.hpp), read
+// (config_reader.cpp), checked (config_validation.cpp) and written (config_json.cpp) from the
 // structs in config.hpp, so every default lives there and nowhere else. The reader starts from the
 // defaults and overrides only the fields a file gives; every refusal is an InputError whose field
 // is the full dotted path ("model.mixer.E: must be in [1, D = d_head^2 = 1024], got 0",
@@ -38,6 +39,11 @@ RunConfig read_run_config(const nlohmann::json& j);
 
 // The range and cross-field checks parse_run_config runs; the window calls it on structs it edits.
 void validate(const RunConfig& c);
+
+// The reader's and validate()'s refusal of a name outside `allowed`: throws
+// InputError(field, "unknown value \"delat\" (did you mean delta?); expected one of linear, delta, ...").
+[[noreturn]] void refuse_unknown_value(const std::string& field, const std::string& value,
+                                       const std::vector<std::string>& allowed);
 
 // Every leaf field's dotted path in schema order ("name", ..., "model.mixer.E", ...); arrays such
 // as "data.mix" and "eval.niah.lengths" are leaves.

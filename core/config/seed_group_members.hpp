@@ -11,14 +11,6 @@
 
 namespace proteus::config {
 
-// Fields that say which run a config is or how it was run, not what it trains: its name, group,
-// seed, runs folder, device and threads, and how often it logs, evaluates and checkpoints.
-bool run_identity_field(const std::string& path);
-
-// The first field (dotted path, schema order) in which a and b differ, identity fields aside,
-// as "model.mixer.E (16 here, 8 in the group)"; "" when they differ at most by identity fields.
-std::string differing_field(const RunConfig& run, const RunConfig& group);
-
 struct SeedGroupCandidate {
   std::string name;  // the run's folder name, as a note names it
   const RunConfig* config = nullptr;
@@ -30,7 +22,10 @@ struct SeedGroupMembers {
 };
 
 // The group's members among the candidates: those whose config agrees with the one most of them
-// share (ties: the earliest given), identity fields aside, each seed once (the earliest given).
+// share (ties: the earliest given), run identity fields aside (run_identity_field: the field's role,
+// field_role.hpp), each seed once (the earliest given). A run left out for its config is named
+// with the first field a user sets in which it differs (differing_fields in schema order), as
+// "model.mixer.E (16 here, 8 in the group)".
 SeedGroupMembers choose_seed_group_members(const std::string& group, const std::vector<SeedGroupCandidate>& candidates);
 
 }  // namespace proteus::config

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "core/config/field_role.hpp"
 #include "core/config/flat_fields.hpp"
-#include "core/config/seed_group_members.hpp"
 
 namespace proteus::eval {
 namespace {
@@ -26,10 +26,7 @@ bool family_before(const std::string& gated_family, const std::string& a, const 
 
 }  // namespace
 
-bool schedule_owned_field(const std::string& p) {
-  return p == "model.mixer.E" || p == "model.mixer.N" || p == "model.mixer.normalize" || p == "model.mixer.form" ||
-         p == "model.mixer.block_axis" || p == "model.mixer.schedule" || p.starts_with("model.mixer.schedule.");
-}
+bool schedule_owned_field(const std::string& p) { return config::role_traits(config::field_role(p)).schedule_owned; }
 
 bool gated_run(const config::RunConfig& c) { return c.model.mixer.type == config::MixerType::memory && c.model.mixer.E > 1; }
 

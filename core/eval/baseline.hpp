@@ -20,7 +20,8 @@
 
 namespace proteus::eval {
 
-// The fields the schedule owns: model.mixer.E, N, schedule.*, normalize, form and block_axis. With
+// The fields the schedule owns (their role's schedule_owned trait, config/field_role.hpp):
+// model.mixer.E, N, schedule.*, normalize, form and block_axis. With
 // E = 1 each gives the ungated model bit for bit (math.md sections 2, 3 and 8), so one baseline
 // serves every value of them; and a trained run's weights serve every value, so an evaluation may
 // change them (engine::is_evaluation_path).

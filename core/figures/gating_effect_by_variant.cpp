@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "core/common/input_error.hpp"
+#include "core/config/field_role.hpp"
+#include "core/config/flat_fields.hpp"
 #include "core/config/seed_group_members.hpp"
 #include "core/eval/baseline.hpp"
 #include "core/eval/statistics.hpp"
@@ -55,6 +57,17 @@ size_t shared_prefix(const std::string& a, const std::string& b) {
 
 using RunPair = std::pair<const EffectRun*, const EffectRun*>;  // gated, baseline
 
+// How many readings of the paper (the fields whose role is a reading, config/field_role.hpp) the
+// config takes otherwise than the default config.
+int readings_changed(const config::RunConfig& c) {
+  static const auto defaults = config::flat_fields(config::RunConfig{}, config::JsonForm::as_given);
+  const auto fields = config::flat_fields(c, config::JsonForm::as_given);
+  int changed = 0;
+  for (const auto& [path, role] : config::field_roles())
+    changed += config::role_traits(role).reading && fields.at(path) != defaults.at(path);
+  return changed;
+}
+
 // The row's pairs, by seed, that were evaluated to the first pair's length (the others noted).
 std::vector<RunPair> comparable_pairs(std::vector<RunPair> pairs, VariantEffect& row) {
   std::sort(pairs.begin(), pairs.end(), [](const RunPair& a, const RunPair& b) { return a.first->config.seed < b.first->config.seed; });
@@ -63,11 +76,7 @@ std::vector<RunPair> comparable_pairs(std::vector<RunPair> pairs, VariantEffect&
   row.eval_len = first.report->per_position->seq_len;
   row.unit = nll_unit(first.config);
   row.bytes_per_word = first.report->per_position->bytes_per_word;
-  const config::RunConfig defaults;
-  const auto& m = first.config.model.mixer;
-  row.readings_changed = (m.block_axis != defaults.model.mixer.block_axis) + (m.normalize != defaults.model.mixer.normalize) +
-                         (m.output_gate != defaults.model.mixer.output_gate) +
-                         (first.config.data.tokenizer != defaults.data.tokenizer);
+  row.readings_changed = readings_changed(first.config);
   std::vector<RunPair> kept;
   for (const auto& p : pairs) {
     if (p.first->report->per_position->seq_len != row.eval_len || p.second->report->per_position->seq_len != row.eval_len) {

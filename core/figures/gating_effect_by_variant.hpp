@@ -30,7 +30,8 @@ struct VariantEffect {
   std::vector<eval::PositionRange> ranges;  // eval::diagnosis_ranges(train_len, eval_len)
   std::vector<eval::Interval> effects;      // per range: t over the paired seeds, n = seeds.size()
   std::vector<std::string> notes;           // seeds left out, and why
-  int readings_changed = 0;  // of block axis, normalisation, output gate, tokenizer: how many differ from the default
+  int readings_changed = 0;  // of the readings (config::reading_field: block axis, normalisation, output gate,
+                             // tokenizer): how many differ from the default
   const eval::Interval* effect(const std::string& range) const;  // null when the row lacks the range
 };
 

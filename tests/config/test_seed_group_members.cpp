@@ -62,9 +62,15 @@ TEST(SeedGroupMembers, TheFieldNamedIsTheOneAUserSetsNotOneDerivedFromIt) {
   RunConfig a = member(1, "g-s1"), b = member(2, "g-s2");
   b.train.steps = a.train.steps * 2;  // the parameter schedule's horizon follows the steps
   b.model.param_schedule.N = 0;
-  const std::string field = differing_field(b, a);
-  EXPECT_EQ(field.rfind("train.steps (", 0), 0u) << field;
-  EXPECT_EQ(differing_field(a, a), "");
+  const std::vector<RunConfig> runs = {a, b};
+  const auto m = choose_seed_group_members("g", candidates(runs));
+  ASSERT_EQ(m.left_out.size(), 1u);
+  const std::string said = "it differs from the group in more than the seed: ";
+  const std::string& note = m.left_out[0];
+  ASSERT_NE(note.find(said), std::string::npos) << note;
+  EXPECT_EQ(note.substr(note.find(said) + said.size()).rfind("train.steps (", 0), 0u) << note;
+  const std::vector<RunConfig> same = {a, member(2, "g-s2")};
+  EXPECT_TRUE(choose_seed_group_members("g", candidates(same)).left_out.empty());
 }
 
 }  // namespace
