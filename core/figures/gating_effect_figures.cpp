@@ -10,7 +10,6 @@
 #include "core/common/input_error.hpp"
 #include "core/config/config_json.hpp"
 #include "core/config/flat_fields.hpp"
-#include "core/config/seed_group_members.hpp"
 #include "core/eval/paired_points.hpp"
 #include "core/eval/statistics.hpp"
 #include "core/runs/run_dir.hpp"
@@ -32,25 +31,7 @@ namespace {
 using nlohmann::json;
 using Flat = std::map<std::string, json>;
 
-// Fields that say which run this is or how often it reports, not what was trained: a budget
-// sweep sets eval_every to fit its shortest run, and that must not become an axis.
-bool identity_field(const std::string& path) { return config::run_identity_field(path); }
-
-// Fields resolve() derives from others: a lockstep class is named by the field a user sets.
-bool derived_field(const std::string& path) { return config::derived_field(path); }
-
 Flat flat_config(const config::RunConfig& c) { return config::flat_fields(c, config::JsonForm::as_given); }
-
-std::string value_text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number()) return runs::shortest_number(v.get<double>());
-  return v.dump();
-}
-
-std::string last_component(const std::string& path) {
-  const auto dot = path.rfind('.');
-  return dot == std::string::npos ? path : path.substr(dot + 1);
-}
 
 // One point of the sweep: a gated seed group and the baselines paired with its seeds.
 struct Point {
@@ -79,39 +60,13 @@ std::vector<Point> paired_points(const std::vector<EffectRun>& runs) {
   return points;
 }
 
-// Which field names a lockstep class: the one asked for as x, then a model field (d_head, not the
-// batch or seq_len scaled with it), then data/train fields, derived fields last; ties alphabetical.
-int naming_rank(const std::string& path, const std::string& asked) {
-  if (path == asked) return 0;
-  if (derived_field(path)) return 3;
-  return path.starts_with("model.") ? 1 : 2;
-}
-
-// The fields whose values differ between flat configs, each lockstep class once (see gating_effect_maps).
+// The fields whose values differ between flat configs (run identity aside: a budget sweep sets
+// eval_every to fit its shortest run, and that must not become an axis), each lockstep class once
+// (see gating_effect_maps), named by `asked` where it is one of them (config::differing_fields).
 std::vector<std::string> varying_fields(const std::vector<Flat>& configs, const std::string& asked) {
-  std::set<std::string> paths;
-  for (const auto& f : configs)
-    for (const auto& [path, value] : f)
-      if (!identity_field(path)) paths.insert(path);
-  std::map<std::vector<int>, std::string> classes;  // which configs share a value -> the naming field
-  for (const auto& path : paths) {
-    std::vector<int> partition;
-    std::vector<json> seen;
-    for (const auto& f : configs) {
-      const auto it = f.find(path);
-      const json v = it == f.end() ? json() : it->second;
-      const auto at = std::find(seen.begin(), seen.end(), v);
-      partition.push_back(static_cast<int>(at - seen.begin()));
-      if (at == seen.end()) seen.push_back(v);
-    }
-    if (seen.size() < 2) continue;
-    auto [c, added] = classes.emplace(partition, path);
-    if (!added && naming_rank(path, asked) < naming_rank(c->second, asked)) c->second = path;
-  }
-  std::vector<std::string> out;
-  for (const auto& [partition, path] : classes) out.push_back(path);
-  std::sort(out.begin(), out.end());
-  return out;
+  std::vector<const Flat*> of;
+  for (const auto& f : configs) of.push_back(&f);
+  return config::differing_fields(of, {.lockstep = true, .named_first = asked});
 }
 
 bool numeric_everywhere(const std::vector<Point>& points, const std::string& path) {
@@ -329,7 +284,8 @@ std::string line_label(const Point& p, const std::vector<std::string>& line_fiel
   std::string line;
   for (const auto& f : line_fields) {
     const auto it = p.fields.find(f);
-    line += (line.empty() ? "" : ", ") + last_component(f) + "=" + (it == p.fields.end() ? "-" : value_text(it->second));
+    line += (line.empty() ? "" : ", ") + std::string(config::last_component(f)) + "=" +
+            (it == p.fields.end() ? "-" : config::field_text(it->second));
   }
   return line;
 }

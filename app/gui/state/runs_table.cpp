@@ -12,7 +12,6 @@
 #include "core/config/seed_group_members.hpp"
 #include "core/eval/baseline.hpp"
 #include "core/eval/seed_group_summary.hpp"
-#include "core/runs/run_dir.hpp"
 
 namespace proteus::gui {
 namespace {
@@ -40,16 +39,11 @@ std::optional<double> as_number(const std::string& s) {
   return v;
 }
 
-std::string_view last_component(std::string_view path) {
-  const auto dot = path.rfind('.');
-  return dot == std::string_view::npos ? path : path.substr(dot + 1);
-}
-
 bool term_holds(const FilterTerm& t, const RunRow& row) {
   if (t.key.empty()) return lower(row.name).find(lower(t.value)) != std::string::npos;
   const auto& want = t.number;
   for (const auto& [path, text] : row.fields) {
-    if (!same_text(path, t.key) && !same_text(last_component(path), t.key)) continue;
+    if (!same_text(path, t.key) && !same_text(config::last_component(path), t.key)) continue;
     if (same_text(text, t.value)) return true;
     if (const auto have = as_number(text); have && want && *have == *want) return true;
   }
@@ -88,7 +82,7 @@ std::string group_of(const RunRow& r) { return r.config ? r.config->group : std:
 std::map<std::string, std::string> config_field_texts(const config::RunConfig& c) {
   std::map<std::string, std::string> out;
   for (const auto& [path, v] : config::flat_fields(c, config::JsonForm::as_given))
-    out.emplace(path, v.is_string() ? v.get<std::string>() : v.is_number() ? runs::shortest_number(v.get<double>()) : v.dump());
+    out.emplace(path, config::field_text(v));
   return out;
 }
 
@@ -219,30 +213,9 @@ void mark_seed_group_members(std::vector<RunRow*>& rows) {
 }
 
 std::vector<std::string> differing_fields(const std::vector<const RunRow*>& rows) {
-  std::set<std::string> paths;
-  for (const auto* r : rows)
-    for (const auto& [path, text] : r->fields)
-      if (path == "seed" || !config::run_identity_field(path)) paths.insert(path);
-  std::vector<std::string> out;
-  for (const auto& path : paths) {
-    const std::string* first = nullptr;
-    bool differs = false;
-    for (const auto* r : rows) {
-      if (r->fields.empty()) continue;  // unreadable: says nothing about the field
-      const auto it = r->fields.find(path);
-      if (it == r->fields.end()) {
-        differs = true;
-        break;
-      }
-      if (!first) first = &it->second;
-      else if (*first != it->second) {
-        differs = true;
-        break;
-      }
-    }
-    if (differs) out.push_back(path);
-  }
-  return out;
+  std::vector<const FieldTexts*> fields;
+  for (const auto* r : rows) fields.push_back(&r->fields);
+  return config::differing_fields(fields, {.shown = {"seed"}});
 }
 
 namespace {
