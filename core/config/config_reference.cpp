@@ -184,7 +184,7 @@ std::string config_reference_markdown() {
   std::ostringstream md;
   md << "# Config reference\n\n"
         "Every field of a run config (JSON), with its default, the values it takes and what it means. "
-        "Generated from the schema the reader and the writer walk (`core/config/config_json.cpp`) by "
+        "Generated from the schema the reader and the writer walk (`core/config/config_schema.hpp`) by "
         "`proteus config-reference > docs/config.md`; a test fails when this page and the code differ. "
         "A field left out of a file takes its default; an experiment file (`parent`, `variants`, `seeds`, "
         "`sweep`) is described in [data.md](data.md). An unknown field or a value out of range is refused "

@@ -263,7 +263,7 @@ TEST(MemoryOpReaderErrors, Rule) {
     parse_memory_op(in);
     ADD_FAILURE() << "rule foo was accepted";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "rule: unknown rule 'foo' (expected linear, delta, comba, titans, swla, gla)");
+    EXPECT_STREQ(e.what(), "rule: unknown rule 'foo' (expected linear, delta, comba, titans, swla, gla, kda)");
   }
 }
 
