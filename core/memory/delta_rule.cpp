@@ -25,6 +25,45 @@ void correction(const T* S_prev, const T* e, const T* v, T sigma, const ActiveSe
   for (int64_t j = 0; j < d_v; ++j) r[j] = v[j] - sigma * pred[j];
 }
 
+// What a backward step reads, and where its key gradients go (de is dk when the erase is along k).
+template <class T>
+struct BackwardStep {
+  ActiveSet act;
+  T beta;
+  const T *k, *e, *S_prev;
+  T *dk, *de;
+};
+template <class T>
+BackwardStep<T> backward_step(Rule rule, const Schedule& s, const RuleInputs<T>& in, const RuleTape<T>& tape,
+                              GradAccum<T>& g, int64_t n) {
+  const int64_t d_k = in.d_k;
+  T* dk = &g.k[n * d_k];
+  return {active_set(s, in, n), in.beta[n], in.k + n * d_k, erase_direction(rule, in, n),
+          state_at(tape.S, tape, n, d_k * in.d_v), dk, rule_uses_p(rule) ? &g.p[n * d_k] : dk};
+}
+
+// Through the write beta k r^T with W = G ⊙ dS over the open elements: dr (still to be scaled by
+// beta) and dk gain, the return is dbeta, and decay(i, W_ij S_ij) takes each element's share of da.
+template <class T, class Decay>
+T write_backward(const T* dS, const T* S_prev, const T* k, const T* r, T beta, const ActiveSet& act, int64_t d_v, T* dr,
+                 T* dk, Decay&& decay) {
+  std::fill(dr, dr + d_v, T(0));
+  T dbeta = 0;
+  for (int64_t i = 0; i < act.rows; ++i) {
+    const int64_t cols = act.cols_of(i, d_v);
+    T Wr = 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      const T Wij = dS[i * d_v + j];
+      Wr += Wij * r[j];
+      dr[j] += Wij * k[i];
+      decay(i, Wij * S_prev[i * d_v + j]);
+    }
+    dbeta += k[i] * Wr;
+    dk[i] += beta * Wr;
+  }
+  return dbeta;
+}
+
 // The erase's scale for key row i: its retention when the prediction reads the decayed state.
 template <class T>
 T prediction_scale(Rule rule, const RuleInputs<T>& in, int64_t n, int64_t i) {
@@ -74,33 +113,14 @@ void per_key_erase_backward(Rule rule, const Schedule& s, const RuleInputs<T>& i
   std::vector<T> pred(d_v), r(d_v), dr(d_v);
   T* dS = g.S.data();
   for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
-    const ActiveSet act = active_set(s, in, n);
-    const T beta = in.beta[n];
-    const T* k = in.k + n * d_k;
-    const T* e = erase_direction(rule, in, n);
-    const T* S_prev = state_at(tape.S, tape, n, D);
-    T* dk = &g.k[n * d_k];
-    T* de = rule_uses_p(rule) ? &g.p[n * d_k] : dk;
+    const auto [act, beta, k, e, S_prev, dk, de] = backward_step(rule, s, in, tape, g, n);
     T* da = &g.a[n * d_k];  // a row of retentions: one gradient per key row (at a = 1 when absent)
     if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, act, d_k, d_v, dS, &g.q[n * d_k]);
     per_key_correction(rule, in, n, S_prev, e, act, pred.data(), r.data());
 
-    // Through the write beta k r^T and the row decays, with W = G ⊙ dS.
-    std::fill(dr.begin(), dr.end(), T(0));
-    T dbeta = 0;
-    for (int64_t i = 0; i < act.rows; ++i) {
-      const int64_t cols = act.cols_of(i, d_v);
-      T Wr = 0, Ws = 0;
-      for (int64_t j = 0; j < cols; ++j) {
-        const T Wij = dS[i * d_v + j];
-        Wr += Wij * r[j];
-        dr[j] += Wij * k[i];
-        Ws += Wij * S_prev[i * d_v + j];
-      }
-      dbeta += k[i] * Wr;
-      dk[i] += beta * Wr;
-      da[i] += Ws;
-    }
+    // Through the write beta k r^T and the row decays (da[i] starts at 0: this step's own row).
+    const T dbeta = write_backward(dS, S_prev, k, r.data(), beta, act, d_v, dr.data(), dk,
+                                   [&](int64_t i, T x) { da[i] += x; });
     for (int64_t j = 0; j < d_v; ++j) {
       dr[j] *= beta;
       g.v[n * d_v + j] += dr[j];
@@ -155,34 +175,16 @@ void delta_rule_backward(Rule rule, const Schedule& s, const RuleInputs<T>& in, 
   std::vector<T> pred(d_v), r(d_v), dr(d_v);
   T* dS = g.S.data();
   for (int64_t n = range.n1 - 1; n >= range.n0; --n) {
-    const ActiveSet act = active_set(s, in, n);
+    const auto [act, beta, k, e, S_prev, dk, de] = backward_step(rule, s, in, tape, g, n);
     const T a = retention(in, n);
     const T sigma = rule_traits(rule).decayed_prediction ? a : T(1);
-    const T beta = in.beta[n];
-    const T* k = in.k + n * d_k;
-    const T* e = erase_direction(rule, in, n);
-    const T* S_prev = state_at(tape.S, tape, n, D);
-    T* dk = &g.k[n * d_k];
-    T* de = rule_uses_p(rule) ? &g.p[n * d_k] : dk;
     if (dO) gated_read_backward(state_at(tape.S, tape, n + 1, D), in.q + n * d_k, dO + n * d_v, act, d_k, d_v, dS, &g.q[n * d_k]);
     correction(S_prev, e, in.v + n * d_v, sigma, act, d_v, pred.data(), r.data());
 
-    // Through the write beta k r^T, with W = G ⊙ dS.
+    // Through the write beta k r^T.
     const int64_t rows = act.rows;
-    std::fill(dr.begin(), dr.end(), T(0));
-    T dbeta = 0, da = 0;
-    for (int64_t i = 0; i < rows; ++i) {
-      const int64_t cols = act.cols_of(i, d_v);
-      T Wr = 0;
-      for (int64_t j = 0; j < cols; ++j) {
-        const T Wij = dS[i * d_v + j];
-        Wr += Wij * r[j];
-        dr[j] += Wij * k[i];
-        da += Wij * S_prev[i * d_v + j];
-      }
-      dbeta += k[i] * Wr;
-      dk[i] += beta * Wr;
-    }
+    T da = 0;
+    const T dbeta = write_backward(dS, S_prev, k, r.data(), beta, act, d_v, dr.data(), dk, [&](int64_t, T x) { da += x; });
     // Through r = v - sigma pred, pred = (G ⊙ S_prev)^T e.
     for (int64_t j = 0; j < d_v; ++j) {
       dr[j] *= beta;

@@ -61,25 +61,27 @@ std::vector<Rule> chunked_rules() {
 
 enum class Form { taped, checkpointed, chunked };
 
+// `view`: the inputs as the form sees them, when they are not in.view() (open widths on top).
 template <class F>
 Result<F> run(Form form, Rule rule, const Schedule& s, const RandomRuleInputs<F>& in, const Upstream<F>& up,
-              int64_t chunk) {
+              int64_t chunk, const RuleInputs<F>* view = nullptr) {
+  const RuleInputs<F> seen = view ? *view : in.view();
   Result<F> r;
   r.o.assign(in.T * in.d_v, F(0));
   r.S.assign(in.d_k * in.d_v, F(0));
   const RuleGrads<F> g = grads_into(r, in);
   if (form == Form::taped) {
     RuleTape<F> tape;
-    gated_rule_forward<F>(rule, s, in.view(), r.o.data(), r.S.data(), &tape);
-    gated_rule_backward<F>(rule, s, in.view(), tape, up.dO.data(), up.dS.data(), g);
+    gated_rule_forward<F>(rule, s, seen, r.o.data(), r.S.data(), &tape);
+    gated_rule_backward<F>(rule, s, seen, tape, up.dO.data(), up.dS.data(), g);
   } else if (form == Form::checkpointed) {
     StateCheckpoints<F> ck;
-    checkpointed_rule_forward<F>(rule, s, in.view(), chunk, r.o.data(), r.S.data(), &ck);
-    checkpointed_rule_backward<F>(rule, s, in.view(), ck, up.dO.data(), up.dS.data(), g);
+    checkpointed_rule_forward<F>(rule, s, seen, chunk, r.o.data(), r.S.data(), &ck);
+    checkpointed_rule_backward<F>(rule, s, seen, ck, up.dO.data(), up.dS.data(), g);
   } else {
     StateCheckpoints<F> ck;
-    chunked_rule_forward<F>(rule, s, in.view(), chunk, r.o.data(), r.S.data(), &ck);
-    chunked_rule_backward<F>(rule, s, in.view(), ck, up.dO.data(), up.dS.data(), g);
+    chunked_rule_forward<F>(rule, s, seen, chunk, r.o.data(), r.S.data(), &ck);
+    chunked_rule_backward<F>(rule, s, seen, ck, up.dO.data(), up.dS.data(), g);
   }
   return r;
 }
@@ -167,6 +169,32 @@ TEST(ChunkedRule, MatchesTheReferenceForRemainderBlocksAndOneRowPerBlock) {
                      std::string(rule_name(rule)) + " d_k=" + std::to_string(sh.d_k) + " E=" + std::to_string(sh.E) +
                          " chunk=" + std::to_string(chunk));
       }
+}
+
+// Under block_axis value_rows (open value columns) and layer (open key rows), widths that grow
+// inside chunks, for every chunked rule whose masks are its gates (window writes read earlier
+// tokens under step t's widths: swla's value_rows and layer run otherwise, value_rows_rule.hpp).
+TEST(ChunkedRule, FollowsTheOpenWidthsOfBothBlockAxes) {
+  const int64_t T = 29, d_k = 6, d_v = 4, D = d_k * d_v;
+  int compared = 0;
+  for (Rule rule : chunked_rules())
+    for (OpenWidths of : {OpenWidths::value_columns, OpenWidths::key_rows})
+      for (int64_t chunk : {int64_t(1), int64_t(4), int64_t(16)}) {
+        if (!rule_masks_as_gates(rule)) continue;
+        const Schedule s = Schedule::uniform(D, 2, 20);
+        const RandomRuleInputs<double> in(rule, T, d_k, d_v, 17, true, false);
+        const Upstream<double> up(T, d_k, d_v, 6);
+        const int64_t widest = of == OpenWidths::key_rows ? d_k : d_v;
+        std::vector<int32_t> widths(T);
+        for (int64_t t = 0; t < T; ++t) widths[t] = static_cast<int32_t>(std::min<int64_t>(widest, 1 + t / 5));
+        RuleInputs<double> view = in.view();
+        view.open_widths = widths.data(), view.open_widths_of = of;
+        expect_close(run(Form::chunked, rule, s, in, up, chunk, &view), run(Form::taped, rule, s, in, up, chunk, &view),
+                     1e-10, std::string(rule_name(rule)) + (of == OpenWidths::key_rows ? " key rows" : " value columns") +
+                                " chunk=" + std::to_string(chunk));
+        ++compared;
+      }
+  EXPECT_GT(compared, 0);
 }
 
 TEST(ChunkedRule, FloatAgreesWithTheDoubleReferenceToFloatRounding) {

@@ -1,9 +1,9 @@
 // The delta rule with a retention per key row (the kda rule, math.md section 3): a hand-computed
-// gated example through memory-op, its reduction to the delta rule under a row of equal
-// retentions, the chunked form (the WY form with a per-key decay) against the recurrent form under
-// both block axes' open widths and with retentions down to 1e-3 (where a naive e^{-G} overflows).
-// The sweeps every chunked rule runs (chunked against recurrent over E, schedules and chunk sizes;
-// finite differences; locked elements; E = 1 against the ungated rule) take kda from the table.
+// gated example through memory-op, memory-op's refusals, and its reduction to the delta rule under
+// a row of equal retentions. The sweeps every rule or chunked rule runs take kda from the table:
+// chunked against recurrent over E, schedules, chunk sizes and both block axes' open widths
+// (test_chunked_rule.cpp), finite differences, locked elements, E = 1 against the ungated rule,
+// retentions down to 1e-3 in the chunked form (test_per_key_retention.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,9 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/memory/chunked_rule.hpp"
 #include "core/memory/gated_rule.hpp"
-#include "core/memory/log_retention.hpp"
 #include "core/memory/memory_op.hpp"
 #include "kernels/rule_limits.hpp"
 #include "tests/memory/random_rule_inputs.hpp"
@@ -38,8 +36,8 @@ double relative_error(const std::vector<double>& got, const std::vector<double>&
   return scale == 0 ? diff : diff / scale;
 }
 
-// The taped recurrent form, or the chunked form with chunks of `chunk` (0: recurrent).
-Pass run(Rule rule, const Schedule& s, const RuleInputs<double>& in, int64_t chunk) {
+// The taped recurrent form, forward and backward.
+Pass run(Rule rule, const Schedule& s, const RuleInputs<double>& in) {
   Pass p;
   p.o.assign(in.T * in.d_v, 0), p.S.assign(in.d_k * in.d_v, 0);
   p.q.assign(in.T * in.d_k, 0), p.k.assign(in.T * in.d_k, 0), p.v.assign(in.T * in.d_v, 0);
@@ -48,27 +46,10 @@ Pass run(Rule rule, const Schedule& s, const RuleInputs<double>& in, int64_t chu
   for (size_t n = 0; n < dO.size(); ++n) dO[n] = std::sin(0.7 * double(n) + 0.3);
   for (size_t n = 0; n < dS.size(); ++n) dS[n] = std::cos(0.4 * double(n));
   const RuleGrads<double> g{p.q.data(), p.k.data(), p.v.data(), p.beta.data(), p.a.data()};
-  if (chunk == 0) {
-    RuleTape<double> tape;
-    gated_rule_forward<double>(rule, s, in, p.o.data(), p.S.data(), &tape);
-    gated_rule_backward<double>(rule, s, in, tape, dO.data(), dS.data(), g);
-  } else {
-    StateCheckpoints<double> ck;
-    chunked_rule_forward<double>(rule, s, in, chunk, p.o.data(), p.S.data(), &ck);
-    chunked_rule_backward<double>(rule, s, in, ck, dO.data(), dS.data(), g);
-  }
+  RuleTape<double> tape;
+  gated_rule_forward<double>(rule, s, in, p.o.data(), p.S.data(), &tape);
+  gated_rule_backward<double>(rule, s, in, tape, dO.data(), dS.data(), g);
   return p;
-}
-
-void expect_close(const Pass& got, const Pass& want, double tol, const std::string& what) {
-  SCOPED_TRACE(what);
-  EXPECT_LT(relative_error(got.o, want.o), tol) << "o";
-  EXPECT_LT(relative_error(got.S, want.S), tol) << "S_T";
-  EXPECT_LT(relative_error(got.q, want.q), tol) << "dq";
-  EXPECT_LT(relative_error(got.k, want.k), tol) << "dk";
-  EXPECT_LT(relative_error(got.v, want.v), tol) << "dv";
-  EXPECT_LT(relative_error(got.beta, want.beta), tol) << "dbeta";
-  EXPECT_LT(relative_error(got.a, want.a), tol) << "da";
 }
 
 TEST(KdaRule, IsTheErasingRowWithARowOfRetentions) {
@@ -130,7 +111,7 @@ TEST(KdaRule, ARowOfEqualRetentionsIsTheDeltaRule) {
     delta.q = kda.q, delta.k = kda.k, delta.v = kda.v, delta.beta = kda.beta, delta.S0 = kda.S0;
     for (int64_t t = 0; t < T; ++t)
       for (int64_t i = 0; i < d_k; ++i) kda.a[t * d_k + i] = delta.a[t];
-    const Pass got = run(Rule::kda, s, kda.view(), 0), want = run(Rule::delta, s, delta.view(), 0);
+    const Pass got = run(Rule::kda, s, kda.view()), want = run(Rule::delta, s, delta.view());
     const std::string what = "E=" + std::to_string(E);
     for (auto [name, x, y] : {std::tuple{"o", &got.o, &want.o}, {"S", &got.S, &want.S}, {"dq", &got.q, &want.q},
                               {"dk", &got.k, &want.k}, {"dv", &got.v, &want.v}, {"dbeta", &got.beta, &want.beta}})
@@ -140,53 +121,6 @@ TEST(KdaRule, ARowOfEqualRetentionsIsTheDeltaRule) {
       for (int64_t i = 0; i < d_k; ++i) row += got.a[t * d_k + i];
       EXPECT_NEAR(row, want.a[t], 1e-12 * (1 + std::abs(want.a[t]))) << what << " t=" << t;
     }
-  }
-}
-
-// Under block_axis value_rows (open value columns) and layer (open key rows), widths that grow
-// inside chunks: the chunked form against the recurrent one, in double.
-TEST(KdaRule, ChunkedFormFollowsTheOpenWidthsOfBothBlockAxes) {
-  const int64_t T = 29, d_k = 6, d_v = 4, D = d_k * d_v;
-  for (OpenWidths of : {OpenWidths::value_columns, OpenWidths::key_rows})
-    for (int64_t chunk : {int64_t(1), int64_t(4), int64_t(16)}) {
-      const Schedule s = Schedule::uniform(D, 2, 20);
-      const RandomRuleInputs<double> r(Rule::kda, T, d_k, d_v, 17, true, false);
-      const int64_t widest = of == OpenWidths::key_rows ? d_k : d_v;
-      std::vector<int32_t> widths(T);
-      for (int64_t t = 0; t < T; ++t) widths[t] = static_cast<int32_t>(std::min<int64_t>(widest, 1 + t / 5));
-      RuleInputs<double> in = r.view();
-      in.open_widths = widths.data(), in.open_widths_of = of;
-      expect_close(run(Rule::kda, s, in, chunk), run(Rule::kda, s, in, 0), 1e-10,
-                   std::string(of == OpenWidths::key_rows ? "key rows" : "value columns") + " chunk=" + std::to_string(chunk));
-    }
-}
-
-// Retentions down to 1e-3 (and some at 0, floored): over 64 steps the cumulative log-decay of a row
-// reaches about -440, where e^{-G} overflows even a double. The chunked form's sub-chunks never
-// exponentiate a positive number: float stays finite and follows the recurrent form in double.
-TEST(KdaRule, ChunkedFormSurvivesStrongDecay) {
-  const int64_t T = 150, d_k = 8, d_v = 4, D = d_k * d_v;
-  for (int64_t E : {int64_t(1), int64_t(4)}) {
-    const Schedule s = Schedule::uniform(D, E, 100);
-    RandomRuleInputs<float> f(Rule::kda, T, d_k, d_v, 3, true, false);
-    for (int64_t n = 0; n < T * d_k; ++n)
-      if (n % 3 == 0) f.a[n] = n % 2 ? 1e-3f : 0.0f;
-    RandomRuleInputs<double> d(Rule::kda, T, d_k, d_v, 3, true, false);
-    auto widen = [](const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); };
-    d.q = widen(f.q), d.k = widen(f.k), d.v = widen(f.v), d.beta = widen(f.beta), d.a = widen(f.a);
-    for (double& x : d.a) x = std::max(x, kRetentionFloor);  // the recurrent form at the chunked one's floor
-    std::vector<float> of(T * d_v), Sf(D);
-    StateCheckpoints<float> ck;
-    chunked_rule_forward<float>(Rule::kda, s, f.view(), 64, of.data(), Sf.data(), &ck);
-    std::vector<double> od(T * d_v), Sd(D);
-    gated_rule_forward<double>(Rule::kda, s, d.view(), od.data(), Sd.data(), nullptr);
-    EXPECT_LT(relative_error(std::vector<double>(of.begin(), of.end()), od), 1e-4) << "E=" << E;
-    for (float x : of) ASSERT_TRUE(std::isfinite(x)) << "E=" << E;
-    std::vector<float> dO(T * d_v, 1.0f), gq(T * d_k), gk(T * d_k), gv(T * d_v), gb(T), ga(T * d_k);
-    chunked_rule_backward<float>(Rule::kda, s, f.view(), ck, dO.data(), nullptr,
-                                 RuleGrads<float>{gq.data(), gk.data(), gv.data(), gb.data(), ga.data()});
-    for (const auto* x : {&gq, &gk, &gv, &gb, &ga})
-      for (float e : *x) ASSERT_TRUE(std::isfinite(e)) << "E=" << E;
   }
 }
 

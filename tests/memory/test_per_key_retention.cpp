@@ -114,38 +114,39 @@ TEST(PerKeyRetention, LockedElementsKeepTheirBits) {
   EXPECT_GT(locked, 0);
 }
 
-// Retentions near the floor: chunks of 64 steps of a = 1e-3 take the cumulative log-decay to
-// about -440, where e^{-G} overflows even a double. The chunked form's sub-chunks never
+// Retentions near the floor, for each rule with a row of retentions: chunks of 64 steps of
+// a = 1e-3 take the cumulative log-decay to about -440, where e^{-G} overflows even a double. The chunked form's sub-chunks never
 // exponentiate a positive number: float stays finite and agrees with the recurrent form in double.
 TEST(PerKeyRetention, ChunkedFormSurvivesStrongDecay) {
   const int64_t T = 150, d_k = 8, d_v = 4, D = d_k * d_v;
-  for (int64_t E : {int64_t(1), int64_t(4)}) {
-    const Schedule s = Schedule::uniform(D, E, 100);
-    RandomRuleInputs<float> f(Rule::gla, T, d_k, d_v, 3, true, false);
-    for (int64_t n = 0; n < T * d_k; ++n)
-      if (n % 3 == 0) f.a[n] = n % 2 ? 1e-3f : 0.0f;  // strong decays, and some that underflowed
-    RandomRuleInputs<double> d(Rule::gla, T, d_k, d_v, 3, true, false);
-    auto widen = [](const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); };
-    d.q = widen(f.q), d.k = widen(f.k), d.v = widen(f.v), d.beta = widen(f.beta), d.a = widen(f.a);
-    for (double& x : d.a) x = std::max(x, kRetentionFloor);  // the recurrent form at the chunked one's floor
-    std::vector<float> of(T * d_v), Sf(D);
-    StateCheckpoints<float> ck;
-    chunked_rule_forward<float>(Rule::gla, s, f.view(), 64, of.data(), Sf.data(), &ck);
-    std::vector<double> od(T * d_v), Sd(D);
-    gated_rule_forward<double>(Rule::gla, s, d.view(), od.data(), Sd.data(), nullptr);
-    double diff = 0, scale = 0;
-    for (int64_t n = 0; n < T * d_v; ++n) {
-      ASSERT_TRUE(std::isfinite(of[n])) << "o[" << n << "] E=" << E;
-      diff = std::max(diff, std::abs(of[n] - od[n]));
-      scale = std::max(scale, std::abs(od[n]));
+  for (Rule rule : {Rule::gla, Rule::kda})  // the hebbian and the erasing per-key chunk
+    for (int64_t E : {int64_t(1), int64_t(4)}) {
+      const Schedule s = Schedule::uniform(D, E, 100);
+      RandomRuleInputs<float> f(rule, T, d_k, d_v, 3, true, false);
+      for (int64_t n = 0; n < T * d_k; ++n)
+        if (n % 3 == 0) f.a[n] = n % 2 ? 1e-3f : 0.0f;  // strong decays, and some that underflowed
+      RandomRuleInputs<double> d(rule, T, d_k, d_v, 3, true, false);
+      auto widen = [](const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); };
+      d.q = widen(f.q), d.k = widen(f.k), d.v = widen(f.v), d.beta = widen(f.beta), d.a = widen(f.a);
+      for (double& x : d.a) x = std::max(x, kRetentionFloor);  // the recurrent form at the chunked one's floor
+      std::vector<float> of(T * d_v), Sf(D);
+      StateCheckpoints<float> ck;
+      chunked_rule_forward<float>(rule, s, f.view(), 64, of.data(), Sf.data(), &ck);
+      std::vector<double> od(T * d_v), Sd(D);
+      gated_rule_forward<double>(rule, s, d.view(), od.data(), Sd.data(), nullptr);
+      double diff = 0, scale = 0;
+      for (int64_t n = 0; n < T * d_v; ++n) {
+        ASSERT_TRUE(std::isfinite(of[n])) << "o[" << n << "] E=" << E;
+        diff = std::max(diff, std::abs(of[n] - od[n]));
+        scale = std::max(scale, std::abs(od[n]));
+      }
+      EXPECT_LT(diff / scale, 1e-4) << rule_name(rule) << " E=" << E;
+      std::vector<float> dO(T * d_v, 1.0f), gq(T * d_k), gk(T * d_k), gv(T * d_v), gb(T), ga(T * d_k);
+      chunked_rule_backward<float>(rule, s, f.view(), ck, dO.data(), nullptr,
+                                   RuleGrads<float>{gq.data(), gk.data(), gv.data(), gb.data(), ga.data()});
+      for (const auto* x : {&gq, &gk, &gv, &gb, &ga})
+        for (float e : *x) ASSERT_TRUE(std::isfinite(e)) << rule_name(rule) << " E=" << E;
     }
-    EXPECT_LT(diff / scale, 1e-4) << "E=" << E;
-    std::vector<float> dO(T * d_v, 1.0f), gq(T * d_k), gk(T * d_k), gv(T * d_v), gb(T), ga(T * d_k);
-    chunked_rule_backward<float>(Rule::gla, s, f.view(), ck, dO.data(), nullptr,
-                                 RuleGrads<float>{gq.data(), gk.data(), gv.data(), gb.data(), ga.data()});
-    for (const auto* x : {&gq, &gk, &gv, &gb, &ga})
-      for (float e : *x) ASSERT_TRUE(std::isfinite(e)) << "E=" << E;
-  }
 }
 
 json gla_input() {
