@@ -126,7 +126,7 @@ void add_common_options(CLI::App* c, ExperimentOptions& o) {
 // Starts a job (in `start`) and watches it: refusals before it starts exit 2, failures after 1.
 template <class Start>
 int watch(const std::string& program, Start&& start) {
-  InterruptSignals interrupts;  // before the job exists: a SIGTERM from now on cancels it cleanly
+  count_interrupts_until_exit();  // before the job exists: a SIGTERM from now on cancels it cleanly
   engine::ExperimentHandle job;
   try {
     job = start();

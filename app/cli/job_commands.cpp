@@ -218,7 +218,7 @@ void add_job_task_command(CLI::App& app) {
             "Exit status: 0 finished, skipped or left alone; 1 failed; 2 bad input; 130 cancelled.");
   c->callback([job_dir, index] {
     const std::string program = "proteus job-task";
-    InterruptSignals interrupts;  // a Slurm time limit (SIGTERM) checkpoints the run and says "cancelled"
+    count_interrupts_until_exit();  // a Slurm time limit (SIGTERM) checkpoints the run and says "cancelled"
     cluster::TaskOutcome outcome;
     try {
       outcome = cluster::run_task(*job_dir, cluster::parse_task_index(*index), [](engine::ExperimentHandle& h) { return watch_job(h); }, std::cout);

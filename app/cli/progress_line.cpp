@@ -16,7 +16,6 @@ namespace {
 
 std::atomic<int> interrupts{0};
 constexpr int kCancelSignals[] = {SIGINT, SIGTERM, SIGHUP};
-struct sigaction previous_actions[3];
 
 extern "C" void on_interrupt(int) {
   if (interrupts.fetch_add(1) >= 1) _exit(130);  // the second interrupt does not wait for the job
@@ -51,17 +50,13 @@ std::string line_for(const engine::Snapshot& s, const engine::Progress& p) {
 
 }  // namespace
 
-InterruptSignals::InterruptSignals() {
+void count_interrupts_until_exit() {
   interrupts = 0;
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
-  for (size_t i = 0; i < std::size(kCancelSignals); ++i) sigaction(kCancelSignals[i], &action, &previous_actions[i]);
-}
-
-InterruptSignals::~InterruptSignals() {
-  for (size_t i = 0; i < std::size(kCancelSignals); ++i) sigaction(kCancelSignals[i], &previous_actions[i], nullptr);
+  for (int signal : kCancelSignals) sigaction(signal, &action, nullptr);
 }
 
 std::shared_ptr<const engine::Snapshot> watch_job(engine::ExperimentHandle& job) {

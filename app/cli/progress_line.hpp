@@ -10,18 +10,14 @@
 
 namespace proteus::cli {
 
-// While one lives, SIGINT, SIGTERM and SIGHUP are counted instead of ending the process (a second
-// one still ends it at once, status 130). Create it before the job starts, so no signal can fall
-// between the run directory's creation and the watching.
-class InterruptSignals {
- public:
-  InterruptSignals();
-  ~InterruptSignals();
-  InterruptSignals(const InterruptSignals&) = delete;
-  InterruptSignals& operator=(const InterruptSignals&) = delete;
-};
+// From this call to the process's exit, SIGINT, SIGTERM and SIGHUP are counted instead of ending
+// the process (a second one still ends it at once, status 130). Call it before the job starts, so
+// no signal can fall between the run directory's creation and the watching. The handlers are never
+// put back: a signal while the command prints its table and the process unwinds (a CUDA build
+// spends 0.1-0.2 s there) must not turn a finished run's exit status into a kill.
+void count_interrupts_until_exit();
 
-// Watches `job` to its end; an interrupt (see InterruptSignals) cancels it.
+// Watches `job` to its end; an interrupt (see count_interrupts_until_exit) cancels it.
 std::shared_ptr<const engine::Snapshot> watch_job(engine::ExperimentHandle& job);
 
 // Exit status for a finished job: 0 when every run finished, 1 when one failed, 130 cancelled.

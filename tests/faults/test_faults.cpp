@@ -181,10 +181,28 @@ TEST(Faults, SigkillWhileTheRunIsMadeLeavesNoHalfMadeFolder) {
   std::printf("%d of %d early kills landed after the run appeared\n", with_run, kKillTrials);
 }
 
+// How long a run lives from the moment its folder appears to the process's exit, on this machine
+// and under this load (a CUDA build starts and ends slower).
+std::chrono::milliseconds run_lifetime() {
+  const auto dir = temp_dir("lifetime");
+  const auto config = write_config(dir);
+  const fs::path run = dir / "runs" / "tiny";
+  ChildProcess p({"train", config.string(), "--runs-dir", (dir / "runs").string()}, (dir / "log").string());
+  EXPECT_TRUE(wait_until([&] { return run_appeared(run); }, kRunAppears)) << "the run never appeared";
+  const auto appeared = std::chrono::steady_clock::now();
+  EXPECT_EQ(p.wait(), 0);
+  const auto lifetime = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - appeared);
+  fs::remove_all(dir);
+  return lifetime;
+}
+
+// The signal lands anywhere in the run's life, its last moments too: training, evaluating, printing
+// the table and unwinding (where a CUDA build once died of a SIGTERM after its run had finished).
 TEST(Faults, SigtermIsACancel) {
+  const int lifetime_ms = static_cast<int>(run_lifetime().count());
   std::mt19937 rng(20260302);
-  std::uniform_int_distribution<int> delay_ms(0, 500);
-  constexpr int kTrials = 4;
+  std::uniform_int_distribution<int> delay_ms(0, lifetime_ms + lifetime_ms / 10);
+  constexpr int kTrials = 6;
   int checked = 0;
   for (int trial = 0; trial < kTrials; ++trial) {
     const auto dir = temp_dir("sigterm");
