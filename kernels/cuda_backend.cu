@@ -3,13 +3,13 @@
 // their concept (matmul.cu, norm_ops.cu, ...).
 #include "kernels/cuda_backend.hpp"
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <stdexcept>
 #include <string>
 
 #include "kernels/block_reduce.cuh"
+#include "kernels/cublas_library.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device.hpp"
 #include "kernels/device_scratch.cuh"
@@ -34,15 +34,15 @@ CudaBackend::CudaBackend() {
   check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
   if (count < 1) throw std::runtime_error("cudaGetDeviceCount: no CUDA device");
   cublasHandle_t handle = nullptr;
-  check_cublas(cublasCreate(&handle), "cublasCreate");
+  check_cublas(cublas().create(&handle), "cublasCreate");
   cublas_ = handle;
   // Plain FP32 products: TF32 would cost parity with the float64 oracle (1e-3 relative).
-  check_cublas(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
-  check_cublas(cublasSetStream(handle, nullptr), "cublasSetStream");
+  check_cublas(cublas().set_math_mode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  check_cublas(cublas().set_stream(handle, nullptr), "cublasSetStream");
 }
 
 CudaBackend::~CudaBackend() {
-  if (cublas_) cublasDestroy(cublas_);
+  if (cublas_) cublas().destroy(cublas_);
 }
 
 float* CudaBackend::alloc(size_t n) {

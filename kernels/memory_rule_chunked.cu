@@ -18,7 +18,6 @@
 // forms every gradient per chunk with GEMMs and one kernel for the masks and per-step sums. A window
 // write may read a token of an earlier chunk, so each token's dk and dv are gathered from the
 // writes that read it (in a fixed order: no atomics), not scattered.
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,6 +26,7 @@
 
 #include "core/memory/log_retention.hpp"
 #include "kernels/block_reduce.cuh"
+#include "kernels/cublas_library.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device.hpp"
 #include "kernels/device_scratch.cuh"
@@ -69,7 +69,7 @@ void gemm(cublasContext* h, bool ta, bool tb, int m, int n, int k, float alpha, 
           long long sA, const float* B, int ldb, long long sB, float beta, float* C, int ldc, long long sC, int batch,
           const char* what) {
   if (m <= 0 || n <= 0 || batch <= 0) return;
-  check_cublas(cublasSgemmStridedBatched(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
+  check_cublas(cublas().sgemm_strided_batched(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
                                          &alpha, B, ldb, sB, A, lda, sA, &beta, C, ldc, sC, batch),
                what);
 }
