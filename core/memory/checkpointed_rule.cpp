@@ -72,7 +72,7 @@ void checkpointed_rule_backward(Rule rule, const Schedule& schedule, const RuleI
   detail::check_rule_inputs(rule, schedule, in);
   check_checkpoints(rule, in, checkpoints);
   const int64_t D = in.d_k * in.d_v;
-  detail::GradAccum<T> g = detail::zero_grads(rule, in, dS_final);
+  detail::GradAccum<T>& g = detail::zero_grads(rule, in, dS_final);
   RuleTape<T> tape = range_tape<T>(rule, checkpoints.every, D);
   for (int64_t c = checkpoint_ranges(in.T, checkpoints.every) - 1; c >= 0; --c) {
     const detail::StepRange r = recompute_range(rule, schedule, in, checkpoints, c, static_cast<T*>(nullptr), tape);

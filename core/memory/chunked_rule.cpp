@@ -335,7 +335,7 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
   const int64_t chunks = checkpoint_ranges(in.T, C);
   if (static_cast<int64_t>(checkpoints.S.size()) != chunks * D)
     throw InputError("checkpoints", "do not come from a chunked forward of these shapes");
-  detail::GradAccum<T> g = detail::zero_grads(rule, in, dS_final);
+  detail::GradAccum<T>& g = detail::zero_grads(rule, in, dS_final);
   StateMap<T> dH(g.S.data(), d_k, d_v);  // adjoint of the state at the current chunk's end
   Chunk<T> c;
   Mat<T> dO_c, dU, dQ, dK, dE, dW, dA, tmp, Kt, Qd;

@@ -36,9 +36,9 @@ void check_rule_inputs(Rule rule, const Schedule& s, const RuleInputs<T>& in) {
 }
 
 template <class T>
-GradAccum<T> zero_grads(Rule rule, const RuleInputs<T>& in, const T* dS_final) {
+GradAccum<T>& zero_grads(Rule rule, const RuleInputs<T>& in, const T* dS_final) {
   const int64_t D = in.d_k * in.d_v;
-  GradAccum<T> g;
+  thread_local GradAccum<T> g;
   g.q.assign(in.T * in.d_k, T(0));
   g.k.assign(in.T * in.d_k, T(0));
   g.v.assign(in.T * in.d_v, T(0));
@@ -75,8 +75,8 @@ void copy_grads(Rule rule, const GradAccum<T>& g, const RuleGrads<T>& grads) {
 
 template void check_rule_inputs<float>(Rule, const Schedule&, const RuleInputs<float>&);
 template void check_rule_inputs<double>(Rule, const Schedule&, const RuleInputs<double>&);
-template GradAccum<float> zero_grads<float>(Rule, const RuleInputs<float>&, const float*);
-template GradAccum<double> zero_grads<double>(Rule, const RuleInputs<double>&, const double*);
+template GradAccum<float>& zero_grads<float>(Rule, const RuleInputs<float>&, const float*);
+template GradAccum<double>& zero_grads<double>(Rule, const RuleInputs<double>&, const double*);
 template void copy_grads<float>(Rule, const GradAccum<float>&, const RuleGrads<float>&);
 template void copy_grads<double>(Rule, const GradAccum<double>&, const RuleGrads<double>&);
 
@@ -116,7 +116,7 @@ void gated_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T
   if (tape.first != 0 || static_cast<int64_t>(tape.S.size()) != (in.T + 1) * D ||
       (rule_has_momentum(rule) && tape.Z.size() != tape.S.size()))
     throw InputError("tape", "does not come from a forward of this rule and these shapes");
-  detail::GradAccum<T> g = detail::zero_grads(rule, in, dS_final);
+  detail::GradAccum<T>& g = detail::zero_grads(rule, in, dS_final);
   detail::family_backward(rule, schedule, in, {0, in.T}, tape, dO, g);
   detail::copy_grads(rule, g, grads);
 }

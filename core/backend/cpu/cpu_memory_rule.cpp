@@ -122,7 +122,8 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
       hd.open_widths.resize(Tn);
       for (int t = 0; t < Tn; ++t) hd.open_widths[t] = args.open_widths[static_cast<size_t>(t) * H + h];
     }
-    std::vector<T> oh(static_cast<size_t>(Tn) * d_v);  // (T, d_v)
+    thread_local std::vector<T> oh;  // (T, d_v): a pool thread's, kept from call to call (no fresh pages)
+    oh.assign(static_cast<size_t>(Tn) * d_v, T(0));
     if (state->form == memory::RuleForm::chunked)
       memory::chunked_rule_forward<T>(args.rule, *args.schedule, state->inputs(hd), state->chunk, oh.data(), nullptr,
                                       &hd.checkpoints);
@@ -144,12 +145,15 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
   parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
     const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
     const auto& hd = st.heads[bh];
-    std::vector<T> dOh;
+    // A pool thread's buffers, kept from call to call: no allocation, no first touch of fresh pages.
+    thread_local std::vector<T> dOh, gq, gk, gv, gbeta, ga, gp, geta, ggamma;
     gather_head(dOh, dO, b, h, Tn, H, d_v);
     // This head's gradients, contiguous: q, k, p (T, d_k); v (T, d_v); beta, eta (T); a (T, 1 or d_k);
     // gamma (T, c).
     const int a_width = static_cast<int>(memory::retention_width(args.rule, d_k));
-    std::vector<T> gq(nk), gk(nk), gv(nv), gbeta(Tn), ga(static_cast<size_t>(Tn) * a_width), gp(nk), geta(Tn), ggamma(static_cast<size_t>(Tn) * c);
+    for (auto [x, n] : {std::pair{&gq, nk}, {&gk, nk}, {&gv, nv}, {&gbeta, size_t(Tn)}, {&ga, size_t(Tn) * a_width},
+                        {&gp, nk}, {&geta, size_t(Tn)}, {&ggamma, size_t(Tn) * c}})
+      x->assign(n, T(0));
     memory::RuleGrads<T> g;
     g.q = gq.data();
     g.k = gk.data();
