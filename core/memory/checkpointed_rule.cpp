@@ -78,7 +78,7 @@ void checkpointed_rule_backward(Rule rule, const Schedule& schedule, const RuleI
     const detail::StepRange r = recompute_range(rule, schedule, in, checkpoints, c, static_cast<T*>(nullptr), tape);
     detail::family_backward(rule, schedule, in, r, tape, dO, g);
   }
-  detail::copy_grads(rule, g, grads);
+  detail::copy_grads(rule, in, g, grads);
 }
 
 template <class T>

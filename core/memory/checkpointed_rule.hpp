@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/common/uninitialized_vector.hpp"
 #include "core/memory/gated_rule.hpp"
 
 namespace proteus::memory {
@@ -17,7 +18,7 @@ namespace proteus::memory {
 template <class F>
 struct StateCheckpoints {
   int64_t every = 0;
-  std::vector<F> S;  // (ranges, d_k, d_v)
+  UninitializedVector<F> S;  // (ranges, d_k, d_v); sized, then written in full
   std::vector<F> Z;  // (ranges, d_k, d_v), momentum only
 };
 

@@ -48,14 +48,17 @@ struct Chunk {
   Vec<T> ww;                     // (Lw) the window's write weights gamma_t[j]
   Mat<T> GB, GA;                 // (L, Lw) e^{g_t - g_wt} for wt <= t; (L, L) e^{ĝ_t - g_s} for s < t; else 0
   Mat<T> MB, MA;                 // (L, Lw) (Q Kw^T) ⊙ GB, (L, L) (E K^T) ⊙ GA
-  Mat<T> IA;                     // (L, L) I + diag(beta) MA, unit lower triangular
+  Mat<T> IA, Ainv, AinvB;        // (L, L) I + diag(beta) MA (unit lower triangular), its inverse, Ainv diag(beta)
   Mat<T> Ed, Res, U;             // (L, R) diag(e^ĝ) E; (L, W) V - Ed H; (Lw, W) write values
+  Mat<T> QE, QEH;                // (2L, R) Q over Ed, (2L, W) their products with H: the forward's one product
 };
 
 // Copies row t of a (T, width) input into row c of dst, zero past `open` columns (selection).
 template <class T>
 void masked_row(Mat<T>& dst, int64_t c, const T* src, int64_t open) {
-  for (int64_t i = 0; i < dst.cols(); ++i) dst(c, i) = i < open ? src[i] : T(0);
+  const int64_t n = std::min<int64_t>(open, dst.cols());
+  dst.row(c).head(n) = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(src, n);
+  dst.row(c).tail(dst.cols() - n).setZero();
 }
 
 template <class T>
@@ -113,8 +116,10 @@ void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n
 }
 
 // The decay masks, the pairwise products and U from the chunk-start state's open block HR (R, W).
+// QH (the forward's Q H, or null) comes out of the same product as the erase's Ed H when the rule
+// erases: HR is packed once for twice the rows.
 template <class T, class HBlock>
-void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
+void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR, Mat<T>* QH = nullptr) {
   const int64_t L = c.L;
   // Row t holds e^{g_t - g_s} for s <= t (g_t <= g_s: never above 1), zeros selected elsewhere;
   // a window's c blocks of writes share step times, so they share the first block's values.
@@ -131,13 +136,13 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
   for (int64_t t = 0; t < L; ++t)
     for (int64_t j = 1; j * L < c.Lw; ++j) c.GB.row(t).segment(j * L, t + 1) = c.GB.row(t).head(t + 1);
   c.MB.noalias() = c.Q * c.Kw.transpose();
-  c.MB = c.MB.cwiseProduct(c.GB);
-  if (rule_uses_gamma(rule)) {
-    c.U = c.ww.asDiagonal() * c.Vw;
-    return;
-  }
-  if (writes_once(rule)) {
-    c.U = c.beta.asDiagonal() * c.V;
+  c.MB.array() *= c.GB.array();
+  if (!erases(rule)) {
+    if (rule_uses_gamma(rule))
+      c.U = c.ww.asDiagonal() * c.Vw;
+    else
+      c.U = c.beta.asDiagonal() * c.V;
+    if (QH) QH->noalias() = c.Q * HR;
     return;
   }
   // e^{ĝ_t - g_s} for s < t is GB's row t (ĝ = g) or row t - 1 (ĝ_t = g_{t-1}): the same
@@ -146,14 +151,27 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR) {
   c.GA.setZero(L, L);
   for (int64_t t = 1; t < L; ++t) c.GA.row(t).head(t) = c.GB.row(t - shift).head(t);
   c.MA.noalias() = c.E * c.K.transpose();
-  c.MA = c.MA.cwiseProduct(c.GA);
+  c.MA.array() *= c.GA.array();
   c.IA = c.beta.asDiagonal() * c.MA;
   c.IA.diagonal().setOnes();
   c.Ed = c.egh.asDiagonal() * c.E;
-  c.Res = c.V;
-  c.Res.noalias() -= c.Ed * HR;
-  c.U = c.beta.asDiagonal() * c.Res;
-  c.IA.template triangularView<Eigen::UnitLower>().solveInPlace(c.U);
+  if (QH) {
+    c.QE.resize(2 * L, c.R);
+    c.QE.topRows(L) = c.Q;
+    c.QE.bottomRows(L) = c.Ed;
+    c.QEH.noalias() = c.QE * HR;
+    *QH = c.QEH.topRows(L);
+    c.Res = c.V - c.QEH.bottomRows(L);
+  } else {
+    c.Res = c.V;
+    c.Res.noalias() -= c.Ed * HR;
+  }
+  // U = IA^-1 diag(beta) Res through IA's inverse (L right-hand sides instead of W, then a dense
+  // product, which the backward's IA^-T reuses): a solve per chunk was a tenth of the rule's time.
+  c.Ainv.setIdentity(L, L);
+  c.IA.template triangularView<Eigen::UnitLower>().solveInPlace(c.Ainv);
+  c.AinvB = c.Ainv * c.beta.asDiagonal();
+  c.U.noalias() = c.AinvB * c.Res;
 }
 
 // Window writes back to the tokens they read: a write may read a token of an earlier chunk, so
@@ -175,60 +193,119 @@ void scatter_window_writes(const Chunk<T>& c, const Mat<T>& dKw, const Mat<T>& d
   }
 }
 
-// e^{g_L - g_wt} for each write: how much of it is left at the chunk's end.
+// e^{g_L - g_wt} for each write: how much of it is left at the chunk's end (by_step is scratch).
 template <class T>
-Vec<T> write_decay(const Chunk<T>& c, T gl) {
-  const Vec<T> by_step = (gl - c.g.array()).exp().matrix();
-  Vec<T> d(c.Lw);
+void write_decay(const Chunk<T>& c, T gl, Vec<T>& by_step, Vec<T>& d) {
+  by_step = (gl - c.g.array()).exp().matrix();
+  d.resize(c.Lw);
   for (int64_t w = 0; w < c.Lw; ++w) d[w] = by_step[c.wt[w]];
-  return d;
 }
 
-// The gradients a chunk's backward gathers on the way from its outputs to its inputs.
+// A chunk's backward: its gradients on the way from its outputs to its inputs, and the scratch
+// between, sized at the first chunk and reused by the next (no allocation per chunk).
 template <class T>
 struct ChunkGrads {
-  Mat<T>& dHs;   // (R, W) the state at the chunk's start
-  Mat<T>& dK;    // (Lw, R) the written keys
-  Mat<T>& dE;    // (L, R) the erase directions (k, or p)
-  Mat<T>& dV;    // (L, W) the values
-  Vec<T>& dbeta, &dgh, &dg;  // (L) beta, the shifted log retentions, the log retentions
+  Mat<T> dU, dQ, dK, dE, dV, dW, dHs;  // (Lw, W) U; (L, R) q; (Lw, R) the written keys; (L, R) the
+                                       // erase directions (k, or p); (L, W) v; (L, W) IA^-1's input; (R, W) H
+  Vec<T> dbeta, dgh, dg;               // (L) beta, the shifted log retentions, the log retentions
+  Mat<T> X;   // (L, W) dO, over -dRes then -dW when the rule erases (2L, W): one product for both
+  Mat<T> Kt, dKt, Qd, QE, Y, dM, dQE;  // scratch
+  Vec<T> by_step, decay, through, by_write;
 };
 
-// Through the writes: U = IA^-1 W, W = diag(beta) Res, Res = V - Ed H, IA = I + diag(beta) MA
-// (the erasing rules) or U = diag(beta) V (one write a step). dW, dA and tmp are scratch.
-template <class T, class Rows>
-void backward_through_writes(Rule rule, const Chunk<T>& c, const Rows& HR, const Mat<T>& dU, ChunkGrads<T> d,
-                             Mat<T>& dW, Mat<T>& dA, Mat<T>& tmp) {
+// Through the state's update H' = e^{g_L} H + Kt^T U, Kt = diag(e^{g_L - g_wt}) Kw: dU, dK (the
+// written keys'), dg, dHs; returns dL/dg_L.
+template <class T, class Rows, class Adjoint>
+T backward_through_update(const Chunk<T>& c, const Rows& HR, const Adjoint& dHe, ChunkGrads<T>& d) {
+  const T gl = c.g[c.L - 1];
+  T dgl = std::exp(gl) * HR.cwiseProduct(dHe).sum();
+  write_decay(c, gl, d.by_step, d.decay);
+  d.Kt = d.decay.asDiagonal() * c.Kw;
+  d.dU.noalias() = d.Kt * dHe;
+  d.dKt.noalias() = c.U * dHe.transpose();
+  d.dK = d.decay.asDiagonal() * d.dKt;  // dKw until the writes are scattered (window writes)
+  d.through = d.Kt.cwiseProduct(d.dKt).rowwise().sum();
+  dgl += d.through.sum();
+  for (int64_t w = 0; w < c.Lw; ++w) d.dg[c.wt[w]] -= d.through[w];
+  d.dHs = std::exp(gl) * dHe;
+  return dgl;
+}
+
+// Through the writes: U = IA^-1 W, W = diag(beta) Res, Res = V - Ed H (the erasing rules), or
+// U = diag(beta) V (one write a step): dW = IA^-T dU, dV (= dRes), dbeta.
+template <class T>
+void backward_through_writes(Rule rule, const Chunk<T>& c, ChunkGrads<T>& d) {
   if (erases(rule)) {
-    dW = c.IA.transpose().template triangularView<Eigen::UnitUpper>().solve(dU);
-    d.dbeta += dW.cwiseProduct(c.Res).rowwise().sum();
-    const Mat<T> dRes = c.beta.asDiagonal() * dW;
-    d.dV = dRes;
-    tmp.noalias() = -dRes * HR.transpose();  // dEd (L, R)
-    d.dHs.noalias() -= c.Ed.transpose() * dRes;
-    d.dE = c.egh.asDiagonal() * tmp;
-    d.dgh += c.Ed.cwiseProduct(tmp).rowwise().sum();
-    dA.noalias() = -dW * c.U.transpose();  // only s < t matters: MA and GA are zero elsewhere
-    d.dbeta += dA.cwiseProduct(c.MA).rowwise().sum();
-    const Mat<T> dMA = c.beta.asDiagonal() * dA;
-    const Mat<T> ZA = dMA.cwiseProduct(c.MA);
-    d.dgh += ZA.rowwise().sum();
-    d.dg -= ZA.colwise().sum().transpose();
-    const Mat<T> dPA = dMA.cwiseProduct(c.GA);
-    d.dE.noalias() += dPA * c.K;
-    d.dK.noalias() += dPA.transpose() * c.E;
+    d.dW.noalias() = c.Ainv.transpose() * d.dU;
+    d.dbeta += d.dW.cwiseProduct(c.Res).rowwise().sum();
+    d.dV = c.beta.asDiagonal() * d.dW;
   } else if (writes_once(rule)) {
-    d.dV = c.beta.asDiagonal() * dU;
-    d.dbeta += dU.cwiseProduct(c.V).rowwise().sum();
+    d.dV = c.beta.asDiagonal() * d.dU;
+    d.dbeta += d.dU.cwiseProduct(c.V).rowwise().sum();
   }
+}
+
+// Through the chunk's reads of its start state, O's diag(e^g) Q H and the erase's Ed H: for a rule
+// that erases, [dO; -dRes] H^T and [Qd; Ed]^T [dO; -dRes], one product each for both.
+template <class T, class Rows>
+void backward_through_state_reads(Rule rule, const Chunk<T>& c, const Rows& HR, ChunkGrads<T>& d) {
+  const int64_t L = c.L, n = d.X.rows();
+  d.Qd = c.eg.asDiagonal() * c.Q;
+  d.QE.resize(n, c.R);
+  d.QE.topRows(L) = d.Qd;
+  if (erases(rule)) {
+    d.X.bottomRows(L) = -d.dV;
+    d.QE.bottomRows(L) = c.Ed;
+  }
+  d.Y.noalias() = d.X * HR.transpose();  // dQd over dEd (n, R)
+  d.dHs.noalias() += d.QE.transpose() * d.X;
+  d.dQ = c.eg.asDiagonal() * d.Y.topRows(L);
+  d.dg += d.Qd.cwiseProduct(d.Y.topRows(L)).rowwise().sum();
+  if (erases(rule)) {
+    d.dE = c.egh.asDiagonal() * d.Y.bottomRows(L);
+    d.dgh += c.Ed.cwiseProduct(d.Y.bottomRows(L)).rowwise().sum();
+  }
+}
+
+// Through the pairwise products MB = (Q Kw^T) ⊙ GB and MA = (E K^T) ⊙ GA: dMB = dO U^T and, for a
+// rule that erases, dA = -dW U^T in the same product; then the decays, q, k and the erase's input.
+template <class T>
+void backward_through_pairs(Rule rule, const Chunk<T>& c, ChunkGrads<T>& d) {
+  const int64_t L = c.L;
+  if (erases(rule)) d.X.bottomRows(L) = -d.dW;
+  d.dM.noalias() = d.X * c.U.transpose();  // dMB (L, Lw) over dA (L, L)
+  auto dMB = d.dM.topRows(L);
+  // dMB ⊙ MB is zero where the write comes after the read, as MB is.
+  d.dg += dMB.cwiseProduct(c.MB).rowwise().sum();
+  d.by_write = dMB.cwiseProduct(c.MB).colwise().sum().transpose();
+  for (int64_t w = 0; w < c.Lw; ++w) d.dg[c.wt[w]] -= d.by_write[w];
+  dMB.array() *= c.GB.array();  // dP_B, selected to wt <= t by GB's zeros
+  if (!erases(rule)) {
+    d.dQ.noalias() += dMB * c.Kw;
+    d.dK.noalias() += dMB.transpose() * c.Q;
+    return;
+  }
+  auto dA = d.dM.bottomRows(L);  // only s < t matters: MA and GA are zero elsewhere
+  d.dbeta += dA.cwiseProduct(c.MA).rowwise().sum();
+  dA.array().colwise() *= c.beta.array();  // dMA = diag(beta) dA
+  d.dgh += dA.cwiseProduct(c.MA).rowwise().sum();
+  d.dg -= dA.cwiseProduct(c.MA).colwise().sum().transpose();
+  dA.array() *= c.GA.array();  // dP_A
+  // dMB Kw over dP_A K in one product: a rule that erases writes along K (Kw is K: no window).
+  d.dQE.noalias() = d.dM * c.K;
+  d.dQ += d.dQE.topRows(L);
+  d.dE += d.dQE.bottomRows(L);
+  d.dK.noalias() += dMB.transpose() * c.Q;
+  d.dK.noalias() += dA.transpose() * c.E;
 }
 
 // The chunk's input gradients into g: the log retentions back to a (a cumulative sum), beta,
 // and q, k, p, v on their open rows (a window's keys and values come through its writes instead).
 template <class T>
-void write_chunk_grads(Rule rule, const Chunk<T>& c, const RuleInputs<T>& in, int64_t n0, int64_t L, T dgl,
-                       ChunkGrads<T> d, const Mat<T>& dQ, detail::GradAccum<T>& g) {
-  const int64_t d_k = in.d_k, d_v = in.d_v;
+void write_chunk_grads(Rule rule, const Chunk<T>& c, const RuleInputs<T>& in, T dgl, ChunkGrads<T>& d,
+                       detail::GradAccum<T>& g) {
+  using Row = Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>>;
+  const int64_t d_k = in.d_k, d_v = in.d_v, L = c.L;
   // ĝ is g, or g shifted by one for an erase before the decay.
   if (erases_undecayed(rule))
     for (int64_t t = 1; t < L; ++t) d.dg[t - 1] += d.dgh[t];
@@ -238,17 +315,17 @@ void write_chunk_grads(Rule rule, const Chunk<T>& c, const RuleInputs<T>& in, in
   T suffix = 0;
   for (int64_t t = L - 1; t >= 0; --t) {
     suffix += d.dg[t];
-    const int64_t n = n0 + t;
+    const int64_t n = c.n0 + t, r = c.rows[t];  // open rows only: the rest stay 0 (selection)
     g.a[n] = in.a ? retention_grad(suffix, in.a[n]) : suffix;  // dL/da = dL/dlog(a) / a (a = 1 when absent)
     if (rule_uses_beta(rule)) g.beta[n] = d.dbeta[t];
-    for (int64_t i = 0; i < c.rows[t]; ++i) {  // open rows only: the rest stay 0 (selection)
-      g.q[n * d_k + i] = dQ(t, i);
-      if (rule_uses_gamma(rule)) continue;  // its keys are reached through the writes
-      g.k[n * d_k + i] = d.dK(t, i) + (erases_along_key(rule) ? d.dE(t, i) : T(0));
-      if (rule_uses_p(rule)) g.p[n * d_k + i] = d.dE(t, i);
-    }
-    if (!rule_uses_gamma(rule))
-      for (int64_t j = 0; j < c.cols[t]; ++j) g.v[n * d_v + j] = d.dV(t, j);
+    Row(g.q.data() + n * d_k, r) = d.dQ.row(t).head(r);
+    if (rule_uses_gamma(rule)) continue;  // its keys and values are reached through the writes
+    if (erases_along_key(rule))
+      Row(g.k.data() + n * d_k, r) = d.dK.row(t).head(r) + d.dE.row(t).head(r);
+    else
+      Row(g.k.data() + n * d_k, r) = d.dK.row(t).head(r);
+    if (rule_uses_p(rule)) Row(g.p.data() + n * d_k, r) = d.dE.row(t).head(r);
+    Row(g.v.data() + n * d_v, c.cols[t]) = d.dV.row(t).head(c.cols[t]);
   }
 }
 
@@ -295,11 +372,12 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
   StateMap<T> H(Hbuf.data(), d_k, d_v);
   if (checkpoints) {
     checkpoints->every = chunk_size;
-    checkpoints->S.assign(chunks * D, T(0));
+    checkpoints->S.resize(chunks * D);  // every chunk's start state is copied in below
     checkpoints->Z.clear();
   }
   Chunk<T> c;
-  Mat<T> Kt, O;
+  Mat<T> QH, O, Kt;
+  Vec<T> by_step, decay;
   const ChunkKind kind = cpu_coverage(rule).chunk;
   for (int64_t ci = 0; ci < chunks; ++ci) {
     const int64_t n0 = ci * chunk_size, L = std::min(chunk_size, in.T - n0);
@@ -310,15 +388,19 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
     }
     load_chunk(rule, schedule, in, n0, L, c);
     auto HR = H.topLeftCorner(c.R, c.W);
-    chunk_products(rule, c, HR);
-    if (o) {
-      O.noalias() = c.eg.asDiagonal() * (c.Q * HR);
+    chunk_products(rule, c, HR, o ? &QH : nullptr);
+    if (o) {  // O = diag(e^g) Q H + MB U
+      O.noalias() = c.eg.asDiagonal() * QH;
       O.noalias() += c.MB * c.U;
-      for (int64_t t = 0; t < L; ++t)  // locked columns read 0 (selection)
-        for (int64_t j = 0; j < d_v; ++j) o[(n0 + t) * d_v + j] = j < c.cols[t] ? O(t, j) : T(0);
+      for (int64_t t = 0; t < L; ++t) {  // locked columns read 0 (selection)
+        T* row = o + (n0 + t) * d_v;
+        Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>>(row, c.cols[t]) = O.row(t).head(c.cols[t]);
+        std::fill(row + c.cols[t], row + d_v, T(0));
+      }
     }
     const T gl = c.g[L - 1];
-    Kt = write_decay(c, gl).asDiagonal() * c.Kw;
+    write_decay(c, gl, by_step, decay);
+    Kt = decay.asDiagonal() * c.Kw;
     HR *= std::exp(gl);
     HR.noalias() += Kt.transpose() * c.U;
   }
@@ -338,8 +420,7 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
   detail::GradAccum<T>& g = detail::zero_grads(rule, in, dS_final);
   StateMap<T> dH(g.S.data(), d_k, d_v);  // adjoint of the state at the current chunk's end
   Chunk<T> c;
-  Mat<T> dO_c, dU, dQ, dK, dE, dW, dA, tmp, Kt, Qd;
-  Vec<T> dg, dgh, dbeta;
+  ChunkGrads<T> d;
   const ChunkKind kind = cpu_coverage(rule).chunk;
   for (int64_t ci = chunks - 1; ci >= 0; --ci) {
     const int64_t n0 = ci * C, L = std::min(C, in.T - n0);
@@ -352,53 +433,21 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     const StateMap<T> Hfull(const_cast<T*>(checkpoints.S.data()) + ci * D, d_k, d_v);
     const auto HR = Hfull.topLeftCorner(c.R, c.W);
     chunk_products(rule, c, HR);
-    const int64_t R = c.R, W = c.W;
-    const T gl = c.g[L - 1];
-    const Mat<T> dHe = dH.topLeftCorner(R, W);  // rows past R, columns past W pass through: locked, never decayed
-    dg.setZero(L), dgh.setZero(L), dbeta.setZero(L);
-    T dgl = std::exp(gl) * HR.cwiseProduct(dHe).sum();
-
-    // H' = e^{g_L} H + Kt^T U
-    const Vec<T> decay = write_decay(c, gl);
-    Kt = decay.asDiagonal() * c.Kw;
-    dU.noalias() = Kt * dHe;
-    tmp.noalias() = c.U * dHe.transpose();  // dKt (Lw, R)
-    dK = decay.asDiagonal() * tmp;          // dKw (Lw, R) until the writes are scattered below
-    {
-      const Vec<T> through = Kt.cwiseProduct(tmp).rowwise().sum();
-      dgl += through.sum();
-      for (int64_t w = 0; w < c.Lw; ++w) dg[c.wt[w]] -= through[w];
-    }
-    Mat<T> dHs = std::exp(gl) * dHe;
-
-    // O = diag(e^g) Q H + MB U
-    dO_c.resize(L, W);
+    const auto dHe = dH.topLeftCorner(c.R, c.W);  // rows past R, columns past W pass through: locked, never decayed
+    d.dg.setZero(L), d.dgh.setZero(L), d.dbeta.setZero(L);
+    const T dgl = backward_through_update(c, HR, dHe, d);
+    d.X.resize(erases(rule) ? 2 * L : L, c.W);
     for (int64_t t = 0; t < L; ++t)  // a locked column's read is 0 whatever its gradient
-      for (int64_t j = 0; j < W; ++j) dO_c(t, j) = dO && j < c.cols[t] ? dO[(n0 + t) * d_v + j] : T(0);
-    dU.noalias() += c.MB.transpose() * dO_c;
-    Qd = c.eg.asDiagonal() * c.Q;
-    tmp.noalias() = dO_c * HR.transpose();  // dQd (L, R)
-    dHs.noalias() += Qd.transpose() * dO_c;
-    dQ = c.eg.asDiagonal() * tmp;
-    dg += Qd.cwiseProduct(tmp).rowwise().sum();
-    {
-      Mat<T> dMB = dO_c * c.U.transpose();
-      const Mat<T> ZB = dMB.cwiseProduct(c.MB);  // zero where the write comes after the read, as MB is
-      dg += ZB.rowwise().sum();
-      const Vec<T> by_write = ZB.colwise().sum().transpose();
-      for (int64_t w = 0; w < c.Lw; ++w) dg[c.wt[w]] -= by_write[w];
-      dMB = dMB.cwiseProduct(c.GB);  // dP_B, selected to wt <= t by GB's zeros
-      dQ.noalias() += dMB * c.Kw;
-      dK.noalias() += dMB.transpose() * c.Q;
-    }
-
-    Mat<T> dV;
-    backward_through_writes(rule, c, HR, dU, {dHs, dK, dE, dV, dbeta, dgh, dg}, dW, dA, tmp);
-    write_chunk_grads(rule, c, in, n0, L, dgl, {dHs, dK, dE, dV, dbeta, dgh, dg}, dQ, g);
-    if (rule_uses_gamma(rule)) scatter_window_writes(c, dK, dU, in, g);
-    dH.topLeftCorner(R, W) = dHs;
+      masked_row(d.X, t, dO ? dO + (n0 + t) * d_v : nullptr, dO ? c.cols[t] : 0);
+    d.dU.noalias() += c.MB.transpose() * d.X.topRows(L);  // O = diag(e^g) Q H + MB U
+    backward_through_writes(rule, c, d);
+    backward_through_state_reads(rule, c, HR, d);
+    backward_through_pairs(rule, c, d);
+    write_chunk_grads(rule, c, in, dgl, d, g);
+    if (rule_uses_gamma(rule)) scatter_window_writes(c, d.dK, d.dU, in, g);
+    dH.topLeftCorner(c.R, c.W) = d.dHs;
   }
-  detail::copy_grads(rule, g, grads);
+  detail::copy_grads(rule, in, g, grads);
 }
 
 #define PROTEUS_INSTANTIATE(T)                                                                                  \

@@ -54,22 +54,32 @@ GradAccum<T>& zero_grads(Rule rule, const RuleInputs<T>& in, const T* dS_final) 
 }
 
 namespace {
+// A head's (T, width) gradient to the caller's rows, `interleave` rows of `width` apart.
 template <class T>
-void copy_out(const std::vector<T>& from, T* to) {
-  if (to) std::copy(from.begin(), from.end(), to);
+void copy_out(const std::vector<T>& from, T* to, int64_t width = 1, int64_t interleave = 1) {
+  if (!to) return;
+  if (interleave == 1 || width == 0) {
+    std::copy(from.begin(), from.end(), to);
+    return;
+  }
+  const int64_t rows = static_cast<int64_t>(from.size()) / width;
+  for (int64_t n = 0; n < rows; ++n)
+    std::copy(from.begin() + n * width, from.begin() + (n + 1) * width, to + n * interleave * width);
 }
 }  // namespace
 
 template <class T>
-void copy_grads(Rule rule, const GradAccum<T>& g, const RuleGrads<T>& grads) {
-  copy_out(g.q, grads.q);
-  copy_out(g.k, grads.k);
-  copy_out(g.v, grads.v);
-  copy_out(g.beta, grads.beta);
-  copy_out(g.a, grads.a);
-  if (rule_uses_p(rule)) copy_out(g.p, grads.p);
-  if (rule_uses_eta(rule)) copy_out(g.eta, grads.eta);
-  if (rule_uses_gamma(rule)) copy_out(g.gamma, grads.gamma);
+void copy_grads(Rule rule, const RuleInputs<T>& in, const GradAccum<T>& g, const RuleGrads<T>& grads) {
+  const int64_t every = grads.interleave;
+  if (every < 1) throw InputError("interleave", "the gradients' rows must be >= 1 row apart, got " + std::to_string(every));
+  copy_out(g.q, grads.q, in.d_k, every);
+  copy_out(g.k, grads.k, in.d_k, every);
+  copy_out(g.v, grads.v, in.d_v, every);
+  copy_out(g.beta, grads.beta, 1, every);
+  copy_out(g.a, grads.a, retention_width(rule, in.d_k), every);
+  if (rule_uses_p(rule)) copy_out(g.p, grads.p, in.d_k, every);
+  if (rule_uses_eta(rule)) copy_out(g.eta, grads.eta, 1, every);
+  if (rule_uses_gamma(rule)) copy_out(g.gamma, grads.gamma, in.window, every);
   copy_out(g.S, grads.S0);
 }
 
@@ -77,8 +87,8 @@ template void check_rule_inputs<float>(Rule, const Schedule&, const RuleInputs<f
 template void check_rule_inputs<double>(Rule, const Schedule&, const RuleInputs<double>&);
 template GradAccum<float>& zero_grads<float>(Rule, const RuleInputs<float>&, const float*);
 template GradAccum<double>& zero_grads<double>(Rule, const RuleInputs<double>&, const double*);
-template void copy_grads<float>(Rule, const GradAccum<float>&, const RuleGrads<float>&);
-template void copy_grads<double>(Rule, const GradAccum<double>&, const RuleGrads<double>&);
+template void copy_grads<float>(Rule, const RuleInputs<float>&, const GradAccum<float>&, const RuleGrads<float>&);
+template void copy_grads<double>(Rule, const RuleInputs<double>&, const GradAccum<double>&, const RuleGrads<double>&);
 
 }  // namespace detail
 
@@ -118,7 +128,7 @@ void gated_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs<T
     throw InputError("tape", "does not come from a forward of this rule and these shapes");
   detail::GradAccum<T>& g = detail::zero_grads(rule, in, dS_final);
   detail::family_backward(rule, schedule, in, {0, in.T}, tape, dO, g);
-  detail::copy_grads(rule, g, grads);
+  detail::copy_grads(rule, in, g, grads);
 }
 
 template void gated_rule_forward<float>(Rule, const Schedule&, const RuleInputs<float>&, float*, float*, RuleTape<float>*);

@@ -59,6 +59,9 @@ struct RuleGrads {
   F* eta = nullptr;    // (T)
   F* gamma = nullptr;  // (T, window)
   F* S0 = nullptr;     // (d_k, d_v)
+  // Heads interleaved in the caller's (T, heads, width) tensors: row n of a (T, width) gradient is
+  // written at n * interleave * width, in place (S0 is one state).
+  int64_t interleave = 1;
 };
 
 // What the forward keeps for the backward: every state S_0..S_T, and Z_0..Z_T for a rule with

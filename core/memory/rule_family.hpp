@@ -82,9 +82,9 @@ void check_rule_inputs(Rule rule, const Schedule& s, const RuleInputs<T>& in);
 // pages each time. Valid until the thread's next call.
 template <class T>
 GradAccum<T>& zero_grads(Rule rule, const RuleInputs<T>& in, const T* dS_final);
-// Copies the accumulators to the caller's buffers (null = not wanted).
+// Copies the accumulators to the caller's buffers (null = not wanted), grads.interleave rows apart.
 template <class T>
-void copy_grads(Rule rule, const GradAccum<T>& g, const RuleGrads<T>& grads);
+void copy_grads(Rule rule, const RuleInputs<T>& in, const GradAccum<T>& g, const RuleGrads<T>& grads);
 
 // Retention a_t, 1 when the input has none (a rule with one scalar a step).
 template <class T>

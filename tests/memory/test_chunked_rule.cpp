@@ -375,6 +375,68 @@ TEST(ChunkedRule, RejectsWhatItCannotCompute) {
   EXPECT_EQ(thrown_field(Rule::linear, aligned, missing, 2), "beta");
 }
 
+// Gradients written to interleaved heads' rows (RuleGrads::interleave, the CPU backend's): head 1
+// of three in (T, 3, width) tensors gets the bits of a contiguous run, by either form that has
+// them, and the other heads' rows are left alone.
+TEST(ChunkedRule, WritesGradientsToInterleavedRows) {
+  const int64_t T = 23, d_k = 8, d_v = 8, heads = 3, chunk = 8;
+  const Schedule s = Schedule::uniform(d_k * d_v, 4, 17);
+  for (Rule rule : chunked_rules())
+    for (Form form : {Form::chunked, Form::checkpointed}) {
+      SCOPED_TRACE(std::string(rule_name(rule)) + (form == Form::chunked ? " chunked" : " checkpointed"));
+      const RandomRuleInputs<double> in(rule, T, d_k, d_v, 31, true, false);
+      Upstream<double> up(T, d_k, d_v, 32);
+      std::fill(up.dS.begin(), up.dS.end(), 0.0);
+      const Result<double> want = run(form, rule, s, in, up, chunk);
+      const int64_t a_width = static_cast<int64_t>(in.a.size()) / T;
+      std::vector<double> gq(T * heads * d_k, 7.0), gk(gq), gv(T * heads * d_v, 7.0), gbeta(T * heads, 7.0),
+          ga(T * heads * a_width, 7.0), gp(gq), ggamma(T * heads * in.window, 7.0);
+      RuleGrads<double> g{gq.data() + d_k, gk.data() + d_k, gv.data() + d_v, gbeta.data() + 1, ga.data() + a_width,
+                          gp.data() + d_k, nullptr, in.window ? ggamma.data() + in.window : nullptr, nullptr};
+      g.interleave = heads;
+      const RuleInputs<double> view = in.view();
+      std::vector<double> o(T * d_v);
+      StateCheckpoints<double> ck;
+      if (form == Form::chunked) {
+        chunked_rule_forward<double>(rule, s, view, chunk, o.data(), nullptr, &ck);
+        chunked_rule_backward<double>(rule, s, view, ck, up.dO.data(), nullptr, g);
+      } else {
+        checkpointed_rule_forward<double>(rule, s, view, chunk, o.data(), nullptr, &ck);
+        checkpointed_rule_backward<double>(rule, s, view, ck, up.dO.data(), nullptr, g);
+      }
+      auto head1 = [&](const std::vector<double>& all, int64_t width) {
+        std::vector<double> x(T * width);
+        for (int64_t n = 0; n < T; ++n)
+          std::copy(all.begin() + (n * heads + 1) * width, all.begin() + (n * heads + 2) * width, x.begin() + n * width);
+        for (size_t e = 0; e < all.size(); ++e)  // heads 0 and 2: untouched
+          if ((e / width) % heads != 1) EXPECT_EQ(all[e], 7.0) << "element " << e << " of another head was written";
+        return x;
+      };
+      EXPECT_TRUE(same_bits(head1(gq, d_k), want.q)) << "dq";
+      EXPECT_TRUE(same_bits(head1(gk, d_k), want.k)) << "dk";
+      EXPECT_TRUE(same_bits(head1(gv, d_v), want.v)) << "dv";
+      EXPECT_TRUE(same_bits(head1(gbeta, 1), want.beta)) << "dbeta";
+      EXPECT_TRUE(same_bits(head1(ga, a_width), want.a)) << "da";
+      if (rule_uses_p(rule)) EXPECT_TRUE(same_bits(head1(gp, d_k), want.p)) << "dp";
+      if (rule_uses_gamma(rule)) EXPECT_TRUE(same_bits(head1(ggamma, in.window), want.gamma)) << "dgamma";
+    }
+  // Rows less than one apart are refused by name.
+  const RandomRuleInputs<double> in(Rule::delta, T, d_k, d_v, 3, true, false);
+  const Upstream<double> up(T, d_k, d_v, 4);
+  Result<double> r;
+  RuleGrads<double> g = grads_into(r, in);
+  g.interleave = 0;
+  std::vector<double> o(T * d_v);
+  StateCheckpoints<double> ck;
+  chunked_rule_forward<double>(Rule::delta, s, in.view(), chunk, o.data(), nullptr, &ck);
+  try {
+    chunked_rule_backward<double>(Rule::delta, s, in.view(), ck, up.dO.data(), nullptr, g);
+    ADD_FAILURE() << "gradient rows 0 apart were accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "interleave");
+  }
+}
+
 // ---- the recurrent form with checkpoints: the taped reference's bits, any rule, any E ----
 
 TEST(CheckpointedRule, EqualsTheTapedReferenceBitForBit) {

@@ -8,6 +8,7 @@
 #include "core/backend/cpu/cpu_backend.hpp"
 #include "core/backend/cpu/parallel_loops.hpp"
 #include "core/common/input_error.hpp"
+#include "core/common/uninitialized_vector.hpp"
 #include "core/memory/checkpointed_rule.hpp"
 #include "core/memory/chunked_rule.hpp"
 
@@ -24,14 +25,17 @@ struct CpuRuleState final : OpState {
   int64_t chunk = 0;
   memory::OpenWidths open_widths_of = memory::OpenWidths::value_columns;
   struct Head {
-    std::vector<T> q, k, v, beta, a, p, eta, gamma;  // this head's rows, contiguous: (T, width)
+    UninitializedVector<T> q, k, v, beta, a, p, eta, gamma;  // this head's rows, contiguous: (T, width)
     std::vector<int32_t> open_widths;                 // (T) block_axis value_rows / layer; empty = none
     memory::StateCheckpoints<T> checkpoints;         // chunk-start states: T / chunk of them, no tape
   };
   std::vector<Head> heads;  // (B, H)
 
+  // Head (b, h)'s first row in a (B, T, H, width) tensor, in rows of that width.
+  size_t first_row(int b, int h) const { return static_cast<size_t>(b) * Tn * H + h; }
+
   memory::RuleInputs<T> inputs(const Head& hd) const {
-    auto ptr = [](const std::vector<T>& x) { return x.empty() ? nullptr : x.data(); };
+    auto ptr = [](const UninitializedVector<T>& x) { return x.empty() ? nullptr : x.data(); };
     memory::RuleInputs<T> in;
     in.T = Tn;
     in.d_k = d_k;
@@ -52,8 +56,8 @@ struct CpuRuleState final : OpState {
 };
 
 // Head (b, h)'s strided rows of a (B, T, H, width) tensor, gathered into (T, width).
-template <class T>
-void gather_head(std::vector<T>& dst, const T* src, int b, int h, int Tn, int H, int width) {
+template <class T, class Vector>
+void gather_head(Vector& dst, const T* src, int b, int h, int Tn, int H, int width) {
   dst.clear();
   if (!src) return;
   dst.resize(static_cast<size_t>(Tn) * width);
@@ -141,41 +145,32 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
   check_rule_args(args);
   const CpuRuleState<T>& st = rule_state(state, args);
   const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v, c = st.window;
-  const size_t nk = static_cast<size_t>(Tn) * d_k, nv = static_cast<size_t>(Tn) * d_v;
+  const int a_width = static_cast<int>(memory::retention_width(args.rule, d_k));
   parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
     const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
     const auto& hd = st.heads[bh];
-    // A pool thread's buffers, kept from call to call: no allocation, no first touch of fresh pages.
-    thread_local std::vector<T> dOh, gq, gk, gv, gbeta, ga, gp, geta, ggamma;
+    // A pool thread's buffer, kept from call to call: no allocation, no first touch of fresh pages.
+    thread_local std::vector<T> dOh;
     gather_head(dOh, dO, b, h, Tn, H, d_v);
-    // This head's gradients, contiguous: q, k, p (T, d_k); v (T, d_v); beta, eta (T); a (T, 1 or d_k);
-    // gamma (T, c).
-    const int a_width = static_cast<int>(memory::retention_width(args.rule, d_k));
-    for (auto [x, n] : {std::pair{&gq, nk}, {&gk, nk}, {&gv, nv}, {&gbeta, size_t(Tn)}, {&ga, size_t(Tn) * a_width},
-                        {&gp, nk}, {&geta, size_t(Tn)}, {&ggamma, size_t(Tn) * c}})
-      x->assign(n, T(0));
+    // The gradients go straight to the caller's rows of this head, H rows apart (RuleGrads::interleave):
+    // the rule overwrites every one it hands back; one it does not take stays null.
+    const size_t row0 = st.first_row(b, h);
+    auto at = [&](T* x, bool taken, int64_t width) { return x && taken ? x + row0 * width : nullptr; };
     memory::RuleGrads<T> g;
-    g.q = gq.data();
-    g.k = gk.data();
-    g.v = gv.data();
-    g.beta = gbeta.data();
-    g.a = ga.data();
-    g.p = gp.data();
-    g.eta = geta.data();
-    g.gamma = ggamma.data();
+    g.q = at(grads.q, true, d_k);
+    g.k = at(grads.k, true, d_k);
+    g.v = at(grads.v, true, d_v);
+    g.beta = at(grads.beta, memory::rule_uses_beta(args.rule), 1);
+    g.a = at(grads.a, true, a_width);
+    g.p = at(grads.p, memory::rule_uses_p(args.rule), d_k);
+    g.eta = at(grads.eta, memory::rule_uses_eta(args.rule), 1);
+    g.gamma = at(grads.gamma, memory::rule_uses_gamma(args.rule), c);
+    g.interleave = H;
     const T* dOp = dOh.empty() ? nullptr : dOh.data();
     if (st.form == memory::RuleForm::chunked)
       memory::chunked_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.checkpoints, dOp, nullptr, g);
     else
       memory::checkpointed_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.checkpoints, dOp, nullptr, g);
-    scatter_head(grads.q, gq.data(), b, h, Tn, H, d_k);
-    scatter_head(grads.k, gk.data(), b, h, Tn, H, d_k);
-    scatter_head(grads.v, gv.data(), b, h, Tn, H, d_v);
-    if (memory::rule_uses_beta(args.rule)) scatter_head(grads.beta, gbeta.data(), b, h, Tn, H, 1);
-    scatter_head(grads.a, ga.data(), b, h, Tn, H, a_width);
-    if (memory::rule_uses_p(args.rule)) scatter_head(grads.p, gp.data(), b, h, Tn, H, d_k);
-    if (memory::rule_uses_eta(args.rule)) scatter_head(grads.eta, geta.data(), b, h, Tn, H, 1);
-    if (memory::rule_uses_gamma(args.rule)) scatter_head(grads.gamma, ggamma.data(), b, h, Tn, H, c);
   });
 }
 
