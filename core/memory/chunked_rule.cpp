@@ -202,7 +202,7 @@ void write_decay(const Chunk<T>& c, T gl, Vec<T>& by_step, Vec<T>& d) {
 }
 
 // A chunk's backward: its gradients on the way from its outputs to its inputs, and the scratch
-// between, sized at the first chunk and reused by the next (no allocation per chunk).
+// between, kept from chunk to chunk (reallocated only where a chunk's shape changes).
 template <class T>
 struct ChunkGrads {
   Mat<T> dU, dQ, dK, dE, dV, dW, dHs;  // (Lw, W) U; (L, R) q; (Lw, R) the written keys; (L, R) the

@@ -408,8 +408,11 @@ TEST(ChunkedRule, WritesGradientsToInterleavedRows) {
         std::vector<double> x(T * width);
         for (int64_t n = 0; n < T; ++n)
           std::copy(all.begin() + (n * heads + 1) * width, all.begin() + (n * heads + 2) * width, x.begin() + n * width);
-        for (size_t e = 0; e < all.size(); ++e)  // heads 0 and 2: untouched
-          if ((e / width) % heads != 1) EXPECT_EQ(all[e], 7.0) << "element " << e << " of another head was written";
+        for (size_t e = 0; e < all.size(); ++e) {  // heads 0 and 2: untouched
+          if ((e / width) % heads != 1) {
+            EXPECT_EQ(all[e], 7.0) << "element " << e << " of another head was written";
+          }
+        }
         return x;
       };
       EXPECT_TRUE(same_bits(head1(gq, d_k), want.q)) << "dq";
@@ -417,8 +420,12 @@ TEST(ChunkedRule, WritesGradientsToInterleavedRows) {
       EXPECT_TRUE(same_bits(head1(gv, d_v), want.v)) << "dv";
       EXPECT_TRUE(same_bits(head1(gbeta, 1), want.beta)) << "dbeta";
       EXPECT_TRUE(same_bits(head1(ga, a_width), want.a)) << "da";
-      if (rule_uses_p(rule)) EXPECT_TRUE(same_bits(head1(gp, d_k), want.p)) << "dp";
-      if (rule_uses_gamma(rule)) EXPECT_TRUE(same_bits(head1(ggamma, in.window), want.gamma)) << "dgamma";
+      if (rule_uses_p(rule)) {
+        EXPECT_TRUE(same_bits(head1(gp, d_k), want.p)) << "dp";
+      }
+      if (rule_uses_gamma(rule)) {
+        EXPECT_TRUE(same_bits(head1(ggamma, in.window), want.gamma)) << "dgamma";
+      }
     }
   // Rows less than one apart are refused by name.
   const RandomRuleInputs<double> in(Rule::delta, T, d_k, d_v, 3, true, false);
