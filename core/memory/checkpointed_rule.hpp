@@ -20,6 +20,10 @@ struct StateCheckpoints {
   int64_t every = 0;
   UninitializedVector<F> S;  // (ranges, d_k, d_v); sized, then written in full
   std::vector<F> Z;  // (ranges, d_k, d_v), momentum only
+  // The chunked form's products of each chunk that its backward reads (chunked_rule.cpp):
+  // chunk c's at products[products_at[c]...]; empty when the form keeps none.
+  std::vector<F> products;
+  std::vector<size_t> products_at;  // (ranges + 1)
 };
 
 // Ranges of `every` steps over T tokens (the last may be shorter).

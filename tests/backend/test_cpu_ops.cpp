@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "core/backend/cpu/cpu_backend.hpp"
 #include "tests/backend/op_check.hpp"
@@ -101,23 +102,31 @@ TEST_F(CpuOps, Matmul) {
 }
 
 TEST_F(CpuOps, MatmulSplitIntoPiecesMatchesNaiveLoops) {
-  // Big enough that rows and dw are cut into several GEMM pieces; odd sizes leave ragged tails.
-  const int N = 1001, IC = 67, OC = 97;
-  const auto in = random_vector(N * IC, 12), w = random_vector(OC * IC, 13), dout = random_vector(N * OC, 14);
-  std::vector<double> out(N * OC), din(N * IC, kJunk), dw(OC * IC, 0.0);
-  be->matmul_forward(out.data(), in.data(), w.data(), N, IC, OC);
-  be->matmul_backward(din.data(), dw.data(), dout.data(), in.data(), w.data(), N, IC, OC);
-  std::vector<double> ref_out(N * OC, 0.0), ref_din(N * IC, 0.0), ref_dw(OC * IC, 0.0);
-  for (int n = 0; n < N; ++n)
-    for (int o = 0; o < OC; ++o)
-      for (int i = 0; i < IC; ++i) {
-        ref_out[n * OC + o] += in[n * IC + i] * w[o * IC + i];
-        ref_din[n * IC + i] += dout[n * OC + o] * w[o * IC + i];
-        ref_dw[o * IC + i] += dout[n * OC + o] * in[n * IC + i];
-      }
-  EXPECT_LT(rel_max_error(out, ref_out), 1e-13);
-  EXPECT_LT(rel_max_error(din, ref_din), 1e-13);
-  EXPECT_LT(rel_max_error(dw, ref_dw), 1e-13);
+  // Big enough that rows and dw are cut into several GEMM pieces; odd sizes leave ragged tails. A
+  // narrow dw (97 rows) is split over N into partials, a wide one (800 rows) over its rows.
+  struct Shape {
+    int N, IC, OC;
+  };
+  for (const Shape sh : {Shape{1001, 67, 97}, Shape{300, 70, 800}}) {
+    const int N = sh.N, IC = sh.IC, OC = sh.OC;
+    SCOPED_TRACE("OC " + std::to_string(OC));
+    const auto in = random_vector(N * IC, 12), w = random_vector(OC * IC, 13), dout = random_vector(N * OC, 14);
+    const auto before = random_vector(OC * IC, 15);  // dw accumulates onto what it holds
+    std::vector<double> out(N * OC), din(N * IC, kJunk), dw = before;
+    be->matmul_forward(out.data(), in.data(), w.data(), N, IC, OC);
+    be->matmul_backward(din.data(), dw.data(), dout.data(), in.data(), w.data(), N, IC, OC);
+    std::vector<double> ref_out(N * OC, 0.0), ref_din(N * IC, 0.0), ref_dw = before;
+    for (int n = 0; n < N; ++n)
+      for (int o = 0; o < OC; ++o)
+        for (int i = 0; i < IC; ++i) {
+          ref_out[n * OC + o] += in[n * IC + i] * w[o * IC + i];
+          ref_din[n * IC + i] += dout[n * OC + o] * w[o * IC + i];
+          ref_dw[o * IC + i] += dout[n * OC + o] * in[n * IC + i];
+        }
+    EXPECT_LT(rel_max_error(out, ref_out), 1e-13);
+    EXPECT_LT(rel_max_error(din, ref_din), 1e-13);
+    EXPECT_LT(rel_max_error(dw, ref_dw), 1e-13);
+  }
 }
 
 struct ConvShape {

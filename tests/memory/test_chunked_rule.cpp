@@ -328,6 +328,39 @@ TEST(ChunkedRule, SameInputsSameBits) {
               same_bits(x.v, y.v) && same_bits(x.a, y.a) && same_bits(x.beta, y.beta));
 }
 
+// The forward keeps each chunk's products for the backward (chunk_products_kept); a backward
+// without them makes them again. Both give the same gradients (to rounding: the forward forms the
+// erase's residual in one product with the output's, the remaking backward alone), and the kept
+// products are the ones read.
+TEST(ChunkedRule, KeptProductsGiveTheRecomputedGradients) {
+  const int64_t T = 50, d_k = 16, d_v = 16, chunk = 16;  // a short last chunk; blocks open mid-chunk
+  const Schedule s = Schedule::uniform(d_k * d_v, 4, 40);
+  for (Rule rule : chunked_rules()) {
+    SCOPED_TRACE(rule_name(rule));
+    const RandomRuleInputs<double> in(rule, T, d_k, d_v, 21, true, false);
+    const Upstream<double> up(T, d_k, d_v, 22);
+    std::vector<double> o(T * d_v);
+    StateCheckpoints<double> kept;
+    chunked_rule_forward<double>(rule, s, in.view(), chunk, o.data(), nullptr, &kept);
+    const bool keeps = chunk_products_kept(rule, chunk, d_v, in.window) > 0;
+    EXPECT_EQ(kept.products_at.size(), size_t(keeps ? checkpoint_ranges(T, chunk) + 1 : 1));
+    EXPECT_EQ(kept.products.empty(), !keeps);
+    auto backward = [&](const StateCheckpoints<double>& ck) {
+      Result<double> r;
+      chunked_rule_backward<double>(rule, s, in.view(), ck, up.dO.data(), up.dS.data(), grads_into(r, in));
+      return r;
+    };
+    StateCheckpoints<double> remade = kept;
+    remade.products.clear(), remade.products_at.clear();
+    const Result<double> x = backward(kept), y = backward(remade);
+    expect_close(x, y, 1e-12, "kept against remade");
+    if (!keeps) continue;
+    StateCheckpoints<double> doubled = kept;  // the kept products are what the backward reads
+    for (double& e : doubled.products) e *= 2;
+    EXPECT_GT(relative_error(backward(doubled).q, x.q), 1e-3);
+  }
+}
+
 // E = 1 is one code path with every row open: the same bits as no schedule at all would give.
 TEST(ChunkedRule, OneBlockIsTheUngatedRule) {
   const int64_t T = 40, d_k = 8, d_v = 8, D = d_k * d_v;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/backend/bench/bench_timing.hpp"
+#include "core/backend/cpu/cpu_backend.hpp"
 #include "core/backend/ops/open_widths_rule.hpp"
 #include "core/backend/registry.hpp"
 #include "core/common/input_error.hpp"
@@ -141,8 +142,11 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   result.form = std::string(memory::rule_form_name(form));
   result.chunk = be.chunk_to_run(args);
   const bool momentum = memory::rule_has_momentum(s.rule) && form == memory::RuleForm::recurrent;
-  result.kept_mb = double(s.B) * s.H * memory::checkpoint_ranges(s.T, result.chunk) * D * sizeof(float) *
-                   (momentum ? 2 : 1) / 1e6;
+  // The CPU's chunked form also keeps each chunk's products for its backward (at most this many).
+  const bool cpu_chunked = form == memory::RuleForm::chunked && dynamic_cast<CpuBackend<float>*>(&be);
+  const double products = cpu_chunked ? double(memory::chunk_products_kept(s.rule, result.chunk, s.d_v, window)) : 0;
+  result.kept_mb = double(s.B) * s.H * memory::checkpoint_ranges(s.T, result.chunk) * (D * (momentum ? 2 : 1) + products) *
+                   sizeof(float) / 1e6;
   const double flops = memory_rule_forward_flops(s);
   result.forward_gflops = flops / (result.forward_ms * 1e6);
   result.forward_backward_gflops = 3 * flops / (result.forward_backward_ms * 1e6);

@@ -33,7 +33,8 @@ struct MemoryRuleBenchResult {
   std::string message;  // why the device asked for was not used, if it was not
   double forward_ms = 0;           // median
   double forward_backward_ms = 0;  // median of one forward then its backward
-  double kept_mb = 0;              // the states the forward keeps for the backward (checkpoints)
+  double kept_mb = 0;              // what the forward keeps for the backward: checkpointed states (and the
+                                   // CPU chunked form's products), at most
   std::string form;                // the form that ran: chunked or recurrent
   int chunk = 0;                   // its chunk size / checkpoint spacing
   double forward_gflops = 0, forward_backward_gflops = 0;  // memory_rule_forward_flops per second (x3 with bwd)

@@ -48,6 +48,8 @@ using CStridedMat = Eigen::Map<const RowMat<T>, 0, Eigen::OuterStride<>>;
 
 constexpr int kMaxGemmPieces = 16;         // a GEMM is cut into at most this many pieces
 constexpr double kMinGemmPieceFlops = 1 << 21;
+constexpr int kDepthSplitMaxRows = 48;      // a dW this many rows a piece or fewer is split over N instead
+constexpr size_t kWeightPartials = 1 << 21;  // elements of dW partials a depth split may hold
 
 using cpu::parallel_columns;
 using cpu::parallel_elements;
@@ -238,9 +240,19 @@ void CpuBackend<T>::matmul_backward(T* din, T* dw, const T* dout, const T* in, c
       DX.noalias() = DY * W;  // (rows, IC)
     });
   }
-  if (dw) {
-    // Split over dw's rows: each piece sums over all N rows itself, so the order is fixed.
-    const CMapMat<T> X(in, N, IC);
+  if (dw) matmul_weight_grad(dw, dout, in, N, IC, OC);
+}
+
+// dW += dout^T in, a sum over the N rows. A wide dW is split over its rows (each piece sums all N
+// itself); a narrow one (the model's 64-256 outputs) over N: pieces of a few rows each would
+// pack the whole input once per piece (16 times at 128 outputs: the product ran at half the
+// forward's rate). Each depth piece sums its rows into its own partial, and the partials are
+// added in piece order: the order, so the bits, depend on the problem only.
+template <class T>
+void CpuBackend<T>::matmul_weight_grad(T* dw, const T* dout, const T* in, int N, int IC, int OC) {
+  if (N <= 0 || IC <= 0 || OC <= 0) return;  // an empty sum adds nothing
+  const CMapMat<T> X(in, N, IC);
+  if (OC >= kMaxGemmPieces * kDepthSplitMaxRows) {
     const Split s = split_rows(OC, 2.0 * N * IC);
     parallel_for(s.count, *pool_, [&](int64_t i) {
       const int o0 = static_cast<int>(i) * s.per, rows = std::min(s.per, OC - o0);
@@ -248,7 +260,31 @@ void CpuBackend<T>::matmul_backward(T* din, T* dw, const T* dout, const T* in, c
       MapMat<T> DW(dw + static_cast<size_t>(o0) * IC, rows, IC);
       DW.noalias() += DY.transpose() * X;  // (rows, IC)
     });
+    return;
   }
+  const size_t n = static_cast<size_t>(OC) * IC;
+  const Split by_rows = split_rows(N, 2.0 * IC * OC);
+  const int pieces = static_cast<int>(std::clamp<size_t>(kWeightPartials / n, 1, by_rows.count));
+  if (pieces == 1) {
+    MapMat<T>(dw, OC, IC).noalias() += CMapMat<T>(dout, N, OC).transpose() * X;
+    return;
+  }
+  const int per = (N + pieces - 1) / pieces;
+  thread_local std::vector<T> partials;  // (pieces, OC, IC): the calling thread's, kept between calls
+  partials.resize(static_cast<size_t>(pieces) * n);
+  T* const part = partials.data();  // the pool's threads have thread_locals of their own
+  parallel_for(pieces, *pool_, [&](int64_t i) {
+    const int r0 = static_cast<int>(i) * per, rows = std::max(0, std::min(per, N - r0));
+    MapMat<T> P(part + static_cast<size_t>(i) * n, OC, IC);
+    P.noalias() = CMapMat<T>(dout + static_cast<size_t>(r0) * OC, rows, OC).transpose() *
+                  CMapMat<T>(in + static_cast<size_t>(r0) * IC, rows, IC);
+  });
+  parallel_elements(n, *pool_, [&](size_t e0, size_t e1) {
+    for (int i = 0; i < pieces; ++i) {
+      const T* p = part + static_cast<size_t>(i) * n;
+      for (size_t e = e0; e < e1; ++e) dw[e] += p[e];
+    }
+  });
 }
 
 // ---- causal depthwise convolution + SiLU ----

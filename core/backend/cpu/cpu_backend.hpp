@@ -96,6 +96,8 @@ class CpuBackend : public Backend<T> {
                     T lr, T beta1, T beta2, T eps, T weight_decay, int step) override;
 
  private:
+  void matmul_weight_grad(T* dw, const T* dout, const T* in, int N, int IC, int OC);  // matmul_backward's dW
+
   int threads_;
   std::unique_ptr<ThreadPool> pool_;  // every op's loops; threads_ threads, the caller included
 };
