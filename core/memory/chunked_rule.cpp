@@ -174,27 +174,26 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR, Mat<T>* QH = nullp
   c.U.noalias() = c.AinvB * c.Res;
 }
 
-// What a chunk's backward reads of the products above, kept by the forward instead of made again
-// (perf: a fifth of the backward's samples; the paired gain is smaller, 3-4% of delta's fwd+bwd, as
-// reading them back costs part of it): the write values U, the read-write products MB and their
-// decays GB; for a rule that erases, the residual, MA, GA and IA's inverse. Ed is remade (a
-// diagonal scaling). The same bits either way.
+// What a chunk's backward reads of the products above, kept by the forward of a rule that erases
+// instead of made again (perf: a fifth of the backward's samples; the paired gain is smaller, 3-4%
+// of delta's fwd+bwd, as reading them back costs part of it): the write values U, the read-write
+// products MB and their decays GB, the residual, MA, GA and IA's inverse. Ed is remade (a diagonal
+// scaling). A rule that only writes keeps none: its products are one small product and a scaling,
+// cheaper made again than read back (linear and swla ran 6-7% slower keeping them).
 template <class T>
-void keep_products(Rule rule, const Chunk<T>& c, StateCheckpoints<T>& cp) {
+void keep_products(const Chunk<T>& c, StateCheckpoints<T>& cp) {
   auto put = [&](const Mat<T>& m) { cp.products.insert(cp.products.end(), m.data(), m.data() + m.size()); };
-  put(c.U), put(c.MB), put(c.GB);
-  if (erases(rule)) put(c.Res), put(c.MA), put(c.GA), put(c.Ainv);
+  put(c.U), put(c.MB), put(c.GB), put(c.Res), put(c.MA), put(c.GA), put(c.Ainv);
   cp.products_at.push_back(cp.products.size());
 }
 
 template <class T>
-void restore_products(Rule rule, const T* p, Chunk<T>& c) {
+void restore_products(const T* p, Chunk<T>& c) {
   auto get = [&](Mat<T>& m, int64_t rows, int64_t cols) {
     m = Eigen::Map<const Mat<T>>(p, rows, cols);
     p += rows * cols;
   };
   get(c.U, c.Lw, c.W), get(c.MB, c.L, c.Lw), get(c.GB, c.L, c.Lw);
-  if (!erases(rule)) return;
   get(c.Res, c.L, c.W), get(c.MA, c.L, c.L), get(c.GA, c.L, c.L), get(c.Ainv, c.L, c.L);
   c.Ed = c.egh.asDiagonal() * c.E;
 }
@@ -388,11 +387,10 @@ bool chunked_form_applies(Rule rule, const Schedule& schedule, int64_t d_v, std:
 
 int64_t default_chunk_size(int64_t d_k) { return default_chunk_size(ChunkBackend::cpu, d_k); }
 
-int64_t chunk_products_kept(Rule rule, int64_t chunk, int64_t d_v, int64_t window) {
-  if (cpu_coverage(rule).chunk != ChunkKind::shared_decay) return 0;
-  const int64_t L = chunk, Lw = (rule_uses_gamma(rule) ? std::max<int64_t>(window, 1) : 1) * L;
-  const int64_t writes = Lw * d_v + 2 * L * Lw;  // U; MB, GB
-  return erases(rule) ? writes + L * d_v + 3 * L * L : writes;  // Res; MA, GA, IA's inverse
+int64_t chunk_products_kept(Rule rule, int64_t chunk, int64_t d_v) {
+  if (cpu_coverage(rule).chunk != ChunkKind::shared_decay || !erases(rule)) return 0;
+  const int64_t L = chunk;  // a rule that erases writes once a step
+  return 2 * L * d_v + 5 * L * L;  // U, Res; MB, GB, MA, GA, IA's inverse
 }
 
 template <class T>
@@ -409,12 +407,13 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
     checkpoints->Z.clear();
     checkpoints->products.clear();
     checkpoints->products_at.assign(1, 0);
-    if (kind == ChunkKind::shared_decay)  // room for every chunk at full width: no reallocation
-      checkpoints->products.reserve(chunks * chunk_products_kept(rule, chunk_size, d_v, in.window));
+    // room for every chunk at full width: no reallocation
+    checkpoints->products.reserve(chunks * chunk_products_kept(rule, chunk_size, d_v));
   }
   Chunk<T> c;
   Mat<T> QH, O, Kt;
   Vec<T> by_step, decay;
+  const bool keeps = checkpoints && chunk_products_kept(rule, chunk_size, d_v) > 0;
   for (int64_t ci = 0; ci < chunks; ++ci) {
     const int64_t n0 = ci * chunk_size, L = std::min(chunk_size, in.T - n0);
     if (checkpoints) std::copy(Hbuf.begin(), Hbuf.end(), checkpoints->S.begin() + ci * D);
@@ -425,7 +424,7 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
     load_chunk(rule, schedule, in, n0, L, c);
     auto HR = H.topLeftCorner(c.R, c.W);
     chunk_products(rule, c, HR, o ? &QH : nullptr);
-    if (checkpoints) keep_products(rule, c, *checkpoints);
+    if (keeps) keep_products(c, *checkpoints);
     if (o) {  // O = diag(e^g) Q H + MB U
       O.noalias() = c.eg.asDiagonal() * QH;
       O.noalias() += c.MB * c.U;
@@ -472,7 +471,7 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     const StateMap<T> Hfull(const_cast<T*>(checkpoints.S.data()) + ci * D, d_k, d_v);
     const auto HR = Hfull.topLeftCorner(c.R, c.W);
     if (kept)
-      restore_products(rule, checkpoints.products.data() + checkpoints.products_at[ci], c);
+      restore_products(checkpoints.products.data() + checkpoints.products_at[ci], c);
     else
       chunk_products(rule, c, HR);
     const auto dHe = dH.topLeftCorner(c.R, c.W);  // rows past R, columns past W pass through: locked, never decayed

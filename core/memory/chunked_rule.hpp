@@ -11,9 +11,10 @@
 // (hebbian: U = diag(beta) V; window writes: c per step, gamma_t[j] k_{t-j} v_{t-j}^T with the key
 // masked by m_t, a linear rule over c L writes). Only non-positive numbers are exponentiated;
 // masks are applied by selection. The forward keeps each chunk's start state in StateCheckpoints
-// (T / C states) and, for the scalar-decay rules, the chunk's products its backward reads (U, the
-// pairwise products and decays, IA's inverse, the residual: chunk_products_kept's count per chunk,
-// about 0.8 of a state at C 16, d 64); the backward reloads each chunk's inputs and reads them back.
+// (T / C states) and, for the erasing scalar-decay rules, the chunk's products its backward reads
+// (U, the pairwise products and decays, IA's inverse, the residual: chunk_products_kept's count
+// per chunk, about 0.8 of a state at C 16, d 64); the backward reloads each chunk's inputs and reads
+// them back. The other rules' backward remakes each chunk's products from its start state.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -31,8 +32,9 @@ bool chunked_form_applies(Rule rule, const Schedule& schedule, int64_t d_v, std:
 int64_t default_chunk_size(int64_t d_k);
 
 // The elements a forward keeps per chunk of `chunk` steps besides its start state, at most (every
-// key row and value column open): the products its backward reads instead of making them again.
-int64_t chunk_products_kept(Rule rule, int64_t chunk, int64_t d_v, int64_t window);
+// key row and value column open): the products its backward reads instead of making them again
+// (0: the rule's backward remakes them).
+int64_t chunk_products_kept(Rule rule, int64_t chunk, int64_t d_v);
 
 // o: (T, d_v); S_final: (d_k, d_v) or null; checkpoints: the chunk-start states, null when no
 // backward follows. Throws InputError: "rule" / "E" (the form does not apply), "S0" (the form

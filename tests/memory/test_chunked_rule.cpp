@@ -342,7 +342,7 @@ TEST(ChunkedRule, KeptProductsGiveTheRecomputedGradients) {
     std::vector<double> o(T * d_v);
     StateCheckpoints<double> kept;
     chunked_rule_forward<double>(rule, s, in.view(), chunk, o.data(), nullptr, &kept);
-    const bool keeps = chunk_products_kept(rule, chunk, d_v, in.window) > 0;
+    const bool keeps = chunk_products_kept(rule, chunk, d_v) > 0;
     EXPECT_EQ(kept.products_at.size(), size_t(keeps ? checkpoint_ranges(T, chunk) + 1 : 1));
     EXPECT_EQ(kept.products.empty(), !keeps);
     auto backward = [&](const StateCheckpoints<double>& ck) {

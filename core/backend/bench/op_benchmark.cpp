@@ -144,7 +144,7 @@ MemoryRuleBenchResult benchmark_memory_rule(const MemoryRuleBenchSpec& s, const 
   const bool momentum = memory::rule_has_momentum(s.rule) && form == memory::RuleForm::recurrent;
   // The CPU's chunked form also keeps each chunk's products for its backward (at most this many).
   const bool cpu_chunked = form == memory::RuleForm::chunked && dynamic_cast<CpuBackend<float>*>(&be);
-  const double products = cpu_chunked ? double(memory::chunk_products_kept(s.rule, result.chunk, s.d_v, window)) : 0;
+  const double products = cpu_chunked ? double(memory::chunk_products_kept(s.rule, result.chunk, s.d_v)) : 0;
   result.kept_mb = double(s.B) * s.H * memory::checkpoint_ranges(s.T, result.chunk) * (D * (momentum ? 2 : 1) + products) *
                    sizeof(float) / 1e6;
   const double flops = memory_rule_forward_flops(s);
