@@ -90,86 +90,99 @@ class CpuMemoryRuleForm : public ::testing::TestWithParam<std::tuple<Rule, memor
 
 TEST_P(CpuMemoryRuleForm, EqualsTheRuleHeadByHead) {
   const auto [rule, form] = GetParam();
-  const int B = 2, Tn = 9, H = 3, d_k = 4, d_v = 4, E = 4;
+  const int B = 2, Tn = 9, d_k = 4, d_v = 4, E = 4;
   const Schedule s = Schedule::uniform(d_k * d_v, E, Tn);
   if (form == memory::RuleForm::chunked && !memory::chunked_form_applies(rule, s, d_v)) GTEST_SKIP() << "no chunked form";
-  const bool exact = form == memory::RuleForm::recurrent;
-  Batch<double> x(rule, B, Tn, H, d_k, d_v, 100);
-  auto be = make_cpu_backend<double>(2);
-  auto args = x.args(s);
-  args.form = form;
-  args.chunk = 4;  // chunks of 4 over 9 tokens: a ragged last one
-  std::vector<double> o(x.rows() * d_v, std::numeric_limits<double>::quiet_NaN());
-  auto state = be->memory_rule_forward(o.data(), args);
+  // 3 heads: each head's rows gathered into copies; 1 head: read in place (the paper-regime presets').
+  // With open widths (block_axis value_rows: value columns opening by step, per head) and without.
+  for (const int H : {3, 1})
+    for (const bool widths : {false, true}) {
+      SCOPED_TRACE("H " + std::to_string(H) + (widths ? ", open widths" : ""));
+      const bool exact = form == memory::RuleForm::recurrent;
+      Batch<double> x(rule, B, Tn, H, d_k, d_v, 100);
+      auto be = make_cpu_backend<double>(2);
+      auto args = x.args(s);
+      std::vector<int32_t> open(static_cast<size_t>(Tn) * H);  // (T, H), never shrinking
+      for (int t = 0; t < Tn; ++t)
+        for (int h = 0; h < H; ++h) open[t * H + h] = std::min(d_v, 1 + (t + h) / 2);
+      if (widths) args.open_widths = open.data(), args.open_widths_of = memory::OpenWidths::value_columns;
+      args.form = form;
+      args.chunk = 4;  // chunks of 4 over 9 tokens: a ragged last one
+      std::vector<double> o(x.rows() * d_v, std::numeric_limits<double>::quiet_NaN());
+      auto state = be->memory_rule_forward(o.data(), args);
 
-  const auto dO = random_vector(x.rows() * d_v, 101);
-  const size_t nk = x.rows() * d_k;
-  std::vector<double> gq(nk, 7.0), gk(nk, 7.0), gv(x.rows() * d_v, 7.0), gbeta(x.rows(), 7.0), ga(x.rows(), 7.0),
-      gp(nk, 7.0), geta(x.rows(), 7.0), ggamma(x.rows() * x.window, 7.0);
-  MemoryRuleGrads<double> g;
-  g.q = gq.data(), g.k = gk.data(), g.v = gv.data(), g.a = ga.data();
-  if (memory::rule_uses_beta(rule)) g.beta = gbeta.data();
-  if (memory::rule_uses_p(rule)) g.p = gp.data();
-  if (memory::rule_uses_eta(rule)) g.eta = geta.data();
-  if (memory::rule_uses_gamma(rule)) g.gamma = ggamma.data();
-  be->memory_rule_backward(g, dO.data(), args, *state);
+      const auto dO = random_vector(x.rows() * d_v, 101);
+      const size_t nk = x.rows() * d_k;
+      std::vector<double> gq(nk, 7.0), gk(nk, 7.0), gv(x.rows() * d_v, 7.0), gbeta(x.rows(), 7.0), ga(x.rows(), 7.0),
+          gp(nk, 7.0), geta(x.rows(), 7.0), ggamma(x.rows() * x.window, 7.0);
+      MemoryRuleGrads<double> g;
+      g.q = gq.data(), g.k = gk.data(), g.v = gv.data(), g.a = ga.data();
+      if (memory::rule_uses_beta(rule)) g.beta = gbeta.data();
+      if (memory::rule_uses_p(rule)) g.p = gp.data();
+      if (memory::rule_uses_eta(rule)) g.eta = geta.data();
+      if (memory::rule_uses_gamma(rule)) g.gamma = ggamma.data();
+      be->memory_rule_backward(g, dO.data(), args, *state);
 
-  const int n_blocks = 3;  // 16 elements: blocks of 5, 5 and 6
-  std::vector<double> norms(x.rows() * n_blocks);
-  be->memory_block_norms(norms.data(), args, *state, n_blocks);
+      const int n_blocks = 3;  // 16 elements: blocks of 5, 5 and 6
+      std::vector<double> norms(x.rows() * n_blocks);
+      be->memory_block_norms(norms.data(), args, *state, n_blocks);
 
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h) {
-      const auto q = head_of(x.q, b, h, Tn, H, d_k), k = head_of(x.k, b, h, Tn, H, d_k),
-                 v = head_of(x.v, b, h, Tn, H, d_v), a = head_of(x.a, b, h, Tn, H, 1);
-      const auto beta = head_of(x.beta, b, h, Tn, H, 1), p = head_of(x.p, b, h, Tn, H, d_k),
-                 eta = head_of(x.eta, b, h, Tn, H, 1), gamma = head_of(x.gamma, b, h, Tn, H, x.window);
-      memory::RuleInputs<double> in;
-      in.T = Tn, in.d_k = d_k, in.d_v = d_v, in.window = x.window;
-      in.q = q.data(), in.k = k.data(), in.v = v.data(), in.a = a.data();
-      in.beta = beta.empty() ? nullptr : beta.data();
-      in.p = p.empty() ? nullptr : p.data();
-      in.eta = eta.empty() ? nullptr : eta.data();
-      in.gamma = gamma.empty() ? nullptr : gamma.data();
-      std::vector<double> ref_o(Tn * d_v);
-      memory::RuleTape<double> tape;
-      memory::gated_rule_forward<double>(rule, s, in, ref_o.data(), nullptr, &tape);
-      EXPECT_TRUE(agrees(head_of(o, b, h, Tn, H, d_v), ref_o, exact)) << "o of head " << b << "," << h;
+      for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) {
+          const auto q = head_of(x.q, b, h, Tn, H, d_k), k = head_of(x.k, b, h, Tn, H, d_k),
+                     v = head_of(x.v, b, h, Tn, H, d_v), a = head_of(x.a, b, h, Tn, H, 1);
+          const auto beta = head_of(x.beta, b, h, Tn, H, 1), p = head_of(x.p, b, h, Tn, H, d_k),
+                     eta = head_of(x.eta, b, h, Tn, H, 1), gamma = head_of(x.gamma, b, h, Tn, H, x.window);
+          memory::RuleInputs<double> in;
+          in.T = Tn, in.d_k = d_k, in.d_v = d_v, in.window = x.window;
+          in.q = q.data(), in.k = k.data(), in.v = v.data(), in.a = a.data();
+          in.beta = beta.empty() ? nullptr : beta.data();
+          in.p = p.empty() ? nullptr : p.data();
+          in.eta = eta.empty() ? nullptr : eta.data();
+          in.gamma = gamma.empty() ? nullptr : gamma.data();
+          std::vector<int32_t> head_open(Tn);
+          for (int t = 0; t < Tn; ++t) head_open[t] = open[t * H + h];
+          if (widths) in.open_widths = head_open.data(), in.open_widths_of = memory::OpenWidths::value_columns;
+          std::vector<double> ref_o(Tn * d_v);
+          memory::RuleTape<double> tape;
+          memory::gated_rule_forward<double>(rule, s, in, ref_o.data(), nullptr, &tape);
+          EXPECT_TRUE(agrees(head_of(o, b, h, Tn, H, d_v), ref_o, exact)) << "o of head " << b << "," << h;
 
-      const auto dOh = head_of(dO, b, h, Tn, H, d_v);
-      std::vector<double> rq(Tn * d_k), rk(Tn * d_k), rv(Tn * d_v), rbeta(Tn), ra(Tn), rp(Tn * d_k), reta(Tn),
-          rgamma(Tn * x.window);
-      memory::RuleGrads<double> rg{rq.data(), rk.data(), rv.data(), rbeta.data(), ra.data(),
-                                   rp.data(), reta.data(), rgamma.data(), nullptr};
-      memory::gated_rule_backward<double>(rule, s, in, tape, dOh.data(), nullptr, rg);
-      EXPECT_TRUE(agrees(head_of(gq, b, h, Tn, H, d_k), rq, exact)) << "dq";
-      EXPECT_TRUE(agrees(head_of(gk, b, h, Tn, H, d_k), rk, exact)) << "dk";
-      EXPECT_TRUE(agrees(head_of(gv, b, h, Tn, H, d_v), rv, exact)) << "dv";
-      EXPECT_TRUE(agrees(head_of(ga, b, h, Tn, H, 1), ra, exact)) << "da";
-      if (memory::rule_uses_beta(rule)) {
-        EXPECT_TRUE(agrees(head_of(gbeta, b, h, Tn, H, 1), rbeta, exact)) << "dbeta";
-      }
-      if (memory::rule_uses_p(rule)) {
-        EXPECT_TRUE(agrees(head_of(gp, b, h, Tn, H, d_k), rp, exact)) << "dp";
-      }
-      if (memory::rule_uses_eta(rule)) {
-        EXPECT_TRUE(agrees(head_of(geta, b, h, Tn, H, 1), reta, exact)) << "deta";
-      }
-      if (memory::rule_uses_gamma(rule)) {
-        EXPECT_TRUE(agrees(head_of(ggamma, b, h, Tn, H, x.window), rgamma, exact)) << "dgamma";
-      }
+          const auto dOh = head_of(dO, b, h, Tn, H, d_v);
+          std::vector<double> rq(Tn * d_k), rk(Tn * d_k), rv(Tn * d_v), rbeta(Tn), ra(Tn), rp(Tn * d_k), reta(Tn),
+              rgamma(Tn * x.window);
+          memory::RuleGrads<double> rg{rq.data(), rk.data(), rv.data(), rbeta.data(), ra.data(),
+                                       rp.data(), reta.data(), rgamma.data(), nullptr};
+          memory::gated_rule_backward<double>(rule, s, in, tape, dOh.data(), nullptr, rg);
+          EXPECT_TRUE(agrees(head_of(gq, b, h, Tn, H, d_k), rq, exact)) << "dq";
+          EXPECT_TRUE(agrees(head_of(gk, b, h, Tn, H, d_k), rk, exact)) << "dk";
+          EXPECT_TRUE(agrees(head_of(gv, b, h, Tn, H, d_v), rv, exact)) << "dv";
+          EXPECT_TRUE(agrees(head_of(ga, b, h, Tn, H, 1), ra, exact)) << "da";
+          if (memory::rule_uses_beta(rule)) {
+            EXPECT_TRUE(agrees(head_of(gbeta, b, h, Tn, H, 1), rbeta, exact)) << "dbeta";
+          }
+          if (memory::rule_uses_p(rule)) {
+            EXPECT_TRUE(agrees(head_of(gp, b, h, Tn, H, d_k), rp, exact)) << "dp";
+          }
+          if (memory::rule_uses_eta(rule)) {
+            EXPECT_TRUE(agrees(head_of(geta, b, h, Tn, H, 1), reta, exact)) << "deta";
+          }
+          if (memory::rule_uses_gamma(rule)) {
+            EXPECT_TRUE(agrees(head_of(ggamma, b, h, Tn, H, x.window), rgamma, exact)) << "dgamma";
+          }
 
-      // Block norms: L2 norm of elements [0,5), [5,10), [10,16) of S_t, t = 1..T.
-      for (int t = 1; t <= Tn; ++t) {
-        const double* St = tape.S.data() + t * d_k * d_v;
-        const int edges[] = {0, 5, 10, 16};
-        for (int blk = 0; blk < n_blocks; ++blk) {
-          double ss = 0;
-          for (int e = edges[blk]; e < edges[blk + 1]; ++e) ss += St[e] * St[e];
-          EXPECT_NEAR(norms[((b * H + h) * Tn + t - 1) * n_blocks + blk], std::sqrt(ss), exact ? 0.0 : 1e-12)
-              << "head " << b << "," << h << " t " << t << " block " << blk;
+          // Block norms: L2 norm of elements [0,5), [5,10), [10,16) of S_t, t = 1..T.
+          for (int t = 1; t <= Tn; ++t) {
+            const double* St = tape.S.data() + t * d_k * d_v;
+            const int edges[] = {0, 5, 10, 16};
+            for (int blk = 0; blk < n_blocks; ++blk) {
+              double ss = 0;
+              for (int e = edges[blk]; e < edges[blk + 1]; ++e) ss += St[e] * St[e];
+              EXPECT_NEAR(norms[((b * H + h) * Tn + t - 1) * n_blocks + blk], std::sqrt(ss), exact ? 0.0 : 1e-12)
+                  << "head " << b << "," << h << " t " << t << " block " << blk;
+            }
+          }
         }
-      }
     }
 }
 

@@ -24,8 +24,11 @@ struct CpuRuleState final : OpState {
   memory::RuleForm form = memory::RuleForm::recurrent;  // resolved: chunked or recurrent
   int64_t chunk = 0;
   memory::OpenWidths open_widths_of = memory::OpenWidths::value_columns;
+  // One head a batch row: its rows are already contiguous in the args' tensors, read in place (the
+  // args are the same in the backward); with more heads each head's rows are gathered into copies.
+  bool in_place = false;
   struct Head {
-    UninitializedVector<T> q, k, v, beta, a, p, eta, gamma;  // this head's rows, contiguous: (T, width)
+    UninitializedVector<T> q, k, v, beta, a, p, eta, gamma;  // this head's rows, contiguous: (T, width); empty in place
     std::vector<int32_t> open_widths;                 // (T) block_axis value_rows / layer; empty = none
     memory::StateCheckpoints<T> checkpoints;         // chunk-start states: T / chunk of them, no tape
   };
@@ -34,13 +37,36 @@ struct CpuRuleState final : OpState {
   // Head (b, h)'s first row in a (B, T, H, width) tensor, in rows of that width.
   size_t first_row(int b, int h) const { return static_cast<size_t>(b) * Tn * H + h; }
 
-  memory::RuleInputs<T> inputs(const Head& hd) const {
-    auto ptr = [](const UninitializedVector<T>& x) { return x.empty() ? nullptr : x.data(); };
+  // Head bh's inputs: its copies, or (in place) its rows of the args' tensors.
+  memory::RuleInputs<T> inputs(int64_t bh, const MemoryRuleArgs<T>& args) const {
+    memory::RuleInputs<T> in = shape();
+    if (!in_place) return with_copies(in, heads[bh]);
+    const size_t row0 = static_cast<size_t>(bh) * Tn;  // H == 1
+    auto at = [&](const T* x, bool taken, int64_t width) { return x && taken ? x + row0 * width : nullptr; };
+    in.q = at(args.q, true, d_k);
+    in.k = at(args.k, true, d_k);
+    in.v = at(args.v, true, d_v);
+    in.beta = at(args.beta, memory::rule_uses_beta(rule), 1);
+    in.a = at(args.a, true, memory::retention_width(rule, d_k));
+    in.p = at(args.p, memory::rule_uses_p(rule), d_k);
+    in.eta = at(args.eta, memory::rule_uses_eta(rule), 1);
+    in.gamma = at(args.gamma, memory::rule_uses_gamma(rule), window);
+    in.open_widths = args.open_widths;  // (T, 1)
+    return in;
+  }
+
+  memory::RuleInputs<T> shape() const {
     memory::RuleInputs<T> in;
     in.T = Tn;
     in.d_k = d_k;
     in.d_v = d_v;
     in.window = window;
+    in.open_widths_of = open_widths_of;
+    return in;
+  }
+
+  static memory::RuleInputs<T> with_copies(memory::RuleInputs<T> in, const Head& hd) {
+    auto ptr = [](const UninitializedVector<T>& x) { return x.empty() ? nullptr : x.data(); };
     in.q = ptr(hd.q);
     in.k = ptr(hd.k);
     in.v = ptr(hd.v);
@@ -50,7 +76,6 @@ struct CpuRuleState final : OpState {
     in.eta = ptr(hd.eta);
     in.gamma = ptr(hd.gamma);
     in.open_widths = hd.open_widths.empty() ? nullptr : hd.open_widths.data();
-    in.open_widths_of = open_widths_of;
     return in;
   }
 };
@@ -73,6 +98,24 @@ void scatter_head(T* dst, const T* src, int b, int h, int Tn, int H, int width) 
   for (int t = 0; t < Tn; ++t)
     std::copy(src + static_cast<size_t>(t) * width, src + static_cast<size_t>(t + 1) * width,
               dst + ((static_cast<size_t>(b) * Tn + t) * H + h) * width);
+}
+
+// Head (b, h)'s rows of every input the rule takes, into its own contiguous copies.
+template <class T, class Head>
+void gather_inputs(Head& hd, const MemoryRuleArgs<T>& args, int b, int h, int window) {
+  const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
+  gather_head(hd.q, args.q, b, h, Tn, H, d_k);
+  gather_head(hd.k, args.k, b, h, Tn, H, d_k);
+  gather_head(hd.v, args.v, b, h, Tn, H, d_v);
+  gather_head(hd.beta, memory::rule_uses_beta(args.rule) ? args.beta : nullptr, b, h, Tn, H, 1);
+  gather_head(hd.a, args.a, b, h, Tn, H, static_cast<int>(memory::retention_width(args.rule, d_k)));
+  gather_head(hd.p, memory::rule_uses_p(args.rule) ? args.p : nullptr, b, h, Tn, H, d_k);
+  gather_head(hd.eta, memory::rule_uses_eta(args.rule) ? args.eta : nullptr, b, h, Tn, H, 1);
+  gather_head(hd.gamma, memory::rule_uses_gamma(args.rule) ? args.gamma : nullptr, b, h, Tn, H, window);
+  if (args.open_widths) {  // (T, H): the same for every batch row
+    hd.open_widths.resize(Tn);
+    for (int t = 0; t < Tn; ++t) hd.open_widths[t] = args.open_widths[static_cast<size_t>(t) * H + h];
+  }
 }
 
 template <class T>
@@ -110,31 +153,28 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
   state->chunk = this->chunk_to_run(args);
   state->open_widths_of = args.open_widths_of;
   state->heads.resize(static_cast<size_t>(args.B) * args.H);
-  const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
+  // At one head the gathers were copies of contiguous rows (3% of the paper-regime step, perf). At 8
+  // heads the chunked form reading the interleaved rows in place measured 5-10% slower than gathering.
+  state->in_place = args.H == 1;
+  const int Tn = args.T, H = args.H, d_v = args.d_v;
   parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
     const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
     auto& hd = state->heads[bh];
-    gather_head(hd.q, args.q, b, h, Tn, H, d_k);
-    gather_head(hd.k, args.k, b, h, Tn, H, d_k);
-    gather_head(hd.v, args.v, b, h, Tn, H, d_v);
-    gather_head(hd.beta, memory::rule_uses_beta(args.rule) ? args.beta : nullptr, b, h, Tn, H, 1);
-    gather_head(hd.a, args.a, b, h, Tn, H, static_cast<int>(memory::retention_width(args.rule, d_k)));
-    gather_head(hd.p, memory::rule_uses_p(args.rule) ? args.p : nullptr, b, h, Tn, H, d_k);
-    gather_head(hd.eta, memory::rule_uses_eta(args.rule) ? args.eta : nullptr, b, h, Tn, H, 1);
-    gather_head(hd.gamma, memory::rule_uses_gamma(args.rule) ? args.gamma : nullptr, b, h, Tn, H, state->window);
-    if (args.open_widths) {  // (T, H): the same for every batch row
-      hd.open_widths.resize(Tn);
-      for (int t = 0; t < Tn; ++t) hd.open_widths[t] = args.open_widths[static_cast<size_t>(t) * H + h];
-    }
+    if (!state->in_place) gather_inputs(hd, args, b, h, state->window);
     thread_local std::vector<T> oh;  // (T, d_v): a pool thread's, kept from call to call (no fresh pages)
-    oh.assign(static_cast<size_t>(Tn) * d_v, T(0));
+    T* out = o && state->in_place ? o + state->first_row(b, h) * d_v : nullptr;
+    if (!out) {
+      oh.resize(static_cast<size_t>(Tn) * d_v);
+      out = oh.data();
+    }
+    std::fill(out, out + static_cast<size_t>(Tn) * d_v, T(0));  // a form may write only the open columns
     if (state->form == memory::RuleForm::chunked)
-      memory::chunked_rule_forward<T>(args.rule, *args.schedule, state->inputs(hd), state->chunk, oh.data(), nullptr,
+      memory::chunked_rule_forward<T>(args.rule, *args.schedule, state->inputs(bh, args), state->chunk, out, nullptr,
                                       &hd.checkpoints);
     else
-      memory::checkpointed_rule_forward<T>(args.rule, *args.schedule, state->inputs(hd), state->chunk, oh.data(),
+      memory::checkpointed_rule_forward<T>(args.rule, *args.schedule, state->inputs(bh, args), state->chunk, out,
                                            nullptr, &hd.checkpoints);
-    scatter_head(o, oh.data(), b, h, Tn, H, d_v);
+    if (out == oh.data()) scatter_head(o, oh.data(), b, h, Tn, H, d_v);
   });
   return state;
 }
@@ -151,7 +191,7 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
     const auto& hd = st.heads[bh];
     // A pool thread's buffer, kept from call to call: no allocation, no first touch of fresh pages.
     thread_local std::vector<T> dOh;
-    gather_head(dOh, dO, b, h, Tn, H, d_v);
+    if (!st.in_place) gather_head(dOh, dO, b, h, Tn, H, d_v);
     // The gradients go straight to the caller's rows of this head, H rows apart (RuleGrads::interleave):
     // the rule overwrites every one it hands back; one it does not take stays null.
     const size_t row0 = st.first_row(b, h);
@@ -166,11 +206,12 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
     g.eta = at(grads.eta, memory::rule_uses_eta(args.rule), 1);
     g.gamma = at(grads.gamma, memory::rule_uses_gamma(args.rule), c);
     g.interleave = H;
-    const T* dOp = dOh.empty() ? nullptr : dOh.data();
+    const T* dOp = st.in_place ? (dO ? dO + row0 * d_v : nullptr) : dOh.empty() ? nullptr : dOh.data();
     if (st.form == memory::RuleForm::chunked)
-      memory::chunked_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.checkpoints, dOp, nullptr, g);
+      memory::chunked_rule_backward<T>(args.rule, *args.schedule, st.inputs(bh, args), hd.checkpoints, dOp, nullptr, g);
     else
-      memory::checkpointed_rule_backward<T>(args.rule, *args.schedule, st.inputs(hd), hd.checkpoints, dOp, nullptr, g);
+      memory::checkpointed_rule_backward<T>(args.rule, *args.schedule, st.inputs(bh, args), hd.checkpoints, dOp,
+                                            nullptr, g);
   });
 }
 
@@ -185,7 +226,8 @@ void CpuBackend<T>::memory_block_norms(T* out, const MemoryRuleArgs<T>& args, co
   parallel_for(static_cast<int64_t>(args.B) * args.H, *pool_, [&](int64_t bh) {
     // States are recomputed from the forward's checkpoints, range by range (no tape is kept).
     const auto& hd = st.heads[bh];
-    memory::replay_rule_states<T>(st.rule, *args.schedule, st.inputs(hd), hd.checkpoints, [&](int64_t n, const T* St) {
+    const memory::RuleInputs<T> in = st.inputs(bh, args);
+    memory::replay_rule_states<T>(st.rule, *args.schedule, in, hd.checkpoints, [&](int64_t n, const T* St) {
       T* dst = out + (static_cast<size_t>(bh) * Tn + (n - 1)) * n_blocks;
       for (int blk = 0; blk < n_blocks; ++blk) {
         const int64_t e0 = blk * size, e1 = blk + 1 == n_blocks ? D : e0 + size;  // the last absorbs the rest

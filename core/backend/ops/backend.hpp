@@ -28,7 +28,8 @@ namespace proteus::backend {
 using memory::Rule;
 using memory::Schedule;
 
-// The memory mixer's gated rule over a batch of heads; shapes share (B, T, H).
+// The memory mixer's gated rule over a batch of heads; shapes share (B, T, H). The backward and
+// the block norms take the forward's args with the same contents: a backend may read them there.
 template <class F>
 struct MemoryRuleArgs {
   Rule rule = memory::kDefaultRule;
