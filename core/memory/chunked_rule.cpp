@@ -229,8 +229,8 @@ void write_decay(const Chunk<T>& c, T gl, Vec<T>& by_step, Vec<T>& d) {
 // between, kept from chunk to chunk (reallocated only where a chunk's shape changes).
 template <class T>
 struct ChunkGrads {
-  Mat<T> dU, dQ, dK, dE, dV, dW, dHs;  // (Lw, W) U; (L, R) q; (Lw, R) the written keys; (L, R) the
-                                       // erase directions (k, or p); (L, W) v; (L, W) IA^-1's input; (R, W) H
+  Mat<T> dU, dQ, dK, dE, dV, dW;  // (Lw, W) U; (L, R) q; (Lw, R) the written keys; (L, R) the erase
+                                  // directions (k, or p); (L, W) v; (L, W) IA^-1's input
   Vec<T> dbeta, dgh, dg;               // (L) beta, the shifted log retentions, the log retentions
   Mat<T> X;   // (L, W) dO, over -dRes then -dW when the rule erases (2L, W): one product for both
   Mat<T> Kt, dKt, Qd, QE, Y, dM, dQE;  // scratch
@@ -238,7 +238,7 @@ struct ChunkGrads {
 };
 
 // Through the state's update H' = e^{g_L} H + Kt^T U, Kt = diag(e^{g_L - g_wt}) Kw: dU, dK (the
-// written keys'), dg, dHs; returns dL/dg_L.
+// written keys'), dg; returns dL/dg_L. The caller then scales dHe by e^{g_L} in place: dH's start.
 template <class T, class Rows, class Adjoint>
 T backward_through_update(const Chunk<T>& c, const Rows& HR, const Adjoint& dHe, ChunkGrads<T>& d) {
   const T gl = c.g[c.L - 1];
@@ -251,7 +251,6 @@ T backward_through_update(const Chunk<T>& c, const Rows& HR, const Adjoint& dHe,
   d.through = d.Kt.cwiseProduct(d.dKt).rowwise().sum();
   dgl += d.through.sum();
   for (int64_t w = 0; w < c.Lw; ++w) d.dg[c.wt[w]] -= d.through[w];
-  d.dHs = std::exp(gl) * dHe;
   return dgl;
 }
 
@@ -271,8 +270,9 @@ void backward_through_writes(Rule rule, const Chunk<T>& c, ChunkGrads<T>& d) {
 
 // Through the chunk's reads of its start state, O's diag(e^g) Q H and the erase's Ed H: for a rule
 // that erases, [dO; -dRes] H^T and [Qd; Ed]^T [dO; -dRes], one product each for both.
-template <class T, class Rows>
-void backward_through_state_reads(Rule rule, const Chunk<T>& c, const Rows& HR, ChunkGrads<T>& d) {
+// dHs: the adjoint of the chunk's start state (its open block), added to.
+template <class T, class Rows, class Adjoint>
+void backward_through_state_reads(Rule rule, const Chunk<T>& c, const Rows& HR, ChunkGrads<T>& d, Adjoint dHs) {
   const int64_t L = c.L, n = d.X.rows();
   d.Qd = c.eg.asDiagonal() * c.Q;
   d.QE.resize(n, c.R);
@@ -282,7 +282,7 @@ void backward_through_state_reads(Rule rule, const Chunk<T>& c, const Rows& HR, 
     d.QE.bottomRows(L) = c.Ed;
   }
   d.Y.noalias() = d.X * HR.transpose();  // dQd over dEd (n, R)
-  d.dHs.noalias() += d.QE.transpose() * d.X;
+  dHs.noalias() += d.QE.transpose() * d.X;
   d.dQ = c.eg.asDiagonal() * d.Y.topRows(L);
   d.dg += d.Qd.cwiseProduct(d.Y.topRows(L)).rowwise().sum();
   if (erases(rule)) {
@@ -398,12 +398,14 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
                           T* S_final, StateCheckpoints<T>* checkpoints) {
   check_chunked(rule, schedule, in, chunk_size);
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v, chunks = checkpoint_ranges(in.T, chunk_size);
-  std::vector<T> Hbuf(D, T(0));  // the state at the current chunk's start; rows past R stay 0
-  StateMap<T> H(Hbuf.data(), d_k, d_v);
+  // With checkpoints, each chunk's start state lives in its checkpoint and the update writes the
+  // next chunk's (the last one's into Hbuf): no copy of the state per chunk. Without, Hbuf in place.
+  std::vector<T> Hbuf(D, T(0));
   const ChunkKind kind = cpu_coverage(rule).chunk;
   if (checkpoints) {
     checkpoints->every = chunk_size;
-    checkpoints->S.resize(chunks * D);  // every chunk's start state is copied in below
+    checkpoints->S.resize(chunks * D);  // every chunk's start state is written below
+    if (chunks > 0) std::fill(checkpoints->S.begin(), checkpoints->S.begin() + D, T(0));  // S_0 = 0
     checkpoints->Z.clear();
     checkpoints->products.clear();
     checkpoints->products_at.assign(1, 0);
@@ -416,12 +418,15 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
   const bool keeps = checkpoints && chunk_products_kept(rule, chunk_size, d_v) > 0;
   for (int64_t ci = 0; ci < chunks; ++ci) {
     const int64_t n0 = ci * chunk_size, L = std::min(chunk_size, in.T - n0);
-    if (checkpoints) std::copy(Hbuf.begin(), Hbuf.end(), checkpoints->S.begin() + ci * D);
+    T* start = checkpoints ? checkpoints->S.data() + ci * D : Hbuf.data();
+    T* end = checkpoints && ci + 1 < chunks ? checkpoints->S.data() + (ci + 1) * D : Hbuf.data();
     if (kind != ChunkKind::shared_decay) {  // a row of retentions: its own chunk (chunked_per_key_rule.hpp)
-      detail::per_key_chunk_forward(kind == ChunkKind::per_key_erase, schedule, in, n0, L, Hbuf.data(), o);
+      if (end != start) std::copy(start, start + D, end);
+      detail::per_key_chunk_forward(kind == ChunkKind::per_key_erase, schedule, in, n0, L, end, o);
       continue;
     }
     load_chunk(rule, schedule, in, n0, L, c);
+    StateMap<T> H(start, d_k, d_v), Hend(end, d_k, d_v);
     auto HR = H.topLeftCorner(c.R, c.W);
     chunk_products(rule, c, HR, o ? &QH : nullptr);
     if (keeps) keep_products(c, *checkpoints);
@@ -437,8 +442,15 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
     const T gl = c.g[L - 1];
     write_decay(c, gl, by_step, decay);
     Kt = decay.asDiagonal() * c.Kw;
-    HR *= std::exp(gl);
-    HR.noalias() += Kt.transpose() * c.U;
+    auto HRend = Hend.topLeftCorner(c.R, c.W);
+    if (end != start) {  // rows past R and columns past W pass through (locked: never decayed)
+      Hend.bottomRows(d_k - c.R) = H.bottomRows(d_k - c.R);
+      Hend.topRightCorner(c.R, d_v - c.W) = H.topRightCorner(c.R, d_v - c.W);
+      HRend = std::exp(gl) * HR;
+    } else {
+      HRend *= std::exp(gl);
+    }
+    HRend.noalias() += Kt.transpose() * c.U;
   }
   if (S_final) std::copy(Hbuf.begin(), Hbuf.end(), S_final);
 }
@@ -474,19 +486,21 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
       restore_products(checkpoints.products.data() + checkpoints.products_at[ci], c);
     else
       chunk_products(rule, c, HR);
-    const auto dHe = dH.topLeftCorner(c.R, c.W);  // rows past R, columns past W pass through: locked, never decayed
+    // dH's open block: the chunk end's adjoint, turned into its start's in place (rows past R,
+    // columns past W pass through: locked, never decayed).
+    auto dHe = dH.topLeftCorner(c.R, c.W);
     d.dg.setZero(L), d.dgh.setZero(L), d.dbeta.setZero(L);
     const T dgl = backward_through_update(c, HR, dHe, d);
+    dHe *= std::exp(c.g[L - 1]);
     d.X.resize(erases(rule) ? 2 * L : L, c.W);
     for (int64_t t = 0; t < L; ++t)  // a locked column's read is 0 whatever its gradient
       masked_row(d.X, t, dO ? dO + (n0 + t) * d_v : nullptr, dO ? c.cols[t] : 0);
     d.dU.noalias() += c.MB.transpose() * d.X.topRows(L);  // O = diag(e^g) Q H + MB U
     backward_through_writes(rule, c, d);
-    backward_through_state_reads(rule, c, HR, d);
+    backward_through_state_reads(rule, c, HR, d, dHe);
     backward_through_pairs(rule, c, d);
     write_chunk_grads(rule, c, in, dgl, d, g);
     if (rule_uses_gamma(rule)) scatter_window_writes(c, d.dK, d.dU, in, g);
-    dH.topLeftCorner(c.R, c.W) = d.dHs;
   }
   detail::copy_grads(rule, in, g, grads);
 }
