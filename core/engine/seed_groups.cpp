@@ -158,7 +158,7 @@ std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs
     const auto folder = run->dir.parent_path();
     if (std::none_of(groups.begin(), groups.end(),
                      [&](const SeedGroup& g) { return g.name == run->config.group && g.runs_folder == folder; }))
-      groups.push_back(SeedGroup{run->config.group, folder, {}});
+      groups.push_back(SeedGroup{run->config.group, folder, {}, {}});
   }
   // A summary no given run belongs to is rebuilt too when it names a run that is gone.
   for (const auto& folder : runs_folders_of(groups, runs_folders))
@@ -166,7 +166,7 @@ std::vector<SeedGroup> find_seed_groups(const std::vector<std::string>& run_dirs
       const std::string name = summary.filename().string();
       const bool known = std::any_of(groups.begin(), groups.end(),
                                      [&](const SeedGroup& g) { return g.name == name && g.runs_folder == folder; });
-      if (!known && summary_members(summary).gone > 0) groups.push_back(SeedGroup{name, folder, {}});
+      if (!known && summary_members(summary).gone > 0) groups.push_back(SeedGroup{name, folder, {}, {}});
     }
   for (auto& g : groups) {
     auto it = folders.find(g.runs_folder);
