@@ -10,9 +10,10 @@
 # The fixed set: every chunked rule's fwd+bwd at (8, 1024, 8, 64), E 1 and 16; the quickstart's
 # training step; the paper-regime comba step. Each is run PROTEUS_PERF_RUNS times (default 5) per
 # binary, in the order A B B A A B ... so that a drift of the machine falls on both sides alike.
-# Prints each row's medians, the ratio head/base and the runs' spread, and exits 1 when a row of
-# HEAD is more than 10% slower than BASE beyond that spread (ratio > 1.10 + spread, the spread
-# being the larger of the two sides' relative median absolute deviations, scaled to a sigma).
+# Prints each row's medians and their ratio, the paired ratio (the median over rounds of each round's
+# head/base, its two runs adjacent in time) and that ratio's spread (relative median absolute
+# deviation, scaled to a sigma), and exits 1 when a row of HEAD is more than 10% slower than BASE
+# beyond that spread (paired ratio > 1.10 + spread).
 #   PROTEUS_PERF_RUNS=N        runs per binary and row (>= 3)
 #   PROTEUS_PERF_RULES="..."   the chunked rules to time (default: linear delta comba swla gla kda)
 #   PROTEUS_PERF_STEPS=N       timed steps per bench invocation (default 3; one warm-up before)
@@ -136,22 +137,27 @@ def spread(x):  # relative median absolute deviation, scaled to a normal sigma
     m = statistics.median(x)
     return 1.4826 * statistics.median(abs(v - m) for v in x) / m if m > 0 else 0.0
 
-print(f"A = {base}, B = {head}: median ms over the runs, B/A, spread (the larger side's relative MAD x 1.48)")
-print(f"| row | A ms | B ms | B/A | spread | n | verdict |")
-print(f"|---|---|---|---|---|---|---|")
+print(f"A = {base}, B = {head}: median ms over the runs and their ratio; paired B/A, the median of each round's "
+      f"B/A (its two runs adjacent in time), and its spread (the paired ratios' relative MAD x 1.48)")
+print(f"| row | A ms | B ms | B/A | paired B/A | spread | n | verdict |")
+print(f"|---|---|---|---|---|---|---|---|")
 slower = []
 for row, s in rows.items():
     if not s["A"] or not s["B"]:
-        print(f"| {row} | | | | | | missing on one side |")
+        print(f"| {row} | | | | | | | missing on one side |")
         slower.append(row)
         continue
     a, b = statistics.median(s["A"]), statistics.median(s["B"])
-    sp = max(spread(s["A"]), spread(s["B"]))
-    ratio = b / a
+    # The i-th run of each side came from the same round: the machine's slow and fast minutes move
+    # both, so their ratio is steadier than the ratio of the two medians (a row read 1.20 by medians
+    # and 0.97 paired minutes later on the 2-vCPU VM: perf-history.md).
+    paired_ratios = [rb / ra for ra, rb in zip(s["A"], s["B"]) if ra > 0]
+    ratio = statistics.median(paired_ratios)
+    sp = spread(paired_ratios)
     verdict = "SLOWER" if ratio > 1.10 + sp else ("faster" if ratio < 1 / (1.10 + sp) else "same")
     if verdict == "SLOWER":
         slower.append(row)
-    print(f"| {row} | {a:.1f} | {b:.1f} | {ratio:.3f} | {sp:.3f} | {len(s['A'])}+{len(s['B'])} | {verdict} |")
+    print(f"| {row} | {a:.1f} | {b:.1f} | {b / a:.3f} | {ratio:.3f} | {sp:.3f} | {len(s['A'])}+{len(s['B'])} | {verdict} |")
 if not rows:
     print("perf-compare: no row was timed (did the bench's output change?)", file=sys.stderr)
     sys.exit(1)
