@@ -14,6 +14,7 @@
 #include "core/runs/run_dir.hpp"
 #include "core/runs/safetensors.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
@@ -22,11 +23,7 @@ namespace fs = std::filesystem;
 using Result = proteus::test_support::CommandResult;
 inline Result run(const std::vector<std::string>& args) { return proteus::test_support::run_proteus(args); }
 
-fs::path temp_dir() {
-  auto d = fs::temp_directory_path() / ("proteus-cli-train-" + std::to_string(std::random_device{}()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return proteus::test_support::fresh_dir("cli-train"); }
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 std::string read(const fs::path& p) {

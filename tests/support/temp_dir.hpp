@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace proteus::test_support {
 
@@ -48,5 +50,39 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The folders fresh_dir made, removed when the test program that made them exits: a suite run leaves
+// nothing in /tmp (leftovers filled a shared disk once). A forked child exiting leaves them alone.
+class FreshDirs {
+ public:
+  static FreshDirs& instance() {
+    static FreshDirs dirs;
+    return dirs;
+  }
+  void add(const std::filesystem::path& dir) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    dirs_.push_back(dir);
+  }
+  ~FreshDirs() {
+    if (::getpid() != owner_) return;
+    std::error_code ec;
+    for (const auto& dir : dirs_) std::filesystem::remove_all(dir, ec);
+  }
+
+ private:
+  FreshDirs() : owner_(::getpid()) {}
+  pid_t owner_;
+  std::mutex mutex_;
+  std::vector<std::filesystem::path> dirs_;
+};
+
+// A fresh, empty folder that outlives the test (several tests share one by name) and goes at exit.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("proteus-test-" + name + "-" + std::to_string(std::random_device{}()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  FreshDirs::instance().add(dir);
+  return dir;
+}
 
 }  // namespace proteus::test_support

@@ -76,8 +76,11 @@ TEST(MlpChain, ASlowBlockTakesOneAdamWStepWithTheMeanGradientEveryPeriod) {
     s.opt.step(step, lr);
     const auto p = s.params();
     for (const auto& r : slow)
-      for (size_t i = r.offset; i < r.offset + r.size; ++i)
-        if (step < 3) ASSERT_EQ(p[i], p0[i]) << "slow block moved at step " << step;
+      for (size_t i = r.offset; i < r.offset + r.size; ++i) {
+        if (step < 3) {
+          ASSERT_EQ(p[i], p0[i]) << "slow block moved at step " << step;
+        }
+      }
     int moved = 0;
     for (const auto& r : fast) moved += p[r.offset + 20] != p0[r.offset + 20];  // block 0 trains every step
     EXPECT_GT(moved, 0) << "step " << step;

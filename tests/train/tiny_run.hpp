@@ -7,15 +7,9 @@
 #include <string>
 
 #include "core/config/config.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace proteus::test_support {
-
-inline std::filesystem::path fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("proteus-test-" + name + "-" + std::to_string(std::random_device{}()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 
 inline config::RunConfig tiny_run(const std::filesystem::path& runs_dir) {
   config::RunConfig c;
