@@ -13,6 +13,7 @@
 #   PROTEUS_GUI=OFF           leave out the window (proteus-lab) and its Xvfb run
 #   PROTEUS_SKIP_PACKAGE=1    skip the Debian package's test (scripts/package-test.sh)
 #   PROTEUS_FUZZ_SECONDS=N    how long each fuzzer runs (default 60; scripts/fuzz.sh)
+#   PROTEUS_DISK_GB=N         free space asked for before starting (default: what a full run takes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each phase's end, in seconds from the start: where CI's time limit goes.
@@ -20,6 +21,15 @@ phase() { echo "test.sh: $1 done at ${SECONDS} s" >&2; }
 
 scripts/install-deps.sh --tests
 phase "install-deps"
+# The build folders reach about 7.5 GB (measured; the sanitizer build most of it), so ask for 10: say so now,
+# not half an hour in, where a full disk would stop a compiler mid-file (a CI run died so).
+need_gb="${PROTEUS_DISK_GB:-10}"
+free_gb=$(df -Pk . | awk 'NR == 2 { print int($4 / 1048576) }')
+if [ "$free_gb" -lt "$need_gb" ]; then
+  echo "test.sh: ${free_gb} GB free where the checkout is ($(pwd)); a full run needs about ${need_gb} GB." >&2
+  echo "test.sh: free some space, or skip the sanitizer pass (PROTEUS_SKIP_SANITIZE=1) and set PROTEUS_DISK_GB to what is left to need." >&2
+  exit 1
+fi
 jobs=$(nproc)
 export PROTEUS_REQUIRE_REFERENCE=1
 # torch's OpenMP workers spin while waiting: on cores shared with parallel tests that is 4-13x slower
