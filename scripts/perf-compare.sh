@@ -101,27 +101,27 @@ for preset in experiments/quickstart-cpu.json experiments/paper/regime-comba-cpu
   presets+=("$one")
 done
 
-# One invocation of every row on BIN, appending "side<TAB>row<TAB>ms" lines to $samples.
-time_all() {  # SIDE BIN
-  local side=$1 bin=$2 rule
+# One invocation of every row on BIN, appending "side<TAB>round<TAB>row<TAB>ms" lines to $samples.
+time_all() {  # SIDE BIN ROUND
+  local side=$1 bin=$2 round=$3 rule
   for rule in $rules; do
     "$bin" bench --op memory-rule --rule "$rule" --form "${forms[@]}" --E 1 16 --steps "$steps" --warmup 1 \
       "${threads[@]}" |
-      awk -v side="$side" -v rule="$rule" '$1 == rule && $6 ~ /^[0-9]+$/ {
-        printf "%s\t%s %s fwd+bwd E %s\t%s\n", side, rule, $2, $6, $9 }' >>"$samples"
+      awk -v side="$side" -v round="$round" -v rule="$rule" '$1 == rule && $6 ~ /^[0-9]+$/ {
+        printf "%s\t%s\t%s %s fwd+bwd E %s\t%s\n", side, round, rule, $2, $6, $9 }' >>"$samples"
   done
   local preset
   for preset in "${presets[@]}"; do
     "$bin" bench "$preset" --steps "$steps" --warmup 1 "${threads[@]}" |
-      awk -v side="$side" -v p="$(basename "$preset" .json)" 'NR > 2 && NF >= 9 && $5 ~ /^[0-9.]+$/ {
-        printf "%s\t%s step: %s\t%s\n", side, p, $1, $5 }' >>"$samples"
+      awk -v side="$side" -v round="$round" -v p="$(basename "$preset" .json)" 'NR > 2 && NF >= 9 && $5 ~ /^[0-9.]+$/ {
+        printf "%s\t%s\t%s step: %s\t%s\n", side, round, p, $1, $5 }' >>"$samples"
   done
 }
 
 echo "perf-compare: A = $1, B = $head_name; $runs runs each, alternating; $(nproc) cores" >&2
 for ((i = 0; i < runs; ++i)); do
-  if ((i % 2 == 0)); then time_all A "$base_bin"; time_all B "$head_bin"
-  else time_all B "$head_bin"; time_all A "$base_bin"; fi
+  if ((i % 2 == 0)); then time_all A "$base_bin" "$i"; time_all B "$head_bin" "$i"
+  else time_all B "$head_bin" "$i"; time_all A "$base_bin" "$i"; fi
   echo "perf-compare: round $((i + 1)) of $runs done" >&2
 done
 
@@ -130,8 +130,8 @@ import statistics, sys
 path, base, head = sys.argv[1:4]
 rows = {}
 for line in open(path, encoding="utf-8"):
-    side, row, ms = line.rstrip("\n").split("\t")
-    rows.setdefault(row, {"A": [], "B": []})[side].append(float(ms))
+    side, rnd, row, ms = line.rstrip("\n").split("\t")
+    rows.setdefault(row, {"A": {}, "B": {}})[side][rnd] = float(ms)
 
 def spread(x):  # relative median absolute deviation, scaled to a normal sigma
     m = statistics.median(x)
@@ -147,11 +147,16 @@ for row, s in rows.items():
         print(f"| {row} | | | | | | | missing on one side |")
         slower.append(row)
         continue
-    a, b = statistics.median(s["A"]), statistics.median(s["B"])
-    # The i-th run of each side came from the same round: the machine's slow and fast minutes move
-    # both, so their ratio is steadier than the ratio of the two medians (a row read 1.20 by medians
-    # and 0.97 paired minutes later on the 2-vCPU VM: perf-history.md).
-    paired_ratios = [rb / ra for ra, rb in zip(s["A"], s["B"]) if ra > 0]
+    a, b = statistics.median(s["A"].values()), statistics.median(s["B"].values())
+    # A round's two runs are adjacent in time: the machine's slow and fast minutes move both, so
+    # their ratio is steadier than the ratio of the two medians (a row read 1.20 by medians and
+    # 0.97 paired minutes later on the 2-vCPU VM: perf-history.md). Paired by round, not by order:
+    # a row one side missed in some round pairs nothing there.
+    paired_ratios = [s["B"][r] / s["A"][r] for r in s["A"] if r in s["B"] and s["A"][r] > 0]
+    if not paired_ratios:
+        print(f"| {row} | {a:.1f} | {b:.1f} | {b / a:.3f} | | | | no round timed both |")
+        slower.append(row)
+        continue
     ratio = statistics.median(paired_ratios)
     sp = spread(paired_ratios)
     verdict = "SLOWER" if ratio > 1.10 + sp else ("faster" if ratio < 1 / (1.10 + sp) else "same")
