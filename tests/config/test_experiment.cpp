@@ -430,7 +430,7 @@ TEST(experiment_type, DescribesItsGridAndTheFieldsItSets) {
   EXPECT_EQ(norm.describe().back(), "capped-renormalize: model.mixer.E = 16, model.mixer.normalize = capped_renormalize");
   EXPECT_EQ(norm.fields_set(), (std::vector<std::string>{"model.mixer.E", "model.mixer.normalize"}));
   EXPECT_FALSE(norm.compare_proteus());  // four variants: the file's own
-  EXPECT_EQ(Variant{"v"}.describe(), "v:");
+  EXPECT_EQ((Variant{"v", {}}.describe()), "v:");
   EXPECT_EQ(values_text({16, "spread", 0.5}), "16, spread, 0.5");
   EXPECT_EQ(grid_fields({Variant{"a", {{"train.lr", 1}}}}, SweepGrid{{"train.lr", {1}}, {"seed", {1}}}),
             (std::vector<std::string>{"seed", "train.lr"}));

@@ -256,9 +256,21 @@ TEST(GatingEffect, TheBudgetFigureNamesItsUnitAndPrintsMillionsOfBytesAsM) {
   EXPECT_EQ(mixed_map.x_unit, "tokens");
 }
 
+// The options that read positions in the diagnosis's ranges (every other field at its default).
+figures::GatingEffectOptions diagnosis_ranges() {
+  figures::GatingEffectOptions o;
+  o.ranges = figures::EffectRanges::diagnosis;
+  return o;
+}
+figures::FigureSetOptions diagnosis_figures() {
+  figures::FigureSetOptions o;
+  o.effect_ranges = figures::EffectRanges::diagnosis;
+  return o;
+}
+
 TEST(GatingEffect, TheDiagnosisRangesReadEachPositionAsItsTablesDo) {
   // N = 64, evaluated to 256, the effect -0.5 at positions 1-4 and late_effect after: 257-N is empty.
-  const auto maps = figures::gating_effect_maps(steps_sweep(3), {.ranges = figures::EffectRanges::diagnosis});
+  const auto maps = figures::gating_effect_maps(steps_sweep(3), diagnosis_ranges());
   ASSERT_EQ(maps.size(), 1u);
   const auto& map = maps.front();
   EXPECT_EQ(map.ranges_read, figures::EffectRanges::diagnosis);
@@ -281,7 +293,7 @@ TEST(GatingEffect, TheDiagnosisRangesReadEachPositionAsItsTablesDo) {
   EXPECT_TRUE(exact_note);
 
   // One seed: a run keeps each sequence's loss by bucket, so only every position has an interval.
-  const auto one = figures::gating_effect_maps(steps_sweep(1), {.ranges = figures::EffectRanges::diagnosis}).front();
+  const auto one = figures::gating_effect_maps(steps_sweep(1), diagnosis_ranges()).front();
   EXPECT_EQ(point_at(one, "3-16", 100).effect.n, 1);
   EXPECT_NEAR(point_at(one, "3-16", 100).effect.mean, (2 * kEarlyEffect + 12 * late_effect(100)) / 14, 1e-9);
   EXPECT_EQ(point_at(one, "all", 100).effect.n, kSequences);
@@ -295,7 +307,7 @@ TEST(GatingEffect, TheDiagnosisRangesReadEachPositionAsItsTablesDo) {
   // The figure set draws them under the ranges' names.
   const auto results = as_run_results(steps_sweep(3));
   bool drawn = false;
-  for (const auto& nf : figures::figure_set(results, {.effect_ranges = figures::EffectRanges::diagnosis}))
+  for (const auto& nf : figures::figure_set(results, diagnosis_figures()))
     drawn |= nf.name == "gating_effect_nll_17-256";
   EXPECT_TRUE(drawn);
 }

@@ -27,6 +27,13 @@ gui::ExperimentEditor gated_editor(const std::string& folder, gui::RunMode mode)
   return ed;
 }
 
+// A run as the job lists it before it starts: its name, every other field at its default.
+engine::RunView run_view(const std::string& name) {
+  engine::RunView run;
+  run.name = name;
+  return run;
+}
+
 TEST(SweepEffectView, TheEffectAgainstTheSweptFieldFillsInAsRunsFinish) {
   auto ed = gated_editor("sweep-effect-view", gui::RunMode::sweep_e);
   ed.pick_sweep_field("model.d_model");
@@ -35,7 +42,7 @@ TEST(SweepEffectView, TheEffectAgainstTheSweptFieldFillsInAsRunsFinish) {
   ASSERT_EQ(configs.size(), 6u);
 
   engine::Snapshot snapshot;
-  for (const auto& c : configs) snapshot.runs.push_back({.name = c.name});
+  for (const auto& c : configs) snapshot.runs.push_back(run_view(c.name));
   // Evaluates run i: the gated runs lose 0.01 nats per d_model / 16 against their baseline.
   const auto finish = [&](size_t i) {
     const auto& c = configs[i];
@@ -81,7 +88,10 @@ TEST(SweepEffectView, ComparedSeedGroupsDrawTheGatingEffectByVariant) {
     auto report = std::make_shared<eval::EvalReport>();
     const double shift = c.model.mixer.E == 1 ? 0.0 : 0.1 + 0.01 * static_cast<double>(c.seed);
     report->per_position = test_support::synthetic_per_position(64, 8, c.data.seq_len, 1, shift, shift, c.seed);
-    snapshot.runs.push_back({.name = c.name, .state = "finished", .report = report});
+    engine::RunView run = run_view(c.name);
+    run.state = "finished";
+    run.report = report;
+    snapshot.runs.push_back(run);
   }
   const auto figs = gui::snapshot_figures(snapshot, configs);
   const auto* forest = find_figure(figs, "gating_effect_by_variant");
