@@ -11,11 +11,15 @@
 #include "core/memory/log_retention.hpp"
 #include "core/memory/rule_coverage.hpp"
 #include "core/memory/rule_family.hpp"
+#include "core/memory/rows_product.hpp"
 
 namespace proteus::memory {
 namespace {
 
+using detail::Into;
 using detail::Mat;
+using detail::OpA;
+using detail::rows_product;
 using detail::StateMap;
 using detail::Vec;
 
@@ -142,7 +146,10 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR, Mat<T>* QH = nullp
       c.U = c.ww.asDiagonal() * c.Vw;
     else
       c.U = c.beta.asDiagonal() * c.V;
-    if (QH) QH->noalias() = c.Q * HR;
+    if (QH) {
+      QH->resize(L, c.W);
+      rows_product(*QH, c.Q, OpA::as_is, HR, Into::assign);
+    }
     return;
   }
   // e^{ĝ_t - g_s} for s < t is GB's row t (ĝ = g) or row t - 1 (ĝ_t = g_{t-1}): the same
@@ -159,7 +166,8 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR, Mat<T>* QH = nullp
     c.QE.resize(2 * L, c.R);
     c.QE.topRows(L) = c.Q;
     c.QE.bottomRows(L) = c.Ed;
-    c.QEH.noalias() = c.QE * HR;
+    c.QEH.resize(2 * L, c.W);
+    rows_product(c.QEH, c.QE, OpA::as_is, HR, Into::assign);
     *QH = c.QEH.topRows(L);
     c.Res = c.V - c.QEH.bottomRows(L);
   } else {
@@ -171,7 +179,8 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR, Mat<T>* QH = nullp
   c.Ainv.setIdentity(L, L);
   c.IA.template triangularView<Eigen::UnitLower>().solveInPlace(c.Ainv);
   c.AinvB = c.Ainv * c.beta.asDiagonal();
-  c.U.noalias() = c.AinvB * c.Res;
+  c.U.resize(L, c.W);
+  rows_product(c.U, c.AinvB, OpA::as_is, c.Res, Into::assign);
 }
 
 // What a chunk's backward reads of the products above, kept by the forward of a rule that erases
@@ -245,7 +254,8 @@ T backward_through_update(const Chunk<T>& c, const Rows& HR, const Adjoint& dHe,
   T dgl = std::exp(gl) * HR.cwiseProduct(dHe).sum();
   write_decay(c, gl, d.by_step, d.decay);
   d.Kt = d.decay.asDiagonal() * c.Kw;
-  d.dU.noalias() = d.Kt * dHe;
+  d.dU.resize(c.Lw, c.W);
+  rows_product(d.dU, d.Kt, OpA::as_is, dHe, Into::assign);
   d.dKt.noalias() = c.U * dHe.transpose();
   d.dK = d.decay.asDiagonal() * d.dKt;  // dKw until the writes are scattered (window writes)
   d.through = d.Kt.cwiseProduct(d.dKt).rowwise().sum();
@@ -259,7 +269,8 @@ T backward_through_update(const Chunk<T>& c, const Rows& HR, const Adjoint& dHe,
 template <class T>
 void backward_through_writes(Rule rule, const Chunk<T>& c, ChunkGrads<T>& d) {
   if (erases(rule)) {
-    d.dW.noalias() = c.Ainv.transpose() * d.dU;
+    d.dW.resize(c.L, c.W);
+    rows_product(d.dW, c.Ainv, OpA::transposed, d.dU, Into::assign);
     d.dbeta += d.dW.cwiseProduct(c.Res).rowwise().sum();
     d.dV = c.beta.asDiagonal() * d.dW;
   } else if (writes_once(rule)) {
@@ -282,7 +293,7 @@ void backward_through_state_reads(Rule rule, const Chunk<T>& c, const Rows& HR, 
     d.QE.bottomRows(L) = c.Ed;
   }
   d.Y.noalias() = d.X * HR.transpose();  // dQd over dEd (n, R)
-  dHs.noalias() += d.QE.transpose() * d.X;
+  rows_product(dHs, d.QE, OpA::transposed, d.X, Into::add);
   d.dQ = c.eg.asDiagonal() * d.Y.topRows(L);
   d.dg += d.Qd.cwiseProduct(d.Y.topRows(L)).rowwise().sum();
   if (erases(rule)) {
@@ -305,8 +316,8 @@ void backward_through_pairs(Rule rule, const Chunk<T>& c, ChunkGrads<T>& d) {
   for (int64_t w = 0; w < c.Lw; ++w) d.dg[c.wt[w]] -= d.by_write[w];
   dMB.array() *= c.GB.array();  // dP_B, selected to wt <= t by GB's zeros
   if (!erases(rule)) {
-    d.dQ.noalias() += dMB * c.Kw;
-    d.dK.noalias() += dMB.transpose() * c.Q;
+    rows_product(d.dQ, dMB, OpA::as_is, c.Kw, Into::add);
+    rows_product(d.dK, dMB, OpA::transposed, c.Q, Into::add);
     return;
   }
   auto dA = d.dM.bottomRows(L);  // only s < t matters: MA and GA are zero elsewhere
@@ -316,11 +327,12 @@ void backward_through_pairs(Rule rule, const Chunk<T>& c, ChunkGrads<T>& d) {
   d.dg -= dA.cwiseProduct(c.MA).colwise().sum().transpose();
   dA.array() *= c.GA.array();  // dP_A
   // dMB Kw over dP_A K in one product: a rule that erases writes along K (Kw is K: no window).
-  d.dQE.noalias() = d.dM * c.K;
+  d.dQE.resize(2 * L, c.R);
+  rows_product(d.dQE, d.dM, OpA::as_is, c.K, Into::assign);
   d.dQ += d.dQE.topRows(L);
   d.dE += d.dQE.bottomRows(L);
-  d.dK.noalias() += dMB.transpose() * c.Q;
-  d.dK.noalias() += dA.transpose() * c.E;
+  rows_product(d.dK, dMB, OpA::transposed, c.Q, Into::add);
+  rows_product(d.dK, dA, OpA::transposed, c.E, Into::add);
 }
 
 // The chunk's input gradients into g: the log retentions back to a (a cumulative sum), beta,
@@ -432,7 +444,7 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
     if (keeps) keep_products(c, *checkpoints);
     if (o) {  // O = diag(e^g) Q H + MB U
       O.noalias() = c.eg.asDiagonal() * QH;
-      O.noalias() += c.MB * c.U;
+      rows_product(O, c.MB, OpA::as_is, c.U, Into::add);
       for (int64_t t = 0; t < L; ++t) {  // locked columns read 0 (selection)
         T* row = o + (n0 + t) * d_v;
         Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>>(row, c.cols[t]) = O.row(t).head(c.cols[t]);
@@ -450,7 +462,7 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
     } else {
       HRend *= std::exp(gl);
     }
-    HRend.noalias() += Kt.transpose() * c.U;
+    rows_product(HRend, Kt, OpA::transposed, c.U, Into::add);
   }
   if (S_final) std::copy(Hbuf.begin(), Hbuf.end(), S_final);
 }
@@ -495,7 +507,7 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     d.X.resize(erases(rule) ? 2 * L : L, c.W);
     for (int64_t t = 0; t < L; ++t)  // a locked column's read is 0 whatever its gradient
       masked_row(d.X, t, dO ? dO + (n0 + t) * d_v : nullptr, dO ? c.cols[t] : 0);
-    d.dU.noalias() += c.MB.transpose() * d.X.topRows(L);  // O = diag(e^g) Q H + MB U
+    rows_product(d.dU, c.MB, OpA::transposed, d.X.topRows(L), Into::add);  // O = diag(e^g) Q H + MB U
     backward_through_writes(rule, c, d);
     backward_through_state_reads(rule, c, HR, d, dHe);
     backward_through_pairs(rule, c, d);

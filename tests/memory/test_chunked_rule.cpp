@@ -197,24 +197,28 @@ TEST(ChunkedRule, FollowsTheOpenWidthsOfBothBlockAxes) {
   EXPECT_GT(compared, 0);
 }
 
+// d_v 16 and 40: value rows of one and of two and a half 16-float vectors, where float runs the
+// chunk products through rows_product's register tiles on an AVX-512 build (rows_product.hpp).
 TEST(ChunkedRule, FloatAgreesWithTheDoubleReferenceToFloatRounding) {
-  const int64_t T = 200, d_k = 16, d_v = 16, D = d_k * d_v;
+  const int64_t T = 200, d_k = 16;
   for (Rule rule : chunked_rules())
-    for (int64_t E : {int64_t(1), int64_t(16)}) {
-      const Schedule s = Schedule::uniform(D, E, 128);
-      const RandomRuleInputs<float> f(rule, T, d_k, d_v, 21, true, false);
-      const Upstream<float> upf(T, d_k, d_v, 4);
-      // The reference on the same (float-representable) numbers, widened.
-      const RandomRuleInputs<double> d(rule, T, d_k, d_v, 21, true, false);
-      RandomRuleInputs<double> w = d;
-      auto widen = [](const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); };
-      w.q = widen(f.q), w.k = widen(f.k), w.v = widen(f.v), w.beta = widen(f.beta), w.a = widen(f.a), w.p = widen(f.p);
-      w.gamma = widen(f.gamma);
-      Upstream<double> upd(T, d_k, d_v, 4);
-      upd.dO = widen(upf.dO), upd.dS = widen(upf.dS);
-      expect_close(run(Form::chunked, rule, s, f, upf, 32), run(Form::taped, rule, s, w, upd, 32), 2e-4,
-                   std::string(rule_name(rule)) + " E=" + std::to_string(E));
-    }
+    for (int64_t d_v : {int64_t(16), int64_t(40)})
+      for (int64_t E : {int64_t(1), int64_t(16)}) {
+        const int64_t D = d_k * d_v;
+        const Schedule s = Schedule::uniform(D, E, 128);
+        const RandomRuleInputs<float> f(rule, T, d_k, d_v, 21, true, false);
+        const Upstream<float> upf(T, d_k, d_v, 4);
+        // The reference on the same (float-representable) numbers, widened.
+        const RandomRuleInputs<double> d(rule, T, d_k, d_v, 21, true, false);
+        RandomRuleInputs<double> w = d;
+        auto widen = [](const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); };
+        w.q = widen(f.q), w.k = widen(f.k), w.v = widen(f.v), w.beta = widen(f.beta), w.a = widen(f.a), w.p = widen(f.p);
+        w.gamma = widen(f.gamma);
+        Upstream<double> upd(T, d_k, d_v, 4);
+        upd.dO = widen(upf.dO), upd.dS = widen(upf.dS);
+        expect_close(run(Form::chunked, rule, s, f, upf, 32), run(Form::taped, rule, s, w, upd, 32), 2e-4,
+                     std::string(rule_name(rule)) + " d_v=" + std::to_string(d_v) + " E=" + std::to_string(E));
+      }
 }
 
 // A retention that underflows to 0 wipes the state in the recurrent forms; the chunked form works

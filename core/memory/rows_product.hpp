@@ -1,0 +1,122 @@
+// C = op(A) B or C += op(A) B for the chunked forms' products whose right side is read by its rows
+// (a state block, a chunk's values): op(A) is A or A^T, every operand row-major with unit inner stride.
+// In float with AVX-512 a register-blocked loop broadcasts A's elements against B's rows, packing
+// nothing: at the chunks' shapes (16-64 rows, 16-128 deep, 64-128 wide) it ran at the FMA units'
+// rate where Eigen's packed GEMM ran 1.2-1.6x slower (experiments/results/perf-history.md). Elsewhere
+// (double, no AVX-512, fewer than 16 columns) it is Eigen's product. Internal to core/memory.
+#pragma once
+#include <Eigen/Dense>
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+namespace proteus::memory::detail {
+
+#if defined(__AVX512F__)
+// ROWS rows of C by VECS 16-float columns from column 0 of the given pointers; `last` masks the
+// last vector's columns. C's accumulators stay in registers over the whole depth K.
+template <int ROWS, int VECS, bool TransA>
+inline void rows_product_tile(float* C, int64_t ldc, const float* A, int64_t lda, const float* B, int64_t ldb,
+                              int64_t K, __mmask16 last, bool accumulate) {
+  __m512 c[ROWS][VECS];
+#pragma GCC unroll 4
+  for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < VECS; ++v)
+      c[r][v] = accumulate ? _mm512_maskz_loadu_ps(v + 1 == VECS ? last : __mmask16(0xFFFF), C + r * ldc + 16 * v)
+                           : _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; ++k) {
+    const float* b = B + k * ldb;
+    __m512 bv[VECS];
+#pragma GCC unroll 4
+    for (int v = 0; v < VECS; ++v) bv[v] = _mm512_maskz_loadu_ps(v + 1 == VECS ? last : __mmask16(0xFFFF), b + 16 * v);
+#pragma GCC unroll 4
+    for (int r = 0; r < ROWS; ++r) {
+      const __m512 a = _mm512_set1_ps(TransA ? A[k * lda + r] : A[r * lda + k]);
+#pragma GCC unroll 4
+      for (int v = 0; v < VECS; ++v) c[r][v] = _mm512_fmadd_ps(a, bv[v], c[r][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < VECS; ++v)
+      _mm512_mask_storeu_ps(C + r * ldc + 16 * v, v + 1 == VECS ? last : __mmask16(0xFFFF), c[r][v]);
+}
+
+template <int ROWS, bool TransA>
+inline void rows_product_panel(int vecs, float* C, int64_t ldc, const float* A, int64_t lda, const float* B,
+                               int64_t ldb, int64_t K, __mmask16 last, bool accumulate) {
+  switch (vecs) {
+    case 1: return rows_product_tile<ROWS, 1, TransA>(C, ldc, A, lda, B, ldb, K, last, accumulate);
+    case 2: return rows_product_tile<ROWS, 2, TransA>(C, ldc, A, lda, B, ldb, K, last, accumulate);
+    case 3: return rows_product_tile<ROWS, 3, TransA>(C, ldc, A, lda, B, ldb, K, last, accumulate);
+    default: return rows_product_tile<ROWS, 4, TransA>(C, ldc, A, lda, B, ldb, K, last, accumulate);
+  }
+}
+
+// C (M, N) (+)= op(A) (M, K) B (K, N); A holds op(A)'s transpose (K, M) when TransA.
+template <bool TransA>
+void rows_product_avx512(float* C, int64_t ldc, const float* A, int64_t lda, const float* B, int64_t ldb, int64_t M,
+                         int64_t N, int64_t K, bool accumulate) {
+  for (int64_t j0 = 0; j0 < N; j0 += 64) {
+    const int64_t cols = N - j0 < 64 ? N - j0 : 64;
+    const int vecs = static_cast<int>((cols + 15) / 16);
+    const int tail = static_cast<int>(cols - 16 * (vecs - 1));  // 1..16 columns in the last vector
+    const __mmask16 last = static_cast<__mmask16>(tail == 16 ? 0xFFFF : (1u << tail) - 1);
+    for (int64_t i0 = 0; i0 < M; i0 += 4) {
+      const float* a = TransA ? A + i0 : A + i0 * lda;
+      float* c = C + i0 * ldc + j0;
+      switch (M - i0 < 4 ? M - i0 : 4) {
+        case 1: rows_product_panel<1, TransA>(vecs, c, ldc, a, lda, B + j0, ldb, K, last, accumulate); break;
+        case 2: rows_product_panel<2, TransA>(vecs, c, ldc, a, lda, B + j0, ldb, K, last, accumulate); break;
+        case 3: rows_product_panel<3, TransA>(vecs, c, ldc, a, lda, B + j0, ldb, K, last, accumulate); break;
+        default: rows_product_panel<4, TransA>(vecs, c, ldc, a, lda, B + j0, ldb, K, last, accumulate); break;
+      }
+    }
+  }
+}
+#endif
+
+enum class OpA { as_is, transposed };
+enum class Into { assign, add };
+
+// C (+)= op(A) B. C must already have op(A)'s rows and B's columns (a Block cannot be resized), and
+// share no memory with A or B.
+template <class CM, class AM, class BM>
+void rows_product(CM&& C, const AM& A, OpA op, const BM& B, Into into) {
+  using T = typename std::decay_t<CM>::Scalar;
+  const bool trans = op == OpA::transposed;
+  const int64_t M = trans ? A.cols() : A.rows(), K = trans ? A.rows() : A.cols(), N = B.cols();
+  eigen_assert(C.rows() == M && C.cols() == N && B.rows() == K);
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    static_assert(std::decay_t<CM>::IsRowMajor && AM::IsRowMajor && BM::IsRowMajor, "row-major operands only");
+    if (N >= 16 && C.innerStride() == 1 && A.innerStride() == 1 && B.innerStride() == 1) {
+      if (trans)
+        rows_product_avx512<true>(C.data(), C.outerStride(), A.data(), A.outerStride(), B.data(), B.outerStride(), M, N,
+                                  K, into == Into::add);
+      else
+        rows_product_avx512<false>(C.data(), C.outerStride(), A.data(), A.outerStride(), B.data(), B.outerStride(), M,
+                                   N, K, into == Into::add);
+      return;
+    }
+  }
+#endif
+  if (trans) {
+    if (into == Into::add)
+      C.noalias() += A.transpose() * B;
+    else
+      C.noalias() = A.transpose() * B;
+  } else {
+    if (into == Into::add)
+      C.noalias() += A * B;
+    else
+      C.noalias() = A * B;
+  }
+}
+
+}  // namespace proteus::memory::detail
