@@ -61,7 +61,7 @@ void check_all_shapes() {
   std::mt19937 rng(7);
   for (int64_t M : {1, 3, 4, 5, 16, 33})
     for (int64_t N : {1, 15, 16, 17, 48, 64, 65, 128, 130})
-      for (int64_t K : {0, 1, 7, 16, 64})
+      for (int64_t K : {0, 1, 7, 16, 64, 65, 130})
         for (OpA op : {OpA::as_is, OpA::transposed})
           for (Into into : {Into::assign, Into::add}) check_shape<T>(M, N, K, op, into, rng);
 }
