@@ -3,7 +3,8 @@
 // In float with AVX-512 a register-blocked loop broadcasts A's elements against B's rows, packing
 // nothing: at the chunks' shapes (16-64 rows, 16-128 deep, 64-128 wide) it ran at the FMA units'
 // rate where Eigen's packed GEMM ran 1.2-1.6x slower (experiments/results/perf-history.md). Elsewhere
-// (double, no AVX-512, fewer than 16 columns) it is Eigen's product. Internal to core/memory.
+// (double, no AVX-512, fewer than 16 columns) it is Eigen's product. The CPU backend's dense
+// matmuls run through it too (core/backend/cpu/cpu_backend.cpp).
 #pragma once
 #include <Eigen/Dense>
 #include <cstdint>
@@ -90,6 +91,17 @@ void rows_product_avx512(float* C, int64_t ldc, const float* A, int64_t lda, con
 }
 #endif
 
+// Whether rows_product runs its own loop for a right side N columns wide (else Eigen's product).
+template <class T>
+constexpr bool rows_product_runs_own_loop(int64_t N) {
+#if defined(__AVX512F__)
+  return std::is_same_v<T, float> && N >= 16;
+#else
+  (void)N;
+  return false;
+#endif
+}
+
 enum class OpA { as_is, transposed };
 enum class Into { assign, add };
 
@@ -104,7 +116,7 @@ void rows_product(CM&& C, const AM& A, OpA op, const BM& B, Into into) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
     static_assert(std::decay_t<CM>::IsRowMajor && AM::IsRowMajor && BM::IsRowMajor, "row-major operands only");
-    if (N >= 16 && C.innerStride() == 1 && A.innerStride() == 1 && B.innerStride() == 1) {
+    if (rows_product_runs_own_loop<T>(N) && C.innerStride() == 1 && A.innerStride() == 1 && B.innerStride() == 1) {
       if (trans)
         rows_product_avx512<true>(C.data(), C.outerStride(), A.data(), A.outerStride(), B.data(), B.outerStride(), M, N,
                                   K, into == Into::add);
