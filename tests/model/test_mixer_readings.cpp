@@ -269,7 +269,9 @@ TEST_P(ValueRowsOps, EqualTheElementwiseReference) {
       for (int t = 0; t < H::T; ++t)
         for (int j = dims[t * H::H + h]; j < H::d; ++j) {
           EXPECT_EQ(H::head(o, b, h, H::d)[t * H::d + j], 0.0);
-          if (rule != memory::Rule::swla) EXPECT_EQ(H::head(dv, b, h, H::d)[t * H::d + j], 0.0);
+          if (rule != memory::Rule::swla) {
+            EXPECT_EQ(H::head(dv, b, h, H::d)[t * H::d + j], 0.0);
+          }
         }
     }
   be->free_int32(rows);
@@ -397,7 +399,9 @@ TEST(LayerOps, EqualTheElementwiseRuleWithEachHeadsOpenRows) {
         const auto got = H::head(o, b, h, H::d);
         for (size_t i = 0; i < want.size(); ++i) {
           EXPECT_NEAR(got[i], want[i], 1e-10) << "o[" << i << "] head (" << b << ", " << h << ")";
-          if (head_rows[i / H::d] == 0) EXPECT_EQ(got[i], 0.0) << "a locked head reads exactly 0";
+          if (head_rows[i / H::d] == 0) {
+            EXPECT_EQ(got[i], 0.0) << "a locked head reads exactly 0";
+          }
         }
       }
   }
@@ -426,8 +430,9 @@ TEST(LayerOps, GradientsUnderOpenWidthsAgreeBetweenForms) {
       for (size_t i = 0; i < H::n; ++i)
         if (int(i % H::d) >= rows[(i / (H::H * H::d)) % H::T * H::H + (i / H::d) % H::H]) {
           EXPECT_EQ(dq[i], 0.0) << memory::rule_name(rule) << " dq[" << i << "] on a locked row";
-          if (rule != memory::Rule::swla)  // swla's window writes k_t again at later steps, under their rows
+          if (rule != memory::Rule::swla) {  // swla's window writes k_t again at later steps, under their rows
             EXPECT_EQ(dk[i], 0.0) << memory::rule_name(rule) << " dk[" << i << "] on a locked row";
+          }
         }
       std::vector<double> all;
       for (auto* v : {&o, &dq, &dk, &dv, &da}) all.insert(all.end(), v->begin(), v->end());
