@@ -76,7 +76,8 @@ class FreshDirs {
   std::vector<std::filesystem::path> dirs_;
 };
 
-// A fresh, empty folder that outlives the test (several tests share one by name) and goes at exit.
+// A fresh, empty folder of its own (the name and a random suffix: no two calls share one) that
+// outlives the test and goes when the test program exits.
 inline std::filesystem::path fresh_dir(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("proteus-test-" + name + "-" + std::to_string(std::random_device{}()));
   std::filesystem::remove_all(dir);
