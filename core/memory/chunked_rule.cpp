@@ -59,8 +59,8 @@ struct Chunk {
 };
 
 // Copies row t of a (T, width) input into row c of dst, zero past `open` columns (selection).
-template <class T>
-void masked_row(Mat<T>& dst, int64_t c, const T* src, int64_t open) {
+template <class Dst, class T>
+void masked_row(Dst&& dst, int64_t c, const T* src, int64_t open) {
   const int64_t n = std::min<int64_t>(open, dst.cols());
   dst.row(c).head(n) = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(src, n);
   dst.row(c).tail(dst.cols() - n).setZero();
@@ -69,8 +69,9 @@ void masked_row(Mat<T>& dst, int64_t c, const T* src, int64_t open) {
 // Rows n0.. of a (T, width) input into dst (L, open-anywhere width), each zero past its step's open
 // width; where every step opens the whole width (`alike`: all chunks at E 1, most at E 16), one
 // block copy instead of a copy per row (masked_row was 4% of delta's fwd+bwd, perf).
-template <class T>
-void masked_rows(Mat<T>& dst, const T* src, int64_t width, const std::vector<int64_t>& open, bool alike) {
+// dst: a matrix sized beforehand, or a block of one.
+template <class Dst, class T>
+void masked_rows(Dst&& dst, const T* src, int64_t width, const std::vector<int64_t>& open, bool alike) {
   if (alike) {
     dst = Eigen::Map<const Mat<T>, 0, Eigen::OuterStride<>>(src, dst.rows(), dst.cols(), Eigen::OuterStride<>(width));
     return;
@@ -518,10 +519,10 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     const T dgl = backward_through_update(c, HR, dHe, d);
     dHe *= std::exp(c.g[L - 1]);
     d.X.resize(erases(rule) ? 2 * L : L, c.W);
-    if (dO && c.cols_alike)  // a locked column's read is 0 whatever its gradient
-      d.X.topRows(L) = Eigen::Map<const Mat<T>, 0, Eigen::OuterStride<>>(dO + n0 * d_v, L, c.W, Eigen::OuterStride<>(d_v));
+    if (dO)  // a locked column's read is 0 whatever its gradient
+      masked_rows(d.X.topRows(L), dO + n0 * d_v, d_v, c.cols, c.cols_alike);
     else
-      for (int64_t t = 0; t < L; ++t) masked_row(d.X, t, dO ? dO + (n0 + t) * d_v : nullptr, dO ? c.cols[t] : 0);
+      d.X.topRows(L).setZero();
     rows_product(d.dU, c.MB, OpA::transposed, d.X.topRows(L), Into::add);  // O = diag(e^g) Q H + MB U
     backward_through_writes(rule, c, d);
     backward_through_state_reads(rule, c, HR, d, dHe);

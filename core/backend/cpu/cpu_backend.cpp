@@ -254,13 +254,14 @@ void CpuBackend<T>::matmul_forward(T* out, const T* in, const T* w, int N, int I
   const CMapMat<T> W(w, OC, IC);
   const Split s = split_rows(N, 2.0 * IC * OC);
   thread_local RowMat<T> Wt_kept;  // (IC, OC), kept from call to call
-  if (memory::detail::rows_product_runs_own_loop<T>(OC)) Wt_kept = W.transpose();
+  const bool own_loop = memory::detail::rows_product_runs_own_loop<T>(OC);
+  if (own_loop) Wt_kept = W.transpose();
   const RowMat<T>& Wt = Wt_kept;  // the calling thread's, by name: a pool thread has a Wt_kept of its own
   parallel_for(s.count, *pool_, [&](int64_t i) {
     const int r0 = static_cast<int>(i) * s.per, rows = std::min(s.per, N - r0);
     const CMapMat<T> X(in + static_cast<size_t>(r0) * IC, rows, IC);
     MapMat<T> Y(out + static_cast<size_t>(r0) * OC, rows, OC);
-    if (memory::detail::rows_product_runs_own_loop<T>(OC))
+    if (own_loop)
       rows_product(Y, X, OpA::as_is, Wt, Into::assign);
     else
       Y.noalias() = X * W.transpose();  // (rows, OC)
