@@ -22,7 +22,7 @@ struct StateCheckpoints {
   std::vector<F> Z;  // (ranges, d_k, d_v), momentum only
   // The chunked form's products of each chunk that its backward reads (chunked_rule.cpp):
   // chunk c's at products[products_at[c]...]; empty when the form keeps none.
-  std::vector<F> products;
+  UninitializedVector<F> products;  // sized for every chunk, then written in full
   std::vector<size_t> products_at;  // (ranges + 1)
 };
 

@@ -12,6 +12,7 @@
 #include "core/memory/rule_coverage.hpp"
 #include "core/memory/rule_family.hpp"
 #include "core/memory/rows_product.hpp"
+#include "core/memory/streamed_copy.hpp"
 
 namespace proteus::memory {
 namespace {
@@ -203,11 +204,16 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR, Mat<T>* QH = nullp
 // products MB and their decays GB, the residual, MA, GA and IA's inverse. Ed is remade (a diagonal
 // scaling). A rule that only writes keeps none: its products are one small product and a scaling,
 // cheaper made again than read back (linear and swla ran 6-7% slower keeping them).
+// The products go after the last chunk's, into room sized for every chunk at full width.
 template <class T>
 void keep_products(const Chunk<T>& c, StateCheckpoints<T>& cp) {
-  auto put = [&](const Mat<T>& m) { cp.products.insert(cp.products.end(), m.data(), m.data() + m.size()); };
+  size_t at = cp.products_at.back();
+  auto put = [&](const Mat<T>& m) {
+    streamed_copy(m.data(), m.size(), cp.products.data() + at);  // read back only by the backward
+    at += m.size();
+  };
   put(c.U), put(c.MB), put(c.GB), put(c.Res), put(c.MA), put(c.GA), put(c.Ainv);
-  cp.products_at.push_back(cp.products.size());
+  cp.products_at.push_back(at);
 }
 
 template <class T>
@@ -424,19 +430,22 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
                           T* S_final, StateCheckpoints<T>* checkpoints) {
   check_chunked(rule, schedule, in, chunk_size);
   const int64_t d_k = in.d_k, d_v = in.d_v, D = d_k * d_v, chunks = checkpoint_ranges(in.T, chunk_size);
-  // With checkpoints, each chunk's start state lives in its checkpoint and the update writes the
-  // next chunk's (the last one's into Hbuf): no copy of the state per chunk. Without, Hbuf in place.
-  std::vector<T> Hbuf(D, T(0));
+  // The state lives in two buffers that stay in the cache, a chunk's start and its end, swapped
+  // after each chunk; each end state goes on to its checkpoint by streaming stores. Written in
+  // place, every checkpoint line was read from memory before its first write (the forward's
+  // largest stall, perf), and nothing reads a checkpoint before the backward.
+  std::vector<T> Hbuf(D, T(0)), Hnext(D);
+  T* start = Hbuf.data();
+  T* end = Hnext.data();
   const ChunkKind kind = cpu_coverage(rule).chunk;
   if (checkpoints) {
     checkpoints->every = chunk_size;
     checkpoints->S.resize(chunks * D);  // every chunk's start state is written below
     if (chunks > 0) std::fill(checkpoints->S.begin(), checkpoints->S.begin() + D, T(0));  // S_0 = 0
     checkpoints->Z.clear();
-    checkpoints->products.clear();
     checkpoints->products_at.assign(1, 0);
-    // room for every chunk at full width: no reallocation
-    checkpoints->products.reserve(chunks * chunk_products_kept(rule, chunk_size, d_v));
+    // room for every chunk at full width (no reallocation), cut to what was kept at the end
+    checkpoints->products.resize(chunks * chunk_products_kept(rule, chunk_size, d_v));
   }
   Chunk<T> c;
   Mat<T> QH, O, Kt;
@@ -444,10 +453,10 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
   const bool keeps = checkpoints && chunk_products_kept(rule, chunk_size, d_v) > 0;
   for (int64_t ci = 0; ci < chunks; ++ci) {
     const int64_t n0 = ci * chunk_size, L = std::min(chunk_size, in.T - n0);
-    T* start = checkpoints ? checkpoints->S.data() + ci * D : Hbuf.data();
-    T* end = checkpoints && ci + 1 < chunks ? checkpoints->S.data() + (ci + 1) * D : Hbuf.data();
+    if (ci > 0) std::swap(start, end);
+    if (checkpoints && ci > 0) streamed_copy(start, D, checkpoints->S.data() + ci * D);
     if (kind != ChunkKind::shared_decay) {  // a row of retentions: its own chunk (chunked_per_key_rule.hpp)
-      if (end != start) std::copy(start, start + D, end);
+      std::copy(start, start + D, end);
       detail::per_key_chunk_forward(kind == ChunkKind::per_key_erase, schedule, in, n0, L, end, o);
       continue;
     }
@@ -469,16 +478,16 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
     write_decay(c, gl, by_step, decay);
     Kt = decay.asDiagonal() * c.Kw;
     auto HRend = Hend.topLeftCorner(c.R, c.W);
-    if (end != start) {  // rows past R and columns past W pass through (locked: never decayed)
-      Hend.bottomRows(d_k - c.R) = H.bottomRows(d_k - c.R);
-      Hend.topRightCorner(c.R, d_v - c.W) = H.topRightCorner(c.R, d_v - c.W);
-      HRend = std::exp(gl) * HR;
-    } else {
-      HRend *= std::exp(gl);
-    }
+    // rows past R and columns past W pass through (locked: never decayed)
+    Hend.bottomRows(d_k - c.R) = H.bottomRows(d_k - c.R);
+    Hend.topRightCorner(c.R, d_v - c.W) = H.topRightCorner(c.R, d_v - c.W);
+    HRend = std::exp(gl) * HR;
     rows_product(HRend, Kt, OpA::transposed, c.U, Into::add);
   }
-  if (S_final) std::copy(Hbuf.begin(), Hbuf.end(), S_final);
+  if (checkpoints) streamed_copy_done();
+  if (keeps) checkpoints->products.resize(checkpoints->products_at.back());
+  const T* last = chunks > 0 ? end : start;  // the last chunk's end, or S_0
+  if (S_final) std::copy(last, last + D, S_final);
 }
 
 template <class T>

@@ -6,6 +6,7 @@
 
 #include "core/memory/rule_coverage.hpp"
 #include "core/memory/rule_family.hpp"
+#include "core/memory/streamed_copy.hpp"
 
 namespace proteus::memory {
 
@@ -59,12 +60,11 @@ template <class T>
 void copy_out(const std::vector<T>& from, T* to, int64_t width = 1, int64_t interleave = 1) {
   if (!to) return;
   if (interleave == 1 || width == 0) {
-    std::copy(from.begin(), from.end(), to);
+    streamed_copy(from.data(), static_cast<int64_t>(from.size()), to);
     return;
   }
   const int64_t rows = static_cast<int64_t>(from.size()) / width;
-  for (int64_t n = 0; n < rows; ++n)
-    std::copy(from.begin() + n * width, from.begin() + (n + 1) * width, to + n * interleave * width);
+  for (int64_t n = 0; n < rows; ++n) streamed_copy(from.data() + n * width, width, to + n * interleave * width);
 }
 }  // namespace
 
@@ -81,6 +81,7 @@ void copy_grads(Rule rule, const RuleInputs<T>& in, const GradAccum<T>& g, const
   if (rule_uses_eta(rule)) copy_out(g.eta, grads.eta, 1, every);
   if (rule_uses_gamma(rule)) copy_out(g.gamma, grads.gamma, in.window, every);
   copy_out(g.S, grads.S0);
+  streamed_copy_done();
 }
 
 template void check_rule_inputs<float>(Rule, const Schedule&, const RuleInputs<float>&);
