@@ -21,6 +21,7 @@ using detail::Into;
 using detail::Mat;
 using detail::OpA;
 using detail::rows_product;
+using detail::rows_product_transposed_b;
 using detail::StateMap;
 using detail::Vec;
 
@@ -154,7 +155,8 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR, Mat<T>* QH = nullp
   }
   for (int64_t t = 0; t < L; ++t)
     for (int64_t j = 1; j * L < c.Lw; ++j) c.GB.row(t).segment(j * L, t + 1) = c.GB.row(t).head(t + 1);
-  c.MB.noalias() = c.Q * c.Kw.transpose();
+  c.MB.resize(L, c.Lw);
+  rows_product_transposed_b(c.MB, c.Q, c.Kw, Into::assign);
   c.MB.array() *= c.GB.array();
   if (!erases(rule)) {
     if (rule_uses_gamma(rule))
@@ -172,7 +174,8 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR, Mat<T>* QH = nullp
   const int64_t shift = erases_undecayed(rule) ? 1 : 0;
   c.GA.setZero(L, L);
   for (int64_t t = 1; t < L; ++t) c.GA.row(t).head(t) = c.GB.row(t - shift).head(t);
-  c.MA.noalias() = c.E * c.K.transpose();
+  c.MA.resize(L, L);
+  rows_product_transposed_b(c.MA, c.E, c.K, Into::assign);
   c.MA.array() *= c.GA.array();
   c.IA = c.beta.asDiagonal() * c.MA;
   c.IA.diagonal().setOnes();
@@ -276,7 +279,8 @@ T backward_through_update(const Chunk<T>& c, const Rows& HR, const Adjoint& dHe,
   d.Kt = d.decay.asDiagonal() * c.Kw;
   d.dU.resize(c.Lw, c.W);
   rows_product(d.dU, d.Kt, OpA::as_is, dHe, Into::assign);
-  d.dKt.noalias() = c.U * dHe.transpose();
+  d.dKt.resize(c.Lw, c.R);
+  rows_product_transposed_b(d.dKt, c.U, dHe, Into::assign);
   d.dK = d.decay.asDiagonal() * d.dKt;  // dKw until the writes are scattered (window writes)
   d.through = d.Kt.cwiseProduct(d.dKt).rowwise().sum();
   dgl += d.through.sum();
@@ -312,7 +316,8 @@ void backward_through_state_reads(Rule rule, const Chunk<T>& c, const Rows& HR, 
     d.X.bottomRows(L) = -d.dV;
     d.QE.bottomRows(L) = c.Ed;
   }
-  d.Y.noalias() = d.X * HR.transpose();  // dQd over dEd (n, R)
+  d.Y.resize(n, c.R);
+  rows_product_transposed_b(d.Y, d.X, HR, Into::assign);  // dQd over dEd (n, R)
   rows_product(dHs, d.QE, OpA::transposed, d.X, Into::add);
   d.dQ = c.eg.asDiagonal() * d.Y.topRows(L);
   d.dg += d.Qd.cwiseProduct(d.Y.topRows(L)).rowwise().sum();
@@ -328,7 +333,8 @@ template <class T>
 void backward_through_pairs(Rule rule, const Chunk<T>& c, ChunkGrads<T>& d) {
   const int64_t L = c.L;
   if (erases(rule)) d.X.bottomRows(L) = -d.dW;
-  d.dM.noalias() = d.X * c.U.transpose();  // dMB (L, Lw) over dA (L, L)
+  d.dM.resize(d.X.rows(), c.Lw);
+  rows_product_transposed_b(d.dM, d.X, c.U, Into::assign);  // dMB (L, Lw) over dA (L, L)
   auto dMB = d.dM.topRows(L);
   // dMB ⊙ MB is zero where the write comes after the read, as MB is.
   d.dg += dMB.cwiseProduct(c.MB).rowwise().sum();

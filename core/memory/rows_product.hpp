@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -89,6 +90,58 @@ void rows_product_avx512(float* C, int64_t ldc, const float* A, int64_t lda, con
     }
   }
 }
+
+// Rows r[0..15] of a 16x16 tile become its columns: unpacks pair the rows' floats then their
+// float pairs within each 128-bit lane, two lane shuffles gather the lanes (64 shuffles a tile).
+inline void transpose_16x16(__m512 r[16]) {
+  __m512 t[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // u[4g + c], lane l: column 4l + c of rows 4g..4g+3
+#pragma GCC unroll 4
+  for (int g = 0; g < 4; ++g) {
+    const __m512d a = _mm512_castps_pd(t[4 * g]), b = _mm512_castps_pd(t[4 * g + 2]);
+    const __m512d c = _mm512_castps_pd(t[4 * g + 1]), d = _mm512_castps_pd(t[4 * g + 3]);
+    r[4 * g] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+    r[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+    r[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, d));
+    r[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, d));
+  }
+  // column 4l + c: lane l of u[c], u[4 + c], u[8 + c], u[12 + c]
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) {
+    const __m512 v01 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x44), v23 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xEE);
+    const __m512 w01 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x44),
+                 w23 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xEE);
+    t[c] = _mm512_shuffle_f32x4(v01, w01, 0x88);
+    t[4 + c] = _mm512_shuffle_f32x4(v01, w01, 0xDD);
+    t[8 + c] = _mm512_shuffle_f32x4(v23, w23, 0x88);
+    t[12 + c] = _mm512_shuffle_f32x4(v23, w23, 0xDD);
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) r[i] = t[i];
+}
+
+// Bt (K, N) = B^T for B (N, K), a 16x16 tile at a time; the tiles at B's edges load and store
+// masked.
+inline void transpose_rows(float* Bt, int64_t ldt, const float* B, int64_t ldb, int64_t N, int64_t K) {
+  for (int64_t j0 = 0; j0 < N; j0 += 16) {
+    const int64_t rows = N - j0 < 16 ? N - j0 : 16;
+    const __mmask16 row_mask = static_cast<__mmask16>(rows == 16 ? 0xFFFF : (1u << rows) - 1);
+    for (int64_t k0 = 0; k0 < K; k0 += 16) {
+      const int64_t cols = K - k0 < 16 ? K - k0 : 16;
+      const __mmask16 col_mask = static_cast<__mmask16>(cols == 16 ? 0xFFFF : (1u << cols) - 1);
+      __m512 r[16];
+      for (int i = 0; i < 16; ++i)
+        r[i] = i < rows ? _mm512_maskz_loadu_ps(col_mask, B + (j0 + i) * ldb + k0) : _mm512_setzero_ps();
+      transpose_16x16(r);
+      for (int i = 0; i < cols; ++i) _mm512_mask_storeu_ps(Bt + (k0 + i) * ldt + j0, row_mask, r[i]);
+    }
+  }
+}
 #endif
 
 // Whether rows_product runs its own loop for a right side N columns wide (else Eigen's product).
@@ -138,6 +191,33 @@ void rows_product(CM&& C, const AM& A, OpA op, const BM& B, Into into) {
     else
       C.noalias() = A * B;
   }
+}
+
+// C (+)= A B^T, B (N, K) read by its rows: in float on AVX-512 B is transposed into a scratch of
+// the calling thread by register transposes and the product is rows_product's loop (Eigen's
+// product packed both sides for these shapes: 30% on top of its kernel, perf); elsewhere Eigen's.
+template <class CM, class AM, class BM>
+void rows_product_transposed_b(CM&& C, const AM& A, const BM& B, Into into) {
+  using T = typename std::decay_t<CM>::Scalar;
+  const int64_t M = A.rows(), K = A.cols(), N = B.rows();
+  eigen_assert(C.rows() == M && C.cols() == N && B.cols() == K);
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    static_assert(std::decay_t<CM>::IsRowMajor && AM::IsRowMajor && BM::IsRowMajor, "row-major operands only");
+    if (rows_product_runs_own_loop<T>(N) && C.innerStride() == 1 && A.innerStride() == 1 && B.innerStride() == 1) {
+      thread_local std::vector<float> Bt;  // (K, N), kept from call to call
+      Bt.resize(static_cast<size_t>(K * N));
+      transpose_rows(Bt.data(), N, B.data(), B.outerStride(), N, K);
+      rows_product_avx512<false>(C.data(), C.outerStride(), A.data(), A.outerStride(), Bt.data(), N, M, N, K,
+                                 into == Into::add);
+      return;
+    }
+  }
+#endif
+  if (into == Into::add)
+    C.noalias() += A * B.transpose();
+  else
+    C.noalias() = A * B.transpose();
 }
 
 }  // namespace proteus::memory::detail
