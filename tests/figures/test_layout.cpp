@@ -102,8 +102,11 @@ TEST(Layout, AnAxisLabelLongerThanItsSideIsSetSmallerAndStaysOnThePage) {
   }
   EXPECT_TRUE(found);
   // A label that fits keeps the label size.
-  for (const auto& [t, clipped] : all_of<Text>(lay_out(line_figure(), 480, H)))
-    if (t.vertical) EXPECT_EQ(t.style.size, kLabelSize);
+  for (const auto& [t, clipped] : all_of<Text>(lay_out(line_figure(), 480, H))) {
+    if (t.vertical) {
+      EXPECT_EQ(t.style.size, kLabelSize);
+    }
+  }
 }
 
 TEST(Layout, ALogAxisMapsDecadesEvenly) {
@@ -369,13 +372,18 @@ TEST(Layout, AColourBarIsNeverShorterThanTheMinimumAndItsLabelsDoNotTouch) {
     const Tick* prev = nullptr;
     for (const auto& t : L.colorbar->ticks) {
       if (!t.labelled) continue;
-      if (prev) EXPECT_GT(std::abs(at(t.value) - at(prev->value)), kTickLabelSize * kCapHeight) << t.label;
+      if (prev) {
+        EXPECT_GT(std::abs(at(t.value) - at(prev->value)), kTickLabelSize * kCapHeight) << t.label;
+      }
       prev = &t;
     }
     // The heading keeps left of a bar that rises beside it.
     for (double size : {kTitleSize, kNoteSize})
-      for (const auto& [t, ends] : heading_lines(L, size))
-        if (t.at.y + size > bar.y) EXPECT_LT(ends.second, bar.x) << t.text << " at height " << H;
+      for (const auto& [t, ends] : heading_lines(L, size)) {
+        if (t.at.y + size > bar.y) {
+          EXPECT_LT(ends.second, bar.x) << t.text << " at height " << H;
+        }
+      }
   }
   EXPECT_LT(lay_out(f, 600, 104).plot.h, kMinColorBarHeight) << "the strip is thinner than the bar";
 }
@@ -406,8 +414,11 @@ TEST(Layout, TheLegendHidesNoErrorBarOfAnEAblation) {
       }
     EXPECT_EQ(bars, 1);
     for (const auto& [d, clipped] : all_of<Dots>(L))
-      for (const auto& c : d.centres)
-        if (d.centres.size() > 1) EXPECT_FALSE(box.contains(c)) << "the legend over a point";
+      for (const auto& c : d.centres) {
+        if (d.centres.size() > 1) {
+          EXPECT_FALSE(box.contains(c)) << "the legend over a point";
+        }
+      }
   }
 }
 
@@ -495,10 +506,11 @@ TEST(Layout, EveryMarkerAndErrorBarCapLiesInsideThePlot) {
         EXPECT_TRUE(inside.contains(edge)) << "a marker at " << c.x << ", " << c.y << " is cut";
     }
   EXPECT_EQ(dots, 4);
-  for (const auto& [l, clipped] : all_of<Lines>(L))
-    if (clipped && !l.stroke.round_join)
-      for (const auto& path : l.paths)
-        for (const auto& p : path) EXPECT_TRUE(inside.contains(p)) << "an error bar's cap is cut at " << p.x << ", " << p.y;
+  for (const auto& [l, clipped] : all_of<Lines>(L)) {
+    if (!clipped || l.stroke.round_join) continue;
+    for (const auto& path : l.paths)
+      for (const auto& p : path) EXPECT_TRUE(inside.contains(p)) << "an error bar's cap is cut at " << p.x << ", " << p.y;
+  }
   // Away from the edges nothing moves: the data range still fills a box with room around its data.
   const auto plain = lay_out(line_figure());
   EXPECT_DOUBLE_EQ(plain.x.to_page(plain.x.lo), plain.plot.x);
