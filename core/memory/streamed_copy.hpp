@@ -1,5 +1,6 @@
 // A copy into memory that nothing reads soon: a head's gradients into the caller's (B, T, H, d)
-// tensors, the chunks' kept products that the backward reads after every other head's forward.
+// tensors, and what the chunked forward keeps for its backward, which reads it after every other
+// head's forward (each chunk's start state into its checkpoint, the chunk's kept products).
 // A plain store reads each cache line before writing it, so such a copy moved every byte twice;
 // in float on AVX-512 the whole lines go by streaming stores, which write a line without reading
 // it (delta's chunked fwd+bwd: experiments/results/perf-history.md). Elsewhere it is std::copy.

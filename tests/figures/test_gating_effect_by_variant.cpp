@@ -292,11 +292,14 @@ void expect_fits(const figures::Layout& L, size_t rows, const std::function<doub
       const double page = t->vertical ? L.height : L.width;
       EXPECT_GE(along - t->ax * w, -1e-9) << t->text;
       EXPECT_LE(along + (1 - t->ax) * w, page + 1e-9) << t->text;
-      if (!t->vertical) EXPECT_TRUE(t->at.y >= 0 && t->at.y <= L.height) << t->text;
+      if (!t->vertical) {
+        EXPECT_TRUE(t->at.y >= 0 && t->at.y <= L.height) << t->text;
+      }
       row_labels += !t->vertical && t->ax == 1 && t->at.x < L.plot.x && t->style.size == figures::kTickLabelSize;
     }
-    if (const auto* d = std::get_if<figures::Dots>(&p.shape))
+    if (const auto* d = std::get_if<figures::Dots>(&p.shape)) {
       for (const auto& c : d->centres) EXPECT_TRUE(L.plot.contains(c)) << "a mean at " << c.x << ", " << c.y;
+    }
   }
   EXPECT_EQ(row_labels, static_cast<int>(rows)) << "every row's label printed";
   EXPECT_GE(L.plot.w, 0.4 * L.width) << "the row labels leave the plot room";

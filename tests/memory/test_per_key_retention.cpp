@@ -37,8 +37,11 @@ TEST(PerKeyRetention, IsTheGlaRowOfTheTable) {
   EXPECT_TRUE(rule_uses_beta(Rule::gla));
   EXPECT_EQ(retention_width(Rule::gla, 7), 7);
   EXPECT_EQ(retention_width(Rule::linear, 7), 1);
-  for (Rule r : all_rules())
-    if (r != Rule::gla && r != Rule::kda) EXPECT_FALSE(rule_traits(r).per_key_retention) << rule_name(r);
+  for (Rule r : all_rules()) {
+    if (r != Rule::gla && r != Rule::kda) {
+      EXPECT_FALSE(rule_traits(r).per_key_retention) << rule_name(r);
+    }
+  }
   EXPECT_EQ(rule_from_name("gla"), Rule::gla);
 }
 

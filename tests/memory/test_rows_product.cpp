@@ -54,8 +54,9 @@ void check_shape(int64_t M, int64_t N, int64_t K, OpA op, Into into, std::mt1993
           << "M " << M << " N " << N << " K " << K << " at (" << i << ", " << j << ")";
   for (int64_t i = 0; i < Cw.rows(); ++i)
     for (int64_t j = 0; j < Cw.cols(); ++j)
-      if (i < 1 || i >= 1 + M || j < 2 || j >= 2 + N)
+      if (i < 1 || i >= 1 + M || j < 2 || j >= 2 + N) {
         ASSERT_EQ(Cw(i, j), sentinel) << "written outside C at (" << i << ", " << j << "), M " << M << " N " << N;
+      }
 }
 
 // C (+)= A B^T with C, A and B blocks of wider matrices, as above; B (N, K).
@@ -76,11 +77,12 @@ void check_transposed_b(int64_t M, int64_t N, int64_t K, Into into, std::mt19937
   const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-12;
   for (int64_t i = 0; i < Cw.rows(); ++i)
     for (int64_t j = 0; j < Cw.cols(); ++j) {
-      if (i < 1 || i >= 1 + M || j < 2 || j >= 2 + N)
+      if (i < 1 || i >= 1 + M || j < 2 || j >= 2 + N) {
         ASSERT_EQ(Cw(i, j), sentinel) << "written outside C at (" << i << ", " << j << "), M " << M << " N " << N;
-      else
+      } else {
         ASSERT_NEAR(static_cast<double>(Cw(i, j)), want(i - 1, j - 2), tol * (1 + static_cast<double>(K)))
             << "M " << M << " N " << N << " K " << K << " at (" << i - 1 << ", " << j - 2 << ")";
+      }
     }
 }
 

@@ -53,15 +53,21 @@ TEST(RuleDescriptor, TraitsAreConsistent) {
     EXPECT_EQ(rule_has_momentum(rule), !rule_has_chunked_form(rule));
     EXPECT_EQ(t.uses_eta, t.family == RuleFamily::momentum);
     // An erase direction or a prediction belongs to a rule that predicts.
-    if (t.uses_p || t.decayed_prediction) EXPECT_TRUE(rule_predicts(rule));
+    if (t.uses_p || t.decayed_prediction) {
+      EXPECT_TRUE(rule_predicts(rule));
+    }
     // Window weights replace beta; masking the inputs equals gating except for window writes.
-    if (t.uses_gamma) EXPECT_FALSE(t.uses_beta);
+    if (t.uses_gamma) {
+      EXPECT_FALSE(t.uses_beta);
+    }
     EXPECT_EQ(rule_masks_as_gates(rule), !t.uses_gamma);
     // The chunked form applies exactly where the traits say (row-aligned blocks: E = 4, d_v 3).
     EXPECT_EQ(chunked_form_applies(rule, Schedule::uniform(12, 4, 8), 3), rule_has_chunked_form(rule));
     for (const AxisCase& c : describe(rule).parity_axes) {
       EXPECT_NE(c.axis, BlockAxis::key_rows) << "key_rows runs in every other case";
-      if (c.form == RuleForm::chunked) EXPECT_TRUE(rule_has_chunked_form(rule));
+      if (c.form == RuleForm::chunked) {
+        EXPECT_TRUE(rule_has_chunked_form(rule));
+      }
     }
   }
 }
@@ -77,8 +83,11 @@ TEST(RuleDescriptor, HelpTextsListTheRulesFromTheTable) {
   EXPECT_EQ(rules_where([](Rule) { return false; }), "");
   // The auto form's phrase names the rules without a chunked form, from their traits.
   const std::string phrase(auto_form_rule());
-  for (Rule rule : all_rules())
-    if (!rule_has_chunked_form(rule)) EXPECT_NE(phrase.find(std::string(rule_name(rule))), std::string::npos) << phrase;
+  for (Rule rule : all_rules()) {
+    if (!rule_has_chunked_form(rule)) {
+      EXPECT_NE(phrase.find(std::string(rule_name(rule))), std::string::npos) << phrase;
+    }
+  }
 }
 
 }  // namespace

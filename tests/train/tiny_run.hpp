@@ -3,7 +3,6 @@
 // cancel (a test that needs one at every step asks for it).
 #pragma once
 #include <filesystem>
-#include <random>
 #include <string>
 
 #include "core/config/config.hpp"
