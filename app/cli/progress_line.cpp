@@ -36,8 +36,8 @@ std::string line_for(const engine::Snapshot& s, const engine::Progress& p) {
   const auto& r = s.runs[s.current];
   std::ostringstream out;
   out.precision(4);
-  out << "[" << s.current + 1 << "/" << s.runs.size() << "] " << r.name << "  " << r.state;
-  if (r.state == "training") {
+  out << "[" << s.current + 1 << "/" << s.runs.size() << "] " << r.name << "  " << engine::run_phase_name(r.state);
+  if (r.state == engine::RunPhase::training) {
     out << " step " << r.step << "/" << r.total_steps;
     if (!r.history.empty()) out << "  loss " << r.history.back().loss;
     if (r.val_bpb >= 0) out << "  val_bpb " << r.val_bpb;
@@ -98,7 +98,7 @@ std::shared_ptr<const engine::Snapshot> watch_job(engine::ExperimentHandle& job)
   for (const auto& r : s->runs) {
     char bpb[16] = "-";
     if (r.val_bpb >= 0) std::snprintf(bpb, sizeof bpb, "%.4f", r.val_bpb);
-    std::printf("%-32s %-10s %8s %10.0f %9s  %s\n", r.name.c_str(), r.state.c_str(), bpb, r.tokens_per_s,
+    std::printf("%-32s %-10s %8s %10.0f %9s  %s\n", r.name.c_str(), engine::run_phase_name(r.state), bpb, r.tokens_per_s,
                 duration(r.elapsed_s).c_str(), r.run_dir.c_str());
   }
   return s;
@@ -107,8 +107,8 @@ std::shared_ptr<const engine::Snapshot> watch_job(engine::ExperimentHandle& job)
 int job_status(const engine::Snapshot& s) {
   int status = 0;
   for (const auto& r : s.runs) {
-    if (r.state == "failed") return 1;
-    if (r.state == "cancelled" || r.state == "queued") status = 130;
+    if (r.state == engine::RunPhase::failed) return 1;
+    if (r.state == engine::RunPhase::cancelled || r.state == engine::RunPhase::queued) status = 130;
   }
   return status;
 }

@@ -135,9 +135,9 @@ TaskOutcome run_task(const fs::path& job_dir, int index, const JobWatcher& watch
     return finish("failed", why.empty() ? "the engine's job ended without a result" : why, 1);
   }
   const auto& r = snapshot->runs.front();
-  if (r.state == "finished") return finish("finished", "", 0);
-  if (r.state == "cancelled") return finish("cancelled", r.message, 130);
-  return finish("failed", r.message.empty() ? "ended " + r.state : r.message, 1);
+  if (r.state == engine::RunPhase::finished) return finish("finished", "", 0);
+  if (r.state == engine::RunPhase::cancelled) return finish("cancelled", r.message, 130);
+  return finish("failed", r.message.empty() ? std::string("ended ") + engine::run_phase_name(r.state) : r.message, 1);
 }
 
 MergeResult merge_job(const fs::path& job_dir, const FigureWriter& draw) {

@@ -112,14 +112,14 @@ ExperimentHandle start_edited_evaluation(std::vector<std::string> run_dirs, std:
       ctx.publish(std::make_shared<const Snapshot>(s));
       const double n = static_cast<double>(dirs.size());
       double done = 0;
-      for (const auto& r : s.runs) done += r.state == "queued" ? 0 : r.state == "evaluating" ? 0.5 : 1;
+      for (const auto& r : s.runs) done += r.state == RunPhase::queued ? 0 : r.state == RunPhase::evaluating ? 0.5 : 1;
       ctx.set_progress({s.done ? 1.0 : done / n, s.current >= 0 ? "evaluating " + s.runs[s.current].name : "", -1});
     };
     publish();
     for (size_t i = 0; i < dirs.size() && !ctx.cancelled(); ++i) {
       auto& r = s.runs[i];
       s.current = static_cast<int>(i);
-      r.state = "evaluating";
+      r.state = RunPhase::evaluating;
       publish();
       try {
         evaluate_into_folder(dirs[i], name, delta, [&](const std::string& phase, double) {
@@ -128,10 +128,10 @@ ExperimentHandle start_edited_evaluation(std::vector<std::string> run_dirs, std:
           return !ctx.cancelled();
         });
         r.report = std::make_shared<const eval::EvalReport>(runs::read_eval_report(runs::RunReader::open(r.run_dir)));
-        r.state = ctx.cancelled() ? "cancelled" : "finished";
+        r.state = ctx.cancelled() ? RunPhase::cancelled : RunPhase::finished;
         r.message.clear();
       } catch (const std::exception& e) {
-        r.state = "failed";
+        r.state = RunPhase::failed;
         r.message = e.what();
         s.messages.push_back(r.name + ": " + e.what());
       }

@@ -34,15 +34,15 @@ class Publisher {
     const int n = static_cast<int>(s_.runs.size());
     double done = 0;
     for (const auto& r : s_.runs) {
-      if (r.state == "finished" || r.state == "failed" || r.state == "cancelled") done += 1;
-      else if (r.state == "evaluating") done += 0.95;
-      else if (r.state == "training" && r.total_steps > 0) done += 0.9 * r.step / r.total_steps;
+      if (run_phase_ended(r.state)) done += 1;
+      else if (r.state == RunPhase::evaluating) done += 0.95;
+      else if (r.state == RunPhase::training && r.total_steps > 0) done += 0.9 * r.step / r.total_steps;
     }
     p.fraction = n > 0 ? done / n : 0;
     if (s_.current >= 0 && s_.current < n) {
       const auto& r = s_.runs[s_.current];
-      p.phase = r.state + " " + r.name;
-      if (r.tokens_per_s > 0 && r.state == "training" && r.step > 0)
+      p.phase = std::string(run_phase_name(r.state)) + " " + r.name;
+      if (r.tokens_per_s > 0 && r.state == RunPhase::training && r.step > 0)
         p.eta_s = r.elapsed_s / r.step * (r.total_steps - r.step);
     }
     if (s_.done) p.fraction = 1;
@@ -138,7 +138,7 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
   {
     Lock lock(pub.mu);
     pub.state().current = index;
-    r.state = "training";
+    r.state = RunPhase::training;
     pub.publish();
   }
   train::TrainResult result;
@@ -146,7 +146,7 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
     result = train(hooks_for(pub, ctx, index, buckets));
   } catch (const std::exception& e) {
     Lock lock(pub.mu);
-    r.state = "failed";
+    r.state = RunPhase::failed;
     r.message = e.what();
     pub.state().messages.push_back(r.name + ": " + e.what());
     pub.publish();
@@ -156,18 +156,18 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
     Lock lock(pub.mu);
     r.run_dir = result.run_dir;
     r.device = result.device;
-    r.state = result.state;
+    r.state = phase_after_training(result.state);
     r.message = result.message;
     r.step = result.steps_done;
     if (result.tokens_per_s > 0) r.tokens_per_s = result.tokens_per_s;
     r.elapsed_s = result.wall_s;
     if (!std::isnan(result.final_val_bpb)) r.val_bpb = result.final_val_bpb;
-    if (result.state != "finished") {
+    if (result.state != runs::RunState::finished) {
       if (!result.message.empty()) pub.state().messages.push_back(r.name + ": " + result.message);
       pub.publish();
-      return result.state != "cancelled";
+      return result.state != runs::RunState::cancelled;
     }
-    if (evaluate) r.state = "evaluating";
+    if (evaluate) r.state = RunPhase::evaluating;
     pub.publish();
   }
   if (evaluate) {
@@ -180,13 +180,13 @@ bool train_then_evaluate(Publisher& pub, JobContext<Snapshot>& ctx, int index, b
       });
       Lock lock(pub.mu);
       r.report = std::make_shared<const eval::EvalReport>(std::move(report));
-      r.state = ctx.cancelled() ? "cancelled" : "finished";
+      r.state = ctx.cancelled() ? RunPhase::cancelled : RunPhase::finished;
       r.message = ctx.cancelled() ? "cancelled during evaluation" : "";
       pub.publish();
     } catch (const std::exception& e) {
       // Training finished (status.json says so); the evaluation's failure is the job's to report.
       Lock lock(pub.mu);
-      r.state = "failed";
+      r.state = RunPhase::failed;
       r.message = std::string("evaluation failed: ") + e.what();
       pub.state().messages.push_back(r.name + ": " + r.message);
       pub.publish();
@@ -218,7 +218,7 @@ eval::EvalReport evaluate_saved_run(const std::string& run_dir, const eval::Eval
 void write_groups(Publisher& pub) {
   std::vector<std::string> dirs;
   for (const auto& r : pub.state().runs)
-    if (r.state == "finished" && !r.run_dir.empty()) dirs.push_back(r.run_dir);
+    if (r.state == RunPhase::finished && !r.run_dir.empty()) dirs.push_back(r.run_dir);
   std::vector<std::string> notes;
   try {
     for (const auto& dir : write_seed_group_results(dirs, &notes))
@@ -318,7 +318,7 @@ ExperimentHandle start_evaluation(std::vector<std::string> run_dirs) {
     for (size_t i = 0; i < dirs.size() && !ctx.cancelled(); ++i) {
       auto& r = pub.state().runs[i];
       pub.state().current = static_cast<int>(i);
-      r.state = "evaluating";
+      r.state = RunPhase::evaluating;
       pub.publish();
       try {
         auto report = evaluate_saved_run(dirs[i], [&](const std::string& phase, double) {
@@ -327,9 +327,9 @@ ExperimentHandle start_evaluation(std::vector<std::string> run_dirs) {
           return !ctx.cancelled();
         });
         r.report = std::make_shared<const eval::EvalReport>(std::move(report));
-        r.state = ctx.cancelled() ? "cancelled" : "finished";
+        r.state = ctx.cancelled() ? RunPhase::cancelled : RunPhase::finished;
       } catch (const std::exception& e) {
-        r.state = "failed";
+        r.state = RunPhase::failed;
         r.message = e.what();
         pub.state().messages.push_back(r.name + ": " + e.what());
       }

@@ -9,6 +9,7 @@
 
 #include "core/config/config.hpp"
 #include "core/engine/job.hpp"
+#include "core/engine/run_phase.hpp"
 #include "core/eval/evaluate.hpp"
 #include "core/train/run_validation.hpp"
 #include "core/train/trainer.hpp"
@@ -19,7 +20,7 @@ struct RunView {
   std::string name;
   std::string run_dir;   // empty until the run directory exists
   std::string device;
-  std::string state = "queued";  // queued | training | evaluating | finished | cancelled | failed
+  RunPhase state = RunPhase::queued;
   std::string message;
   int step = 0;
   int total_steps = 0;

@@ -163,7 +163,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
     if (hooks.wait_if_paused) hooks.wait_if_paused();
     if (hooks.should_stop && hooks.should_stop()) {
       checkpoint();
-      r.state = "cancelled";
+      r.state = runs::RunState::cancelled;
       r.message = "cancelled at step " + std::to_string(s.state.step) + "; resume with 'proteus train --resume " +
                   r.run_dir + "'";
       s.writer.set_status(runs::RunState::cancelled, r.message, s.state.step);
@@ -180,7 +180,7 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
       m.grad_norm = std::sqrt(be.sum_squares(model.grads(), P));
     }
     if (!std::isfinite(m.loss) || !std::isfinite(m.grad_norm)) {
-      r.state = "failed";
+      r.state = runs::RunState::failed;
       r.message = std::string("non-finite ") + (std::isfinite(m.loss) ? "gradient" : "loss") + " at step " +
                   std::to_string(step) + " (loss " + std::to_string(m.loss) + ", gradient norm " +
                   std::to_string(m.grad_norm) + "); stopped, the last good checkpoint is kept" +
@@ -215,14 +215,14 @@ TrainResult run_loop(Session& s, const TrainHooks& hooks) {
     }
     if ((t.checkpoint_every > 0 && step % t.checkpoint_every == 0) || last) checkpoint();
     if (last) {
-      r.state = "finished";
+      r.state = runs::RunState::finished;
       s.writer.set_status(runs::RunState::finished, "trained " + std::to_string(step) + " steps", step);
     } else if (t.log_every > 0 && step % t.log_every == 0) {
       s.writer.set_status(runs::RunState::running, "training", step);
     }
   }
-  if (r.state.empty()) {  // resumed a run that had already finished
-    r.state = "finished";
+  if (r.state == runs::RunState::running) {  // resumed a run that had already finished
+    r.state = runs::RunState::finished;
     s.writer.set_status(runs::RunState::finished, "trained " + std::to_string(s.state.step) + " steps", s.state.step);
   }
   r.steps_done = s.state.step;

@@ -19,6 +19,7 @@
 #include "core/config/config.hpp"
 #include "core/data/batch_source.hpp"
 #include "core/model/model.hpp"
+#include "core/runs/run_dir.hpp"
 #include "core/train/run_validation.hpp"
 
 namespace proteus::train {
@@ -55,7 +56,7 @@ struct TrainHooks {
 
 struct TrainResult {
   std::string run_dir;
-  std::string state;       // finished | cancelled | failed
+  runs::RunState state = runs::RunState::running;  // finished, cancelled or failed once train returns
   std::string message;
   std::string device;      // what it ran on
   int steps_done = 0;

@@ -80,7 +80,7 @@ TEST(BpeRun, KeepsItsTokenizerAndReportsEveryUnit) {
   if (!proteus::data::bpe_available()) PROTEUS_SKIP_UNLESS_REQUIRED("built without SentencePiece");
   TempDir dir;
   const auto trained = proteus::train::train_new_run(tiny_text_run(dir, Tokenizer::bpe));
-  ASSERT_EQ(trained.state, "finished") << trained.message;
+  ASSERT_EQ(trained.state, proteus::runs::RunState::finished) << trained.message;
   const auto file = std::filesystem::path(trained.run_dir) / proteus::data::kTokenizerFile;
   ASSERT_TRUE(std::filesystem::exists(file));
   const auto reader = proteus::runs::RunReader::open(trained.run_dir);
@@ -122,7 +122,7 @@ TEST(BpeRun, KeepsItsTokenizerAndReportsEveryUnit) {
 TEST(BpeRun, AByteRunCountsOneBytePerToken) {
   TempDir dir;
   const auto trained = proteus::train::train_new_run(tiny_text_run(dir, Tokenizer::bytes));
-  ASSERT_EQ(trained.state, "finished") << trained.message;
+  ASSERT_EQ(trained.state, proteus::runs::RunState::finished) << trained.message;
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(trained.run_dir) / proteus::data::kTokenizerFile));
   const auto report = proteus::engine::evaluate_saved_run(trained.run_dir);
   ASSERT_TRUE(report.per_position);

@@ -43,7 +43,7 @@ TEST(ExperimentJob, TrainsEvaluatesAndPublishesSnapshots) {
   const auto s = job.latest();
   ASSERT_TRUE(s && s->done);
   const auto& r = s->runs[0];
-  EXPECT_EQ(r.state, "finished") << r.message;
+  EXPECT_EQ(r.state, engine::RunPhase::finished) << r.message;
   EXPECT_EQ(r.step, cfg.train.steps);
   EXPECT_EQ(r.history.size(), size_t(cfg.train.steps));
   ASSERT_TRUE(r.report && r.report->per_position && r.report->occupancy);
@@ -75,8 +75,8 @@ TEST(ExperimentJob, CancelLeavesAReadableResumableRun) {
   job.wait();
   const auto s = job.latest();
   ASSERT_TRUE(s && s->done);
-  EXPECT_EQ(s->runs[0].state, "cancelled");
-  EXPECT_EQ(s->runs[1].state, "queued") << "a cancel stops the whole job";
+  EXPECT_EQ(s->runs[0].state, engine::RunPhase::cancelled);
+  EXPECT_EQ(s->runs[1].state, engine::RunPhase::queued) << "a cancel stops the whole job";
   const auto reader = runs::RunReader::open(s->runs[0].run_dir);
   EXPECT_EQ(reader.status().state, runs::RunState::cancelled);
   EXPECT_FALSE(reader.metrics().empty());
@@ -99,14 +99,14 @@ TEST(ExperimentJob, SideBySideTrainsBothRunsAtOnce) {
   while (job.running()) {
     ASSERT_LT(Clock::now() - start, kDeadline) << "the job did not finish";
     if (auto s = job.latest())
-      overlapped |= s->runs[1].state == "finished" && s->runs[0].state == "training";
+      overlapped |= s->runs[1].state == engine::RunPhase::finished && s->runs[0].state == engine::RunPhase::training;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   job.wait();
   const auto s = job.latest();
   EXPECT_TRUE(overlapped) << "the second run finished only after the first";
   for (const auto& r : s->runs) {
-    EXPECT_EQ(r.state, "finished") << r.name << ": " << r.message;
+    EXPECT_EQ(r.state, engine::RunPhase::finished) << r.name << ": " << r.message;
     EXPECT_EQ(r.history.back().step, r.total_steps) << r.name;
   }
 }
@@ -154,7 +154,7 @@ TEST(ExperimentJob, PublishesTheLivePerPositionCurveAtEachEvaluation) {
     ASSERT_LT(Clock::now() - start, kDeadline) << "the job did not finish";
     if (auto s = job.latest(); s && !s->runs.empty()) {
       const auto& r = s->runs[0];
-      if (r.state == "training" && !r.run_dir.empty()) run_dir_while_training = r.run_dir;
+      if (r.state == engine::RunPhase::training && !r.run_dir.empty()) run_dir_while_training = r.run_dir;
       if (r.live_per_position && (live_steps.empty() || live_steps.back() != r.live_per_position_step))
         live_steps.push_back(r.live_per_position_step);
     }
@@ -236,7 +236,7 @@ TEST(ExperimentJob, NeedleRunWritesItsGridAndShortLengthsAreRefused) {
   auto job = engine::start_training({cfg}, {.evaluate = true});
   job.wait();
   const auto& r = job.latest()->runs[0];
-  EXPECT_EQ(r.state, "finished") << r.message;
+  EXPECT_EQ(r.state, engine::RunPhase::finished) << r.message;
   ASSERT_TRUE(r.report && r.report->needle && r.report->occupancy);
   EXPECT_FALSE(r.report->per_position) << "no text, no per-position perplexity";
   ASSERT_EQ(r.report->needle->forms.size(), 2u);
@@ -267,7 +267,7 @@ TEST(ExperimentJob, TheDeviceIsKnownWhileTraining) {
   bool seen_training_with_device = false;
   const auto start = Clock::now();
   while (job.running() && Clock::now() - start < kDeadline) {
-    if (auto s = job.latest(); s && !s->runs.empty() && s->runs[0].state == "training" && s->runs[0].step > 0)
+    if (auto s = job.latest(); s && !s->runs.empty() && s->runs[0].state == engine::RunPhase::training && s->runs[0].step > 0)
       seen_training_with_device |= s->runs[0].device == "cpu";
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }

@@ -36,7 +36,7 @@ class ExploreTest : public ::testing::Test {
     auto job = engine::start_training({cfg}, {.evaluate = true});
     job.wait();
     const auto s = job.latest();
-    ASSERT_TRUE(s && s->runs.size() == 1 && s->runs[0].state == "finished");
+    ASSERT_TRUE(s && s->runs.size() == 1 && s->runs[0].state == engine::RunPhase::finished);
     run_dir_ = s->runs[0].run_dir;
   }
   static void TearDownTestSuite() {

@@ -50,7 +50,7 @@ TEST(SweepEffectView, TheEffectAgainstTheSweptFieldFillsInAsRunsFinish) {
     auto report = std::make_shared<eval::EvalReport>();
     report->per_position = test_support::synthetic_per_position(64, 8, c.data.seq_len, 1, shift, shift, c.model.d_model);
     snapshot.runs[i].report = report;
-    snapshot.runs[i].state = "finished";
+    snapshot.runs[i].state = engine::RunPhase::finished;
   };
   std::vector<size_t> order;  // the sweep's runs by d_model: both E of the first value, then the next...
   for (int d : {16, 32, 64})
@@ -89,7 +89,7 @@ TEST(SweepEffectView, ComparedSeedGroupsDrawTheGatingEffectByVariant) {
     const double shift = c.model.mixer.E == 1 ? 0.0 : 0.1 + 0.01 * static_cast<double>(c.seed);
     report->per_position = test_support::synthetic_per_position(64, 8, c.data.seq_len, 1, shift, shift, c.seed);
     engine::RunView run = run_view(c.name);
-    run.state = "finished";
+    run.state = engine::RunPhase::finished;
     run.report = report;
     snapshot.runs.push_back(run);
   }

@@ -108,7 +108,7 @@ TEST(TrainingSession, CompareRunFillsInThenTheBrowserOverlaysAndExports) {
   run_to_end(s);
   const auto* snap = s.snapshot();
   ASSERT_EQ(snap->runs.size(), 2u);
-  for (const auto& r : snap->runs) EXPECT_EQ(r.state, "finished") << r.name << ": " << r.message;
+  for (const auto& r : snap->runs) EXPECT_EQ(r.state, engine::RunPhase::finished) << r.name << ": " << r.message;
   const auto names = names_of(s.figures());
   for (const char* n : {"loss", "val_bpb", "per_position", "ppl_ratio", "e_ablation"}) EXPECT_TRUE(has(names, n)) << n;
   EXPECT_NE(s.status_line().find("2 of 2 runs finished"), std::string::npos) << s.status_line();
@@ -175,7 +175,7 @@ TEST(TrainingSession, PauseHoldsStopLeavesAResumableRun) {
   s.stop();
   run_to_end(s);
   const auto& r = s.snapshot()->runs[0];
-  EXPECT_EQ(r.state, "cancelled");
+  EXPECT_EQ(r.state, engine::RunPhase::cancelled);
   ASSERT_FALSE(r.run_dir.empty());
   const auto reader = runs::RunReader::open(r.run_dir);
   EXPECT_EQ(reader.status().state, runs::RunState::cancelled);
@@ -184,7 +184,7 @@ TEST(TrainingSession, PauseHoldsStopLeavesAResumableRun) {
   // Resume from the browser's button: the run continues from its checkpoint to the end.
   s.resume_run(r.run_dir);
   run_to_end(s);
-  EXPECT_EQ(s.snapshot()->runs[0].state, "finished") << s.snapshot()->runs[0].message;
+  EXPECT_EQ(s.snapshot()->runs[0].state, engine::RunPhase::finished) << s.snapshot()->runs[0].message;
   EXPECT_EQ(s.snapshot()->runs[0].step, cfg.train.steps);
 }
 
@@ -224,7 +224,7 @@ TEST(TrainingSession, StartingAJobWhileAnotherStopsReturnsWithinAFrame) {
                         << std::chrono::duration<double, std::milli>(took).count() << " ms";
   EXPECT_EQ(still_stopping, 1u) << "the old job had already stopped: this run measured no wait";
   run_to_end(s);
-  EXPECT_EQ(s.snapshot()->runs[0].state, "finished") << s.snapshot()->runs[0].message;
+  EXPECT_EQ(s.snapshot()->runs[0].state, engine::RunPhase::finished) << s.snapshot()->runs[0].message;
   const auto stopped_by = Clock::now();
   while (s.jobs_stopping() > 0) {
     ASSERT_LT(Clock::now() - stopped_by, std::chrono::seconds(60)) << "the cancelled job never stopped";

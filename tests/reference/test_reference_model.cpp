@@ -262,8 +262,8 @@ std::vector<Job> prepare_jobs(const std::vector<Case>& cases, const std::vector<
   std::vector<Job> jobs;
   for (const auto& c : cases) {
     const auto result = train::train_new_run(case_config(c, dir / "runs"));
-    EXPECT_EQ(result.state, "finished") << c.name << ": " << result.message;
-    if (result.state != "finished") continue;
+    EXPECT_EQ(result.state, runs::RunState::finished) << c.name << ": " << result.message;
+    if (result.state != runs::RunState::finished) continue;
     Job job{c, result.run_dir, cpp_model(result.run_dir, seqs), std::nullopt};
     if (c.block_axis != "key_rows" && c.rule != "swla" && c.E > 1) job.masked = cpp_model(result.run_dir, seqs, true);
     python_jobs.push_back({{"run", job.run_dir},

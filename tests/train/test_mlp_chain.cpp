@@ -171,21 +171,21 @@ TEST(MlpChain, ResumingMidPeriodGivesTheUninterruptedRunsWeightsBitForBit) {
   const auto dir = test_support::fresh_dir("chain-resume");
   const auto cfg = chain_run(dir);
   const auto straight = train::train_new_run(cfg);
-  ASSERT_EQ(straight.state, "finished") << straight.message;
+  ASSERT_EQ(straight.state, runs::RunState::finished) << straight.message;
 
   int seen = 0;
   train::TrainHooks hooks;
   hooks.on_step = [&](const train::StepMetrics&) { ++seen; };
   hooks.should_stop = [&] { return seen >= 3; };  // after step 3: block 1 is 1 of 2 in, block 2 3 of 4
   const auto cut = train::train_new_run(cfg, hooks);
-  ASSERT_EQ(cut.state, "cancelled") << cut.message;
+  ASSERT_EQ(cut.state, runs::RunState::cancelled) << cut.message;
   ASSERT_EQ(cut.steps_done, 3);
   const auto mid = runs::read_safetensors(std::filesystem::path(cut.run_dir) / train::kCheckpointFile);
   EXPECT_EQ(mid.metadata.at(train::kChainPhase), "0,1,3");
   ASSERT_NE(mid.find(train::kChainGradSums), nullptr);
 
   const auto resumed = train::resume_run(cut.run_dir);
-  ASSERT_EQ(resumed.state, "finished") << resumed.message;
+  ASSERT_EQ(resumed.state, runs::RunState::finished) << resumed.message;
   EXPECT_EQ(resumed.steps_done, cfg.train.steps);
   // Compared as booleans: a failure names what differs instead of printing the tensors' bytes.
   EXPECT_TRUE(weight_bytes(resumed.run_dir) == weight_bytes(straight.run_dir))
@@ -203,7 +203,7 @@ TEST(MlpChain, AResumeRefusesACheckpointWithoutTheSummedGradients) {
   hooks.on_step = [&](const train::StepMetrics&) { ++seen; };
   hooks.should_stop = [&] { return seen >= 3; };
   const auto cut = train::train_new_run(cfg, hooks);
-  ASSERT_EQ(cut.state, "cancelled") << cut.message;
+  ASSERT_EQ(cut.state, runs::RunState::cancelled) << cut.message;
   // Rewrite the checkpoint without the sums: a resume must refuse it, naming the tensor.
   const auto path = std::filesystem::path(cut.run_dir) / train::kCheckpointFile;
   auto file = runs::read_safetensors(path);

@@ -136,7 +136,7 @@ std::string cancelled_run(const fs::path& dir) {
   hooks.on_step = [&](const train::StepMetrics&) { ++seen; };
   hooks.should_stop = [&] { return seen >= 2; };
   const auto cut = train::train_new_run(cfg, hooks);
-  EXPECT_EQ(cut.state, "cancelled");
+  EXPECT_EQ(cut.state, runs::RunState::cancelled);
   return cut.run_dir;
 }
 
@@ -175,7 +175,7 @@ TEST(RunFailures, ARunAnotherWriterHoldsIsRefusedUntouched) {
   EXPECT_EQ(read(fs::path(run) / runs::kStatusFile), status_before);
   EXPECT_EQ(read(fs::path(run) / runs::kMetricsFile), metrics_before);
   const auto resumed = train::resume_run(run);  // and once it is free, it resumes
-  EXPECT_EQ(resumed.state, "finished");
+  EXPECT_EQ(resumed.state, runs::RunState::finished);
 }
 
 }  // namespace

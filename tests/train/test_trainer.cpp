@@ -33,8 +33,8 @@ TEST(Trainer, SameSeedSameBits) {
   const auto cfg = test_support::tiny_run(dir);
   const auto a = train::train_new_run(cfg);
   const auto b = train::train_new_run(cfg);
-  ASSERT_EQ(a.state, "finished") << a.message;
-  ASSERT_EQ(b.state, "finished") << b.message;
+  ASSERT_EQ(a.state, runs::RunState::finished) << a.message;
+  ASSERT_EQ(b.state, runs::RunState::finished) << b.message;
   EXPECT_NE(a.run_dir, b.run_dir);
   EXPECT_EQ(checkpoint_bytes(a.run_dir), checkpoint_bytes(b.run_dir));
   EXPECT_EQ(a.final_loss, b.final_loss);
@@ -48,21 +48,21 @@ TEST(Trainer, CancelThenResumeEqualsTheUninterruptedRun) {
   const auto dir = test_support::fresh_dir("resume");
   const auto cfg = test_support::tiny_run(dir);
   const auto straight = train::train_new_run(cfg);
-  ASSERT_EQ(straight.state, "finished");
+  ASSERT_EQ(straight.state, runs::RunState::finished);
 
   int seen = 0;
   train::TrainHooks hooks;
   hooks.on_step = [&](const train::StepMetrics&) { ++seen; };
   hooks.should_stop = [&] { return seen >= 2; };
   const auto cut = train::train_new_run(cfg, hooks);
-  ASSERT_EQ(cut.state, "cancelled");
+  ASSERT_EQ(cut.state, runs::RunState::cancelled);
   EXPECT_EQ(cut.steps_done, 2);
   const auto reader = runs::RunReader::open(cut.run_dir);
   EXPECT_EQ(reader.status().state, runs::RunState::cancelled);
   EXPECT_NE(reader.status().message.find("--resume"), std::string::npos);
 
   const auto resumed = train::resume_run(cut.run_dir);
-  ASSERT_EQ(resumed.state, "finished") << resumed.message;
+  ASSERT_EQ(resumed.state, runs::RunState::finished) << resumed.message;
   EXPECT_EQ(resumed.steps_done, cfg.train.steps);
   EXPECT_EQ(checkpoint_bytes(resumed.run_dir), checkpoint_bytes(straight.run_dir));
   // The metrics read as one run: every step once, in order.
@@ -82,7 +82,7 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   cfg.train.steps = 50;
   cfg.train.checkpoint_every = 1;  // the last good checkpoint is the step before the failure
   const auto r = train::train_new_run(cfg);
-  ASSERT_EQ(r.state, "failed");
+  ASSERT_EQ(r.state, runs::RunState::failed);
   EXPECT_NE(r.message.find("non-finite"), std::string::npos) << r.message;
   EXPECT_LT(r.steps_done, cfg.train.steps);
   const auto reader = runs::RunReader::open(r.run_dir);
@@ -117,7 +117,7 @@ TEST(Trainer, ParameterScheduleLeavesLockedHiddenUnitsUntouched) {
   cfg.model.param_schedule.N = 8;  // Delta = 2: steps 1 and 2 train the first block only
   cfg.train.steps = 2;
   const auto r = train::train_new_run(cfg);
-  ASSERT_EQ(r.state, "finished") << r.message;
+  ASSERT_EQ(r.state, runs::RunState::finished) << r.message;
   // The initial weights, from the same seed.
   auto be = backend::make_cpu_backend<float>(1);
   model::Model<float> init(cfg.model, config::resolved_mixer_horizon(cfg), *be, cfg.seed);

@@ -179,8 +179,8 @@ bool ScriptedRun::after_training(LabSession& session) {
   const auto* s = session.training.snapshot();
   if (session.training.active() || !s || !s->done) return true;
   for (const auto& r : s->runs)
-    if (r.state != "finished") {
-      fail("run " + r.name + " ended " + r.state + (r.message.empty() ? "" : ": " + r.message), 1);
+    if (r.state != engine::RunPhase::finished) {
+      fail("run " + r.name + " ended " + engine::run_phase_name(r.state) + (r.message.empty() ? "" : ": " + r.message), 1);
       return false;
     }
   session.runs.browser.rescan(session.runs.dir);

@@ -92,15 +92,15 @@ std::string TrainingSession::status_line() const {
   if (!snapshot_) return "starting";
   if (snapshot_->done) {
     int finished = 0;
-    for (const auto& r : snapshot_->runs) finished += r.state == "finished";
+    for (const auto& r : snapshot_->runs) finished += r.state == engine::RunPhase::finished;
     return "done: " + std::to_string(finished) + " of " + std::to_string(snapshot_->runs.size()) + " runs finished";
   }
   std::string line;
   for (const auto& r : snapshot_->runs) {
-    if (r.state == "queued") continue;
+    if (r.state == engine::RunPhase::queued) continue;
     if (!line.empty()) line += " | ";
-    line += r.name + ": " + r.state;
-    if (r.state == "training") {
+    line += r.name + ": " + engine::run_phase_name(r.state);
+    if (r.state == engine::RunPhase::training) {
       line += " " + std::to_string(r.step) + "/" + std::to_string(r.total_steps);
       if (r.tokens_per_s > 0) line += ", " + format_rate(r.tokens_per_s);
     } else if (!r.message.empty()) {

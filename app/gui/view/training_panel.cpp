@@ -51,9 +51,9 @@ void draw_training_panel(LabApp& app) {
       const auto c = figures::palette(static_cast<int>(i));
       ImGui::TextColored(ImVec4(c[0], c[1], c[2], 1), "%s", r.name.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(r.state.c_str());
+      ImGui::TextUnformatted(engine::run_phase_name(r.state));
       if (!r.message.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.message.c_str());
-      if (r.state == "finished" && !r.run_dir.empty()) {
+      if (r.state == engine::RunPhase::finished && !r.run_dir.empty()) {
         ImGui::SameLine();
         ImGui::PushID(static_cast<int>(i));
         if (ImGui::SmallButton("explore")) app.open_explore(r.run_dir);
