@@ -177,12 +177,12 @@ void add_jobs_command(CLI::App& app) {
       }
       const auto queue = cluster::query_job_queue(job);
       const auto states = cluster::job_states(job, &queue);
-      std::map<std::string, int> counts;
+      std::map<cluster::JobRunState, int> counts;
       for (const auto& r : states) ++counts[r.state];
       std::cout << "job " << job.name << " (" << dir.string() << "): " << states.size() << " runs:";
       bool first = true;
-      for (const char* s : {"finished", "running", "queued", "interrupted", "failed"})
-        if (counts[s] > 0) std::cout << (first ? " " : ", ") << counts[s] << " " << s, first = false;
+      for (cluster::JobRunState s : cluster::kJobRunStates)
+        if (counts[s] > 0) std::cout << (first ? " " : ", ") << counts[s] << " " << cluster::job_run_state_name(s), first = false;
       std::cout << "\n";
       if (job.submissions.empty()) {
         std::cout << "  not submitted (submit with the same command without --print)\n";
@@ -197,7 +197,7 @@ void add_jobs_command(CLI::App& app) {
       size_t width = 4;
       for (const auto& r : states) width = std::max(width, r.name.size() + 2);
       for (const auto& r : states) {
-        std::cout << "  " << std::setw(3) << r.index << "  " << pad(r.name, width) << pad(r.state, 12) << r.reason;
+        std::cout << "  " << std::setw(3) << r.index << "  " << pad(r.name, width) << pad(cluster::job_run_state_name(r.state), 12) << r.reason;
         if (!r.queue_state.empty()) std::cout << " [slurm " << r.queue_state << "]";
         std::cout << "\n";
       }
@@ -254,7 +254,9 @@ void add_job_merge_command(CLI::App& app) {
       fail(program, e.what(), exit_failure);
     }
     for (const auto& r : m.runs)
-      if (r.state != "finished") std::cout << "run " << r.name << " (task " << r.index << ") " << r.state << ": " << r.reason << "\n";
+      if (r.state != cluster::JobRunState::finished)
+        std::cout << "run " << r.name << " (task " << r.index << ") " << cluster::job_run_state_name(r.state) << ": "
+                  << r.reason << "\n";
     for (const auto& n : m.notes) std::cout << "note: " << n << "\n";
     for (const auto& g : m.groups) std::cout << "seed group summary: " << g.string() << "\n";
     std::cout << program << ": " << m.finished << " of " << m.runs.size() << " runs finished, " << m.groups.size()

@@ -121,7 +121,7 @@ json members(const std::string& runs_dir, const std::vector<std::string>& groups
     const auto dir = std::filesystem::path(runs_dir) / name;
     try {
       const auto reader = runs::RunReader::open(dir);
-      if (reader.observed_state() != "finished") continue;
+      if (reader.observed_state() != runs::ObservedState::finished) continue;
       configs.push_back(reader.run_config());
       dirs.push_back(dir.string());
     } catch (const std::exception&) {

@@ -22,6 +22,36 @@ bool running_state(const std::string& s) { return s == "RUNNING" || s == "COMPLE
 
 }  // namespace
 
+const char* task_state_name(TaskState s) {
+  switch (s) {
+    case TaskState::running: return "running";
+    case TaskState::finished: return "finished";
+    case TaskState::failed: return "failed";
+    case TaskState::cancelled: return "cancelled";
+    case TaskState::skipped: return "skipped";
+    case TaskState::held: return "held";
+  }
+  return "failed";
+}
+
+std::optional<TaskState> parse_task_state(const std::string& name) {
+  for (TaskState s : {TaskState::running, TaskState::finished, TaskState::failed, TaskState::cancelled,
+                      TaskState::skipped, TaskState::held})
+    if (name == task_state_name(s)) return s;
+  return std::nullopt;
+}
+
+const char* job_run_state_name(JobRunState s) {
+  switch (s) {
+    case JobRunState::queued: return "queued";
+    case JobRunState::running: return "running";
+    case JobRunState::finished: return "finished";
+    case JobRunState::failed: return "failed";
+    case JobRunState::interrupted: return "interrupted";
+  }
+  return "failed";
+}
+
 fs::path task_dir(const fs::path& job_dir, size_t index) { return job_dir / "tasks" / std::to_string(index); }
 
 std::optional<TaskRecord> read_task_record(const fs::path& job_dir, size_t index) {
@@ -33,16 +63,22 @@ std::optional<TaskRecord> read_task_record(const fs::path& job_dir, size_t index
       return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
     };
     const long pid = j.contains("pid") && j["pid"].is_number_integer() ? j["pid"].get<long>() : 0;
-    return TaskRecord{text("state"), text("message"), text("slurm_job"), text("host"), pid, text("updated")};
+    const std::optional<TaskState> state = parse_task_state(text("state"));
+    if (!state)
+      return TaskRecord{TaskState::failed,
+                        "unreadable task record: state " + common::quoted(text("state")) +
+                            " is not running, finished, failed, cancelled, skipped or held",
+                        text("slurm_job"), text("host"), 0, text("updated")};
+    return TaskRecord{*state, text("message"), text("slurm_job"), text("host"), pid, text("updated")};
   } catch (const std::exception& e) {
-    return TaskRecord{"failed", std::string("unreadable task record: ") + e.what(), "", "", 0, ""};
+    return TaskRecord{TaskState::failed, std::string("unreadable task record: ") + e.what(), "", "", 0, ""};
   }
 }
 
 void write_task_record(const fs::path& job_dir, size_t index, const TaskRecord& r) {
   const fs::path dir = task_dir(job_dir, index);
   fs::create_directories(dir);
-  const json j = {{"state", r.state},     {"message", r.message}, {"slurm_job", r.slurm_job},
+  const json j = {{"state", task_state_name(r.state)}, {"message", r.message}, {"slurm_job", r.slurm_job},
                   {"host", r.host},       {"pid", r.pid},           {"updated", r.updated.empty() ? utc_now() : r.updated}};
   common::write_file_atomically(dir / kTaskRecordFile, j.dump(2) + "\n");
 }
@@ -57,30 +93,33 @@ bool run_evaluated(const config::RunConfig& cfg, const fs::path& run_dir) {
 }
 
 RunJobState classify(const RunFacts& f) {
-  const std::string task_failure = f.task && f.task->state == "failed" ? f.task->message : "";
+  using runs::ObservedState;
+  const std::string task_failure = f.task && f.task->state == TaskState::failed ? f.task->message : "";
   // Someone works on it now: a task holds its lock, or a writer holds the run's.
-  if (f.task_active || (f.run_exists && f.run_state == "running"))
-    return {"running", f.run_exists ? (f.run_message.empty() ? "training" : f.run_message) : "starting"};
+  if (f.task_active || (f.run_exists && f.run_state == ObservedState::running))
+    return {JobRunState::running, f.run_exists ? (f.run_message.empty() ? "training" : f.run_message) : "starting"};
   if (f.run_exists) {
-    if (f.run_state == "finished" && f.evaluated) return {"finished", f.run_message};
-    if (f.run_state == "failed") return {"failed", f.run_message};
-    if (!task_failure.empty()) return {"failed", task_failure};  // trained, then the evaluation failed
+    if (f.run_state == ObservedState::finished && f.evaluated) return {JobRunState::finished, f.run_message};
+    if (f.run_state == ObservedState::failed) return {JobRunState::failed, f.run_message};
+    if (!task_failure.empty()) return {JobRunState::failed, task_failure};  // trained, then the evaluation failed
     // Stopped part-way (killed, cancelled, a time limit, or trained but not evaluated): it resumes.
-    if (queued_state(f.queue_state)) return {"queued", "resumes when its task starts"};
-    if (running_state(f.queue_state)) return {"running", "its task is starting"};
-    const std::string why = f.run_state == "finished" ? "trained but not evaluated"
-                            : f.run_state == "cancelled" ? "cancelled (" + f.run_message + ")"
-                                                         : "stopped at its last checkpoint";
-    return {"interrupted", why + "; resubmit to finish it"};
+    if (queued_state(f.queue_state)) return {JobRunState::queued, "resumes when its task starts"};
+    if (running_state(f.queue_state)) return {JobRunState::running, "its task is starting"};
+    const std::string why = f.run_state == ObservedState::finished    ? "trained but not evaluated"
+                            : f.run_state == ObservedState::cancelled ? "cancelled (" + f.run_message + ")"
+                                                                      : "stopped at its last checkpoint";
+    return {JobRunState::interrupted, why + "; resubmit to finish it"};
   }
-  if (!task_failure.empty()) return {"failed", task_failure};
+  if (!task_failure.empty()) return {JobRunState::failed, task_failure};
   if (queued_state(f.queue_state))
-    return {"queued", f.queue_reason.empty() || f.queue_reason == "None" ? "" : f.queue_reason};
-  if (running_state(f.queue_state)) return {"running", "its task is starting"};
-  if (f.task && f.task->state == "cancelled") return {"interrupted", "its task was cancelled before the run began"};
+    return {JobRunState::queued, f.queue_reason.empty() || f.queue_reason == "None" ? "" : f.queue_reason};
+  if (running_state(f.queue_state)) return {JobRunState::running, "its task is starting"};
+  if (f.task && f.task->state == TaskState::cancelled)
+    return {JobRunState::interrupted, "its task was cancelled before the run began"};
   if (f.submitted && f.queue_known)
-    return {"failed", "its array task left the queue without making the run (cancelled, or see its log in logs/)"};
-  return {"queued", f.submitted ? "" : "not submitted"};
+    return {JobRunState::failed,
+            "its array task left the queue without making the run (cancelled, or see its log in logs/)"};
+  return {JobRunState::queued, f.submitted ? "" : "not submitted"};
 }
 
 RunFacts gather_facts(const JobRecord& job, size_t index, const QueueView* queue) {
@@ -108,7 +147,7 @@ RunFacts gather_facts(const JobRecord& job, size_t index, const QueueView* queue
   } catch (const InputError& e) {
     if (fs::exists(run_dir / runs::kConfigFile)) {
       f.run_exists = true;
-      f.run_state = "failed";
+      f.run_state = runs::ObservedState::failed;
       f.run_message = std::string("unreadable run folder: ") + e.what();
     }
   }
@@ -124,7 +163,7 @@ std::vector<RunJobView> job_states(const JobRecord& job, const QueueView* queue)
       out.push_back({i, job.runs[i].name, job.run_dir(i), s.state, s.reason, facts.queue_state});
     } catch (const std::exception& e) {
       // A run or task folder that cannot be read (a symlink loop, no permission) is named, not fatal.
-      out.push_back({i, job.runs[i].name, job.run_dir(i), "failed", std::string("cannot read it: ") + e.what(), ""});
+      out.push_back({i, job.runs[i].name, job.run_dir(i), JobRunState::failed, std::string("cannot read it: ") + e.what(), ""});
     }
   }
   return out;
@@ -145,7 +184,7 @@ std::vector<std::string> failed_run_notes(const fs::path& runs_dir) {
     try {
       const auto job = read_job(dir);
       for (const auto& r : job_states(job, nullptr))
-        if (r.state == "failed")
+        if (r.state == JobRunState::failed)
           notes.push_back("job " + job.name + ": run " + r.name + " (task " + std::to_string(r.index) + ") failed: " +
                           r.reason);
     } catch (const std::exception& e) {

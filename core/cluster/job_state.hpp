@@ -10,13 +10,19 @@
 
 #include "core/cluster/job_folder.hpp"
 #include "core/cluster/slurm_commands.hpp"
+#include "core/runs/run_dir.hpp"
 
 namespace proteus::cluster {
 
-// What a task wrote last (tasks/I/task.json): "running" while it works, then "finished",
-// "failed", "cancelled", "skipped" (already finished) or "held" (another writer had the run).
+// What a task wrote last (tasks/I/task.json): running while it works, then finished, failed,
+// cancelled, skipped (already finished) or held (another writer had the run). The names are the
+// file's; past read_task_record nothing compares them.
+enum class TaskState { running, finished, failed, cancelled, skipped, held };
+const char* task_state_name(TaskState s);
+std::optional<TaskState> parse_task_state(const std::string& name);  // none: not one of the above
+
 struct TaskRecord {
-  std::string state;
+  TaskState state = TaskState::running;
   std::string message;
   std::string slurm_job;  // SLURM_JOB_ID of the task that wrote it
   std::string host;
@@ -36,7 +42,7 @@ bool run_evaluated(const config::RunConfig& cfg, const std::filesystem::path& ru
 // The facts one run's state is told from.
 struct RunFacts {
   bool run_exists = false;       // its run folder has a config.json
-  std::string run_state;         // runs::observed_state: running, finished, cancelled, failed, interrupted
+  runs::ObservedState run_state = runs::ObservedState::failed;  // when run_exists
   std::string run_message;
   bool evaluated = false;        // its results are written
   bool task_active = false;      // a task holds the task's lock now
@@ -47,8 +53,15 @@ struct RunFacts {
   std::string queue_reason;
 };
 
+// A run of a job as `proteus jobs`, the merge summary and the window show it.
+enum class JobRunState { queued, running, finished, failed, interrupted };
+const char* job_run_state_name(JobRunState s);
+// Every state, in the order a job's counts are printed.
+inline constexpr JobRunState kJobRunStates[] = {JobRunState::finished, JobRunState::running, JobRunState::queued,
+                                                JobRunState::interrupted, JobRunState::failed};
+
 struct RunJobState {
-  std::string state;   // queued | running | finished | failed | interrupted
+  JobRunState state = JobRunState::queued;
   std::string reason;  // why, in a few words (a failure's own message)
 };
 
@@ -58,7 +71,7 @@ struct RunJobView {
   size_t index = 0;
   std::string name;
   std::filesystem::path run_dir;
-  std::string state;
+  JobRunState state = JobRunState::queued;
   std::string reason;
   std::string queue_state;  // Slurm's, when known
 };

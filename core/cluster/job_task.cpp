@@ -62,8 +62,9 @@ TaskDecision decide_task(const JobRecord& job, size_t index) {
   if (status.state == runs::RunState::finished && checkpoint) return {TaskAction::evaluate, "trained, not evaluated"};
   if (checkpoint) {
     const bool writer_active = false;  // this task is the run's only writer, and it has not started
-    return {TaskAction::resume, "stopped at step " + std::to_string(status.step) + " (" +
-                                    runs::observed_state(status, writer_active) + "): resumes from its checkpoint"};
+    const char* state = runs::observed_state_name(runs::observed_state(status, writer_active));
+    return {TaskAction::resume,
+            "stopped at step " + std::to_string(status.step) + " (" + state + "): resumes from its checkpoint"};
   }
   return {TaskAction::restart, "no checkpoint to resume from: trained again from step 0"};
 }
@@ -92,17 +93,17 @@ TaskOutcome run_task(const fs::path& job_dir, int index, const JobWatcher& watch
   } catch (const InputError&) {
     // Its holder owns the record too: nothing is written.
     log << prefix << "another task holds this run: left alone\n";
-    return {{"held", "another task holds this run", env("SLURM_JOB_ID"), host_name(), ::getpid(), ""}, 0};
+    return {{TaskState::held, "another task holds this run", env("SLURM_JOB_ID"), host_name(), ::getpid(), ""}, 0};
   }
   TaskOutcome out;
-  out.record = {"running", "", env("SLURM_JOB_ID"), host_name(), ::getpid(), ""};
+  out.record = {TaskState::running, "", env("SLURM_JOB_ID"), host_name(), ::getpid(), ""};
   write_task_record(job_dir, i, out.record);
-  const auto finish = [&](const std::string& state, const std::string& message, int status) {
+  const auto finish = [&](TaskState state, const std::string& message, int status) {
     out.record.state = state;
     out.record.message = message;
     out.exit_status = status;
     write_task_record(job_dir, i, out.record);
-    log << prefix << state << (message.empty() ? "" : ": " + message) << "\n";
+    log << prefix << task_state_name(state) << (message.empty() ? "" : ": " + message) << "\n";
     return out;
   };
 
@@ -110,11 +111,11 @@ TaskOutcome run_task(const fs::path& job_dir, int index, const JobWatcher& watch
   try {
     d = decide_task(job, i);
   } catch (const std::exception& e) {
-    return finish("failed", e.what(), 1);
+    return finish(TaskState::failed, e.what(), 1);
   }
   log << prefix << action_name(d.action) << ": " << d.why << "\n" << std::flush;
-  if (d.action == TaskAction::skip) return finish("skipped", d.why, 0);
-  if (d.action == TaskAction::leave) return finish("held", d.why, 0);
+  if (d.action == TaskAction::skip) return finish(TaskState::skipped, d.why, 0);
+  if (d.action == TaskAction::leave) return finish(TaskState::held, d.why, 0);
 
   const std::string run_dir = job.run_dir(i).string();
   engine::ExperimentHandle handle;
@@ -127,17 +128,18 @@ TaskOutcome run_task(const fs::path& job_dir, int index, const JobWatcher& watch
     else
       handle = engine::start_evaluation({run_dir});
   } catch (const std::exception& e) {
-    return finish("failed", e.what(), 1);
+    return finish(TaskState::failed, e.what(), 1);
   }
   const auto snapshot = watch(handle);
   if (!snapshot || snapshot->runs.empty()) {
     const std::string why = handle.error_message();
-    return finish("failed", why.empty() ? "the engine's job ended without a result" : why, 1);
+    return finish(TaskState::failed, why.empty() ? "the engine's job ended without a result" : why, 1);
   }
   const auto& r = snapshot->runs.front();
-  if (r.state == engine::RunPhase::finished) return finish("finished", "", 0);
-  if (r.state == engine::RunPhase::cancelled) return finish("cancelled", r.message, 130);
-  return finish("failed", r.message.empty() ? std::string("ended ") + engine::run_phase_name(r.state) : r.message, 1);
+  if (r.state == engine::RunPhase::finished) return finish(TaskState::finished, "", 0);
+  if (r.state == engine::RunPhase::cancelled) return finish(TaskState::cancelled, r.message, 130);
+  return finish(TaskState::failed, r.message.empty() ? std::string("ended ") + engine::run_phase_name(r.state) : r.message,
+                1);
 }
 
 MergeResult merge_job(const fs::path& job_dir, const FigureWriter& draw) {
@@ -148,7 +150,7 @@ MergeResult merge_job(const fs::path& job_dir, const FigureWriter& draw) {
   m.runs = job_states(job, &over);
   std::vector<std::string> done;
   for (const auto& r : m.runs)
-    if (r.state == "finished") done.push_back(r.run_dir.string());
+    if (r.state == JobRunState::finished) done.push_back(r.run_dir.string());
   m.finished = done.size();
   try {
     m.groups = engine::write_seed_group_results(done, &m.notes);
@@ -166,11 +168,13 @@ MergeResult merge_job(const fs::path& job_dir, const FigureWriter& draw) {
   }
 
   json runs = json::array(), groups = json::array();
-  json counts = {{"queued", 0}, {"running", 0}, {"finished", 0}, {"failed", 0}, {"interrupted", 0}};
+  json counts = json::object();
+  for (JobRunState s : kJobRunStates) counts[job_run_state_name(s)] = 0;
   for (const auto& r : m.runs) {
-    runs.push_back({{"index", r.index}, {"name", r.name}, {"state", r.state}, {"reason", r.reason},
+    const char* state = job_run_state_name(r.state);
+    runs.push_back({{"index", r.index}, {"name", r.name}, {"state", state}, {"reason", r.reason},
                     {"run_dir", r.run_dir.string()}});
-    counts[r.state] = counts.value(r.state, 0) + 1;
+    counts[state] = counts[state].get<int>() + 1;
   }
   for (const auto& g : m.groups) groups.push_back(g.string());
   const json summary = {{"job", job.name}, {"merged", utc_now()}, {"counts", counts}, {"runs", runs},

@@ -34,10 +34,10 @@ InputError taken(const std::filesystem::path& dir) {
   try {
     const auto reader = runs::RunReader::open(dir);
     const auto status = reader.status();
-    const std::string state = reader.observed_state();
-    if (state == "running")
+    const runs::ObservedState state = reader.observed_state();
+    if (state == runs::ObservedState::running)
       return InputError("name", where + " already exists: another evaluation is writing it now; choose another name");
-    what = " already exists: an evaluation that " + (state == "finished" ? std::string("finished") : "ended " + state) +
+    what = " already exists: an evaluation that " + (state == runs::ObservedState::finished ? std::string("finished") : std::string("ended ") + runs::observed_state_name(state)) +
            (status.message.empty() ? "" : " (" + status.message + ")");
   } catch (const std::exception&) {
     what = " already exists, and is not an evaluation this command wrote (no readable config.json and status.json)";

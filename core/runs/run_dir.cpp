@@ -131,8 +131,29 @@ RunState parse_state(const std::string& name) {
   throw InputError("state", "unknown run state " + common::quoted(name) + " (expected running, finished, cancelled or failed)");
 }
 
-std::string observed_state(const RunStatus& status, bool writer_active) {
-  return status.state == RunState::running && !writer_active ? "interrupted" : state_name(status.state);
+const char* observed_state_name(ObservedState s) {
+  switch (s) {
+    case ObservedState::running: return "running";
+    case ObservedState::interrupted: return "interrupted";
+    case ObservedState::finished: return "finished";
+    case ObservedState::cancelled: return "cancelled";
+    case ObservedState::failed: return "failed";
+  }
+  return "failed";
+}
+
+ObservedState observed_state(const RunStatus& status, bool writer_active) {
+  switch (status.state) {
+    case RunState::running: return writer_active ? ObservedState::running : ObservedState::interrupted;
+    case RunState::finished: return ObservedState::finished;
+    case RunState::cancelled: return ObservedState::cancelled;
+    case RunState::failed: return ObservedState::failed;
+  }
+  return ObservedState::failed;
+}
+
+bool resumable_state(ObservedState s) {
+  return s == ObservedState::cancelled || s == ObservedState::failed || s == ObservedState::interrupted;
 }
 
 // ---- RunWriter ---------------------------------------------------------------------------------
@@ -376,7 +397,7 @@ std::vector<MetricsRecord> RunReader::metric_records() const {
 
 bool RunReader::writer_active() const { return RunLock::held(dir_); }
 
-std::string RunReader::observed_state() const { return runs::observed_state(status(), writer_active()); }
+ObservedState RunReader::observed_state() const { return runs::observed_state(status(), writer_active()); }
 
 RunStatus RunReader::status() const {
   const std::filesystem::path path = dir_ / kStatusFile;

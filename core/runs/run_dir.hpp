@@ -44,9 +44,13 @@ struct RunStatus {
   std::string updated;  // UTC, ISO 8601 ("2026-03-01T12:00:00Z"); "" before the first status write
 };
 
-// The state a reader shows: the status's, except "interrupted" for a run whose status says running
+// The state a reader shows: the status's, except interrupted for a run whose status says running
 // while no writer holds its lock (its process was killed or crashed; it resumes from its checkpoint).
-std::string observed_state(const RunStatus& status, bool writer_active);
+enum class ObservedState { running, interrupted, finished, cancelled, failed };
+const char* observed_state_name(ObservedState s);  // "running", "interrupted", ...
+ObservedState observed_state(const RunStatus& status, bool writer_active);
+// Stopped one way or another and not finished: what a resume continues.
+bool resumable_state(ObservedState s);
 
 struct CsvTable {
   std::vector<std::string> header;
@@ -173,9 +177,9 @@ class RunReader {
   RunStatus status() const;                 // "running" at step 0 until the first status is written
   // True while a writer (training, resuming, evaluating) holds the run's lock.
   bool writer_active() const;
-  // The state to show: status.json's, except that a "running" run whose writer is gone (killed,
-  // crashed, the machine restarted) is "interrupted" (resumable from its checkpoint).
-  std::string observed_state() const;
+  // The state to show: status.json's, except that a running run whose writer is gone (killed,
+  // crashed, the machine restarted) is interrupted (resumable from its checkpoint).
+  ObservedState observed_state() const;
   std::vector<std::string> results() const;  // result files (*.json, *.csv but the fixed ones), sorted
   nlohmann::json read_json(const std::string& file) const;
   CsvTable read_csv(const std::string& file) const;

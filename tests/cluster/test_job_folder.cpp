@@ -271,11 +271,15 @@ TEST(SlurmOutput, JobIdsAndQueueLines) {
   EXPECT_EQ(cluster::parse_squeue("7_1|7|1|PENDING|JobArrayTaskLimit\n", {"7"}).at(1).reason, "JobArrayTaskLimit");
 }
 
-cluster::RunFacts facts(bool exists, const std::string& run_state, bool evaluated = false) {
+using runs::ObservedState;
+using cluster::JobRunState;
+using cluster::TaskState;
+
+cluster::RunFacts facts(bool exists, ObservedState run_state, bool evaluated = false) {
   cluster::RunFacts f;
   f.run_exists = exists;
   f.run_state = run_state;
-  f.run_message = run_state == "failed" ? "non-finite loss at step 3" : "";
+  f.run_message = exists && run_state == ObservedState::failed ? "non-finite loss at step 3" : "";
   f.evaluated = evaluated;
   f.submitted = true;
   return f;
@@ -283,48 +287,72 @@ cluster::RunFacts facts(bool exists, const std::string& run_state, bool evaluate
 
 TEST(JobRunStates, AreToldFromTheRunFolderTheTaskAndTheQueue) {
   using cluster::classify;
-  EXPECT_EQ(classify(facts(true, "finished", true)).state, "finished");
-  const auto failed = classify(facts(true, "failed"));
-  EXPECT_EQ(failed.state, "failed");
+  EXPECT_EQ(classify(facts(true, ObservedState::finished, true)).state, JobRunState::finished);
+  const auto failed = classify(facts(true, ObservedState::failed));
+  EXPECT_EQ(failed.state, JobRunState::failed);
   EXPECT_EQ(failed.reason, "non-finite loss at step 3");
-  EXPECT_EQ(classify(facts(true, "running")).state, "running");
-  EXPECT_EQ(classify(facts(true, "interrupted")).state, "interrupted");
-  EXPECT_EQ(classify(facts(true, "cancelled")).state, "interrupted");
-  EXPECT_EQ(classify(facts(true, "finished", false)).state, "interrupted") << "trained, not evaluated";
+  EXPECT_EQ(classify(facts(true, ObservedState::running)).state, JobRunState::running);
+  EXPECT_EQ(classify(facts(true, ObservedState::interrupted)).state, JobRunState::interrupted);
+  EXPECT_EQ(classify(facts(true, ObservedState::cancelled)).state, JobRunState::interrupted);
+  EXPECT_EQ(classify(facts(true, ObservedState::finished, false)).state, JobRunState::interrupted) << "trained, not evaluated";
 
-  auto evaluating = facts(true, "finished", false);
+  auto evaluating = facts(true, ObservedState::finished, false);
   evaluating.task_active = true;
-  EXPECT_EQ(classify(evaluating).state, "running");
+  EXPECT_EQ(classify(evaluating).state, JobRunState::running);
 
-  auto requeued = facts(true, "interrupted");
+  auto requeued = facts(true, ObservedState::interrupted);
   requeued.queue_known = true;
   requeued.queue_state = "PENDING";
-  EXPECT_EQ(classify(requeued).state, "queued");
+  EXPECT_EQ(classify(requeued).state, JobRunState::queued);
 
-  auto eval_failed = facts(true, "finished", false);
-  eval_failed.task = cluster::TaskRecord{"failed", "evaluation failed: out of memory", "", "", 0, ""};
-  EXPECT_EQ(classify(eval_failed).state, "failed");
+  auto eval_failed = facts(true, ObservedState::finished, false);
+  eval_failed.task = cluster::TaskRecord{TaskState::failed, "evaluation failed: out of memory", "", "", 0, ""};
+  EXPECT_EQ(classify(eval_failed).state, JobRunState::failed);
   EXPECT_EQ(classify(eval_failed).reason, "evaluation failed: out of memory");
 
   // No run folder yet.
-  auto pending = facts(false, "");
-  EXPECT_EQ(classify(pending).state, "queued") << "squeue unknown: submitted and waiting";
+  auto pending = facts(false, ObservedState::failed);
+  EXPECT_EQ(classify(pending).state, JobRunState::queued) << "squeue unknown: submitted and waiting";
   pending.queue_known = true;
   pending.queue_state = "PENDING";
   pending.queue_reason = "Resources";
-  EXPECT_EQ(classify(pending).state, "queued");
+  EXPECT_EQ(classify(pending).state, JobRunState::queued);
   EXPECT_EQ(classify(pending).reason, "Resources");
-  auto gone = facts(false, "");
+  auto gone = facts(false, ObservedState::failed);
   gone.queue_known = true;
-  EXPECT_EQ(classify(gone).state, "failed") << "left the queue without making its run";
-  auto never = facts(false, "");
+  EXPECT_EQ(classify(gone).state, JobRunState::failed) << "left the queue without making its run";
+  auto never = facts(false, ObservedState::failed);
   never.submitted = false;
-  EXPECT_EQ(classify(never).state, "queued");
+  EXPECT_EQ(classify(never).state, JobRunState::queued);
   EXPECT_EQ(classify(never).reason, "not submitted");
-  auto corpus_gone = facts(false, "");
-  corpus_gone.task = cluster::TaskRecord{"failed", "data.text.path: no such file", "", "", 0, ""};
-  EXPECT_EQ(classify(corpus_gone).state, "failed");
+  auto corpus_gone = facts(false, ObservedState::failed);
+  corpus_gone.task = cluster::TaskRecord{TaskState::failed, "data.text.path: no such file", "", "", 0, ""};
+  EXPECT_EQ(classify(corpus_gone).state, JobRunState::failed);
   EXPECT_EQ(classify(corpus_gone).reason, "data.text.path: no such file");
+}
+
+TEST(TaskRecord, ReadsBackItsStateAndNamesOneItDoesNotKnow) {
+  TempDir tmp;
+  const fs::path job = tmp / "job";
+  for (TaskState s : {TaskState::running, TaskState::finished, TaskState::failed, TaskState::cancelled,
+                      TaskState::skipped, TaskState::held}) {
+    EXPECT_EQ(cluster::parse_task_state(cluster::task_state_name(s)), s);
+    cluster::write_task_record(job, 0, {s, "why", "12", "node1", 7, ""});
+    const auto back = cluster::read_task_record(job, 0);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->state, s) << cluster::task_state_name(s);
+    EXPECT_EQ(back->message, "why");
+  }
+  // A record another version (or a hand) wrote: failed, naming the state it has.
+  fs::create_directories(cluster::task_dir(job, 1));
+  std::ofstream(cluster::task_dir(job, 1) / "task.json") << R"({"state": "paused", "message": "x"})";
+  const auto odd = cluster::read_task_record(job, 1);
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->state, TaskState::failed);
+  EXPECT_NE(odd->message.find("\"paused\""), std::string::npos) << odd->message;
+  auto f = facts(false, ObservedState::failed);
+  f.task = odd;
+  EXPECT_EQ(cluster::classify(f).state, JobRunState::failed) << "its run shows why";
 }
 
 // Run folder `index` of the job as a writer left it: status, and optionally a checkpoint and results.
@@ -374,7 +402,7 @@ TEST(JobTask, IsLeftAloneWhenAnotherTaskHoldsItAndRefusesABadIndex) {
   fs::create_directories(cluster::task_dir(plan.job_dir(), 1));
   auto other_task = runs::RunLock::acquire(cluster::task_dir(plan.job_dir(), 1));
   const auto out = cluster::run_task(plan.job_dir(), 1, no_watch, log);
-  EXPECT_EQ(out.record.state, "held");
+  EXPECT_EQ(out.record.state, cluster::TaskState::held);
   EXPECT_EQ(out.exit_status, 0);
   EXPECT_FALSE(cluster::read_task_record(plan.job_dir(), 1)) << "the holder's record is its own";
   EXPECT_FALSE(fs::exists(plan.runs_dir / plan.runs[1].name)) << "nothing was trained";
@@ -395,7 +423,7 @@ TEST(JobTask, SkipsAFinishedRunAndSaysSo) {
   EXPECT_EQ(out.exit_status, 0);
   const auto record = cluster::read_task_record(plan.job_dir(), 2);
   ASSERT_TRUE(record);
-  EXPECT_EQ(record->state, "skipped");
+  EXPECT_EQ(record->state, cluster::TaskState::skipped);
   EXPECT_GT(record->pid, 0);
   EXPECT_NE(log.str().find("task 2 (tiny-proteus-s1): skip: finished and evaluated"), std::string::npos) << log.str();
 }
@@ -408,7 +436,7 @@ TEST(JobMerge, NamesEveryRunThatDidNotFinishWithItsReason) {
   const auto job = cluster::read_job(plan.job_dir());
   make_run(job, 0, runs::RunState::finished, true, true);
   make_run(job, 1, runs::RunState::failed, true, false);
-  cluster::write_task_record(plan.job_dir(), 2, {"failed", "data.text.path: no such file", "13", "node1", 0, ""});
+  cluster::write_task_record(plan.job_dir(), 2, {cluster::TaskState::failed, "data.text.path: no such file", "13", "node1", 0, ""});
   // Task 3 never ran: no folder, no record, and the array is over.
   std::vector<std::string> drawn;
   const auto m = cluster::merge_job(plan.job_dir(), [&](const std::vector<std::string>& dirs, const fs::path& out) {
@@ -419,10 +447,10 @@ TEST(JobMerge, NamesEveryRunThatDidNotFinishWithItsReason) {
   EXPECT_EQ(m.finished, 1u);
   EXPECT_EQ(drawn, std::vector<std::string>{job.run_dir(0).string()}) << "only finished runs are drawn";
   ASSERT_EQ(m.runs.size(), 4u);
-  EXPECT_EQ(m.runs[1].state, "failed");
+  EXPECT_EQ(m.runs[1].state, cluster::JobRunState::failed);
   EXPECT_EQ(m.runs[1].reason, "non-finite loss at step 2");
   EXPECT_EQ(m.runs[2].reason, "data.text.path: no such file");
-  EXPECT_EQ(m.runs[3].state, "failed");
+  EXPECT_EQ(m.runs[3].state, cluster::JobRunState::failed);
   const auto summary = common::read_json_file(plan.job_dir() / "summary.json", {});
   EXPECT_EQ(summary["counts"]["finished"], 1);
   EXPECT_EQ(summary["counts"]["failed"], 3);

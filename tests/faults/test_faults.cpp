@@ -82,7 +82,7 @@ void check_run_files(const fs::path& run, const std::string& when) {
   runs::RunStatus status;
   ASSERT_NO_THROW(status = reader.status());
   EXPECT_FALSE(reader.writer_active()) << "the lock died with its writer";
-  EXPECT_NE(reader.observed_state(), "running");
+  EXPECT_NE(reader.observed_state(), runs::ObservedState::running);
   std::vector<int64_t> steps;
   ASSERT_NO_THROW(steps = steps_of(reader));  // a torn last line is skipped, never an error
   EXPECT_TRUE(std::is_sorted(steps.begin(), steps.end()) &&

@@ -42,9 +42,9 @@ TEST(RunsBrowserJobs, ShowsEachJobsRunsWithTheirStates) {
   EXPECT_TRUE(job.error.empty()) << job.error;
   ASSERT_EQ(job.runs.size(), 2u);
   EXPECT_EQ(job.runs[0].name, "tiny-s1");
-  EXPECT_EQ(job.runs[0].state, "failed");
+  EXPECT_EQ(job.runs[0].state, cluster::JobRunState::failed);
   EXPECT_EQ(job.runs[0].reason, "non-finite loss at step 3");
-  EXPECT_EQ(job.runs[1].state, "queued");
+  EXPECT_EQ(job.runs[1].state, cluster::JobRunState::queued);
   EXPECT_EQ(browser.entries().size(), 1u) << "the job folder is not a run";
 
   browser.rescan(tmp / "elsewhere");
@@ -69,7 +69,7 @@ TEST(RunsBrowserJobs, ALoopAnywhereItWalksIsNamedAndTheRestListed) {
   EXPECT_EQ(browser.entries()[0].name, "tiny-s1");
   ASSERT_EQ(browser.jobs().size(), 1u);
   ASSERT_EQ(browser.jobs()[0].runs.size(), 2u);
-  EXPECT_EQ(browser.jobs()[0].runs[1].state, "failed");
+  EXPECT_EQ(browser.jobs()[0].runs[1].state, cluster::JobRunState::failed);
   EXPECT_NE(browser.jobs()[0].runs[1].reason.find("cannot read it"), std::string::npos) << browser.jobs()[0].runs[1].reason;
 }
 

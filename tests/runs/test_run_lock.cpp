@@ -96,26 +96,32 @@ TEST_F(RunLockTest, AKilledWriterReleasesTheLockAndItsRunReadsAsInterrupted) {
   while (!fs::exists(dir_ / "ready")) ::usleep(1000);
   const RunReader reader = RunReader::open(run);
   EXPECT_TRUE(reader.writer_active());
-  EXPECT_EQ(reader.observed_state(), "running");
+  EXPECT_EQ(reader.observed_state(), ObservedState::running);
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
   EXPECT_EQ(reader.status().state, RunState::running) << "the status file still says so";
   EXPECT_FALSE(reader.writer_active());
-  EXPECT_EQ(reader.observed_state(), "interrupted");
+  EXPECT_EQ(reader.observed_state(), ObservedState::interrupted);
   EXPECT_NO_THROW(RunWriter::resume(run));  // nothing stale to clean up
 }
 
 TEST_F(RunLockTest, ObservedStateIsTheStatusUnlessItsWriterIsGone) {
   RunStatus s;
   s.state = RunState::running;
-  EXPECT_EQ(observed_state(s, true), "running");
-  EXPECT_EQ(observed_state(s, false), "interrupted");
+  EXPECT_EQ(observed_state(s, true), ObservedState::running);
+  EXPECT_EQ(observed_state(s, false), ObservedState::interrupted);
   for (RunState st : {RunState::finished, RunState::cancelled, RunState::failed}) {
     s.state = st;
-    EXPECT_EQ(observed_state(s, false), state_name(st));
-    EXPECT_EQ(observed_state(s, true), state_name(st));
+    EXPECT_STREQ(observed_state_name(observed_state(s, false)), state_name(st));
+    EXPECT_STREQ(observed_state_name(observed_state(s, true)), state_name(st));
   }
+  // Stopped one way or another, not finished: what a resume continues.
+  EXPECT_TRUE(resumable_state(ObservedState::interrupted));
+  EXPECT_TRUE(resumable_state(ObservedState::cancelled));
+  EXPECT_TRUE(resumable_state(ObservedState::failed));
+  EXPECT_FALSE(resumable_state(ObservedState::running));
+  EXPECT_FALSE(resumable_state(ObservedState::finished));
 }
 
 TEST_F(RunLockTest, ResumeDropsTheStepsAfterTheCheckpoint) {

@@ -90,9 +90,11 @@ std::shared_ptr<const ScannedRun> scan_run(const fs::path& dir, const RunsScan* 
     }
     e.writer_active = reader.writer_active();
     const auto st = reader.status();
-    e.state = runs::observed_state(st, e.writer_active);
+    e.observed = runs::observed_state(st, e.writer_active);
+    e.state = runs::observed_state_name(*e.observed);
     e.step = st.step;
   } catch (const std::exception&) {
+    e.observed.reset();
     e.state = "?";
   }
   return s;

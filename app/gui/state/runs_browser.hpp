@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,15 +23,15 @@
 namespace proteus::gui {
 
 struct RunEntry : RunRow {
-  // running | finished | cancelled | failed | interrupted (status.json says running, but no writer
-  // holds the run: its process died) | "?" when status.json is unreadable (RunRow::state)
+  // What status.json and the run's lock say (interrupted: status.json says running, but no writer
+  // holds the run: its process died); none when status.json is unreadable. RunRow::state shows
+  // its name, or "?".
+  std::optional<runs::ObservedState> observed;
   bool writer_active = false;  // a training or evaluation (this window's or another process's) holds it
   bool selected = false;
 
   // Can be resumed from here: stopped one way or another, and nobody else is writing it.
-  bool resumable() const {
-    return !writer_active && (state == "cancelled" || state == "failed" || state == "interrupted");
-  }
+  bool resumable() const { return !writer_active && observed && runs::resumable_state(*observed); }
 };
 
 // A Slurm job under the runs folder (RUNS_DIR/jobs/NAME, from `--slurm`), each run's state read

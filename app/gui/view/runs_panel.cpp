@@ -31,7 +31,7 @@ void draw_jobs(const RunsBrowser& rb) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(r.name.c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(r.state.c_str());
+        ImGui::TextUnformatted(cluster::job_run_state_name(r.state));
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(r.reason.c_str());
       }
@@ -92,7 +92,7 @@ void draw_state_cell(LabApp& app, const RunEntry& e) {
     }
     ImGui::EndDisabled();
   }
-  if (e.state == "finished" || e.state == "cancelled") {
+  if (e.observed == runs::ObservedState::finished || e.observed == runs::ObservedState::cancelled) {
     ImGui::SameLine();
     if (ImGui::SmallButton("explore")) app.open_explore(e.path);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("edit this model's schedule and watch its curves move");
