@@ -17,6 +17,50 @@ namespace {
 
 using cpu::parallel_for;
 
+// One head's own copies of its rows, and what its forward keeps for its backward.
+template <class T>
+struct HeadRows {
+  UninitializedVector<T> q, k, v, beta, a, p, eta, gamma;  // this head's rows, contiguous: (T, width); empty in place
+  std::vector<int32_t> open_widths;                 // (T) block_axis value_rows / layer; empty = none
+  memory::StateCheckpoints<T> checkpoints;         // chunk-start states: T / chunk of them, no tape
+};
+
+// The rule's per-token inputs, one row each: where the args, a head's copies, the rule's inputs and
+// both gradients hold it, its width a token, and whether the rule takes it (else it stays null).
+template <class T>
+struct InputRow {
+  const T* MemoryRuleArgs<T>::*arg;
+  UninitializedVector<T> HeadRows<T>::*copy;
+  const T* memory::RuleInputs<T>::*in;
+  T* MemoryRuleGrads<T>::*grad;
+  T* memory::RuleGrads<T>::*rule_grad;
+  int64_t (*width)(Rule rule, int64_t d_k, int64_t d_v, int64_t window);
+  bool (*taken)(Rule rule);
+};
+
+template <class T>
+constexpr InputRow<T> kInputRows[] = {
+    {&MemoryRuleArgs<T>::q, &HeadRows<T>::q, &memory::RuleInputs<T>::q, &MemoryRuleGrads<T>::q,
+     &memory::RuleGrads<T>::q, [](Rule, int64_t d_k, int64_t, int64_t) { return d_k; }, [](Rule) { return true; }},
+    {&MemoryRuleArgs<T>::k, &HeadRows<T>::k, &memory::RuleInputs<T>::k, &MemoryRuleGrads<T>::k,
+     &memory::RuleGrads<T>::k, [](Rule, int64_t d_k, int64_t, int64_t) { return d_k; }, [](Rule) { return true; }},
+    {&MemoryRuleArgs<T>::v, &HeadRows<T>::v, &memory::RuleInputs<T>::v, &MemoryRuleGrads<T>::v,
+     &memory::RuleGrads<T>::v, [](Rule, int64_t, int64_t d_v, int64_t) { return d_v; }, [](Rule) { return true; }},
+    {&MemoryRuleArgs<T>::beta, &HeadRows<T>::beta, &memory::RuleInputs<T>::beta, &MemoryRuleGrads<T>::beta,
+     &memory::RuleGrads<T>::beta, [](Rule, int64_t, int64_t, int64_t) { return int64_t{1}; }, memory::rule_uses_beta},
+    {&MemoryRuleArgs<T>::a, &HeadRows<T>::a, &memory::RuleInputs<T>::a, &MemoryRuleGrads<T>::a,
+     &memory::RuleGrads<T>::a,
+     [](Rule rule, int64_t d_k, int64_t, int64_t) { return static_cast<int64_t>(memory::retention_width(rule, d_k)); },
+     [](Rule) { return true; }},  // null: no decay
+    {&MemoryRuleArgs<T>::p, &HeadRows<T>::p, &memory::RuleInputs<T>::p, &MemoryRuleGrads<T>::p,
+     &memory::RuleGrads<T>::p, [](Rule, int64_t d_k, int64_t, int64_t) { return d_k; }, memory::rule_uses_p},
+    {&MemoryRuleArgs<T>::eta, &HeadRows<T>::eta, &memory::RuleInputs<T>::eta, &MemoryRuleGrads<T>::eta,
+     &memory::RuleGrads<T>::eta, [](Rule, int64_t, int64_t, int64_t) { return int64_t{1}; }, memory::rule_uses_eta},
+    {&MemoryRuleArgs<T>::gamma, &HeadRows<T>::gamma, &memory::RuleInputs<T>::gamma, &MemoryRuleGrads<T>::gamma,
+     &memory::RuleGrads<T>::gamma, [](Rule, int64_t, int64_t, int64_t window) { return window; },
+     memory::rule_uses_gamma},
+};
+
 template <class T>
 struct CpuRuleState final : OpState {
   Rule rule = memory::kDefaultRule;
@@ -27,11 +71,7 @@ struct CpuRuleState final : OpState {
   // One head a batch row: its rows are already contiguous in the args' tensors, read in place (the
   // args are the same in the backward); with more heads each head's rows are gathered into copies.
   bool in_place = false;
-  struct Head {
-    UninitializedVector<T> q, k, v, beta, a, p, eta, gamma;  // this head's rows, contiguous: (T, width); empty in place
-    std::vector<int32_t> open_widths;                 // (T) block_axis value_rows / layer; empty = none
-    memory::StateCheckpoints<T> checkpoints;         // chunk-start states: T / chunk of them, no tape
-  };
+  using Head = HeadRows<T>;
   std::vector<Head> heads;  // (B, H)
 
   // Head (b, h)'s first row in a (B, T, H, width) tensor, in rows of that width.
@@ -42,15 +82,10 @@ struct CpuRuleState final : OpState {
     memory::RuleInputs<T> in = shape();
     if (!in_place) return with_copies(in, heads[bh]);
     const size_t row0 = static_cast<size_t>(bh) * Tn;  // H == 1
-    auto at = [&](const T* x, bool taken, int64_t width) { return x && taken ? x + row0 * width : nullptr; };
-    in.q = at(args.q, true, d_k);
-    in.k = at(args.k, true, d_k);
-    in.v = at(args.v, true, d_v);
-    in.beta = at(args.beta, memory::rule_uses_beta(rule), 1);
-    in.a = at(args.a, true, memory::retention_width(rule, d_k));
-    in.p = at(args.p, memory::rule_uses_p(rule), d_k);
-    in.eta = at(args.eta, memory::rule_uses_eta(rule), 1);
-    in.gamma = at(args.gamma, memory::rule_uses_gamma(rule), window);
+    for (const InputRow<T>& r : kInputRows<T>) {
+      const T* x = args.*r.arg;
+      in.*r.in = x && r.taken(rule) ? x + row0 * r.width(rule, d_k, d_v, window) : nullptr;
+    }
     in.open_widths = args.open_widths;  // (T, 1)
     return in;
   }
@@ -66,15 +101,10 @@ struct CpuRuleState final : OpState {
   }
 
   static memory::RuleInputs<T> with_copies(memory::RuleInputs<T> in, const Head& hd) {
-    auto ptr = [](const UninitializedVector<T>& x) { return x.empty() ? nullptr : x.data(); };
-    in.q = ptr(hd.q);
-    in.k = ptr(hd.k);
-    in.v = ptr(hd.v);
-    in.beta = ptr(hd.beta);
-    in.a = ptr(hd.a);
-    in.p = ptr(hd.p);
-    in.eta = ptr(hd.eta);
-    in.gamma = ptr(hd.gamma);
+    for (const InputRow<T>& r : kInputRows<T>) {
+      const UninitializedVector<T>& x = hd.*r.copy;
+      in.*r.in = x.empty() ? nullptr : x.data();
+    }
     in.open_widths = hd.open_widths.empty() ? nullptr : hd.open_widths.data();
     return in;
   }
@@ -101,17 +131,13 @@ void scatter_head(T* dst, const T* src, int b, int h, int Tn, int H, int width) 
 }
 
 // Head (b, h)'s rows of every input the rule takes, into its own contiguous copies.
-template <class T, class Head>
-void gather_inputs(Head& hd, const MemoryRuleArgs<T>& args, int b, int h, int window) {
-  const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v;
-  gather_head(hd.q, args.q, b, h, Tn, H, d_k);
-  gather_head(hd.k, args.k, b, h, Tn, H, d_k);
-  gather_head(hd.v, args.v, b, h, Tn, H, d_v);
-  gather_head(hd.beta, memory::rule_uses_beta(args.rule) ? args.beta : nullptr, b, h, Tn, H, 1);
-  gather_head(hd.a, args.a, b, h, Tn, H, static_cast<int>(memory::retention_width(args.rule, d_k)));
-  gather_head(hd.p, memory::rule_uses_p(args.rule) ? args.p : nullptr, b, h, Tn, H, d_k);
-  gather_head(hd.eta, memory::rule_uses_eta(args.rule) ? args.eta : nullptr, b, h, Tn, H, 1);
-  gather_head(hd.gamma, memory::rule_uses_gamma(args.rule) ? args.gamma : nullptr, b, h, Tn, H, window);
+template <class T>
+void gather_inputs(HeadRows<T>& hd, const MemoryRuleArgs<T>& args, int b, int h, int window) {
+  const int Tn = args.T, H = args.H;
+  for (const InputRow<T>& r : kInputRows<T>) {
+    const int width = static_cast<int>(r.width(args.rule, args.d_k, args.d_v, window));
+    gather_head(hd.*r.copy, r.taken(args.rule) ? args.*r.arg : nullptr, b, h, Tn, H, width);
+  }
   if (args.open_widths) {  // (T, H): the same for every batch row
     hd.open_widths.resize(Tn);
     for (int t = 0; t < Tn; ++t) hd.open_widths[t] = args.open_widths[static_cast<size_t>(t) * H + h];
@@ -184,8 +210,7 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
                                          const OpState& state) {
   check_rule_args(args);
   const CpuRuleState<T>& st = rule_state(state, args);
-  const int Tn = args.T, H = args.H, d_k = args.d_k, d_v = args.d_v, c = st.window;
-  const int a_width = static_cast<int>(memory::retention_width(args.rule, d_k));
+  const int Tn = args.T, H = args.H, d_v = args.d_v;
   parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
     const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
     const auto& hd = st.heads[bh];
@@ -195,16 +220,11 @@ void CpuBackend<T>::memory_rule_backward(const MemoryRuleGrads<T>& grads, const 
     // The gradients go straight to the caller's rows of this head, H rows apart (RuleGrads::interleave):
     // the rule overwrites every one it hands back; one it does not take stays null.
     const size_t row0 = st.first_row(b, h);
-    auto at = [&](T* x, bool taken, int64_t width) { return x && taken ? x + row0 * width : nullptr; };
     memory::RuleGrads<T> g;
-    g.q = at(grads.q, true, d_k);
-    g.k = at(grads.k, true, d_k);
-    g.v = at(grads.v, true, d_v);
-    g.beta = at(grads.beta, memory::rule_uses_beta(args.rule), 1);
-    g.a = at(grads.a, true, a_width);
-    g.p = at(grads.p, memory::rule_uses_p(args.rule), d_k);
-    g.eta = at(grads.eta, memory::rule_uses_eta(args.rule), 1);
-    g.gamma = at(grads.gamma, memory::rule_uses_gamma(args.rule), c);
+    for (const InputRow<T>& r : kInputRows<T>) {
+      T* x = grads.*r.grad;
+      g.*r.rule_grad = x && r.taken(args.rule) ? x + row0 * r.width(args.rule, args.d_k, d_v, st.window) : nullptr;
+    }
     g.interleave = H;
     const T* dOp = st.in_place ? (dO ? dO + row0 * d_v : nullptr) : dOh.empty() ? nullptr : dOh.data();
     if (st.form == memory::RuleForm::chunked)
