@@ -162,9 +162,10 @@ enum class Into { assign, add };
 // share no memory with A or B.
 template <class CM, class AM, class BM>
 void rows_product(CM&& C, const AM& A, OpA op, const BM& B, Into into) {
-  using T = typename std::decay_t<CM>::Scalar;
+  using T [[maybe_unused]] = typename std::decay_t<CM>::Scalar;
   const bool trans = op == OpA::transposed;
-  const int64_t M = trans ? A.cols() : A.rows(), K = trans ? A.rows() : A.cols(), N = B.cols();
+  // Read by the assertion and the AVX-512 loop only: unused where both are compiled out.
+  [[maybe_unused]] const int64_t M = trans ? A.cols() : A.rows(), K = trans ? A.rows() : A.cols(), N = B.cols();
   eigen_assert(C.rows() == M && C.cols() == N && B.rows() == K);
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
@@ -198,8 +199,8 @@ void rows_product(CM&& C, const AM& A, OpA op, const BM& B, Into into) {
 // product packed both sides for these shapes: 30% on top of its kernel, perf); elsewhere Eigen's.
 template <class CM, class AM, class BM>
 void rows_product_transposed_b(CM&& C, const AM& A, const BM& B, Into into) {
-  using T = typename std::decay_t<CM>::Scalar;
-  const int64_t M = A.rows(), K = A.cols(), N = B.rows();
+  using T [[maybe_unused]] = typename std::decay_t<CM>::Scalar;
+  [[maybe_unused]] const int64_t M = A.rows(), K = A.cols(), N = B.rows();  // as above
   eigen_assert(C.rows() == M && C.cols() == N && B.cols() == K);
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
