@@ -50,8 +50,16 @@ struct Chunk {
   Vec<T> la, g, gh, beta;        // (L) log retention, cumulative log-decay, the erase's, write strength
   Vec<T> eg, egh, down;          // (L) e^{g_t}, e^{ĝ_t} (computed once: a diagonal product would redo them
                                  // per element), e^{-g_t} (when the chunk's decay lets it factor GB)
-  Mat<T> Q, K, E, V;             // (L, R) masked by selection; V (L, W)
-  Mat<T> Kw, Vw;                 // (Lw, R) write keys, masked by their step's m_t; (Lw, W) their values
+  Mat<T> Q, K, P, V;             // (L, R) masked by selection (P: the erase's own directions); V (L, W)
+  Mat<T> Kwin, Vw;               // a window's (Lw, R) write keys, masked by their step's m_t; (Lw, W) their values
+  const Mat<T>* e = nullptr;     // the erase's directions: K or P
+  const Mat<T>* kw = nullptr;    // the write keys: K (one write a step) or Kwin; pointed at, not
+                                 // copied (a chunk's matrices overflow L1 already)
+  const Mat<T>& E() const { return *e; }
+  const Mat<T>& Kw() const { return *kw; }
+  Chunk() = default;
+  Chunk(const Chunk&) = delete;  // e and kw point into this chunk
+  Chunk& operator=(const Chunk&) = delete;
   Vec<T> ww;                     // (Lw) the window's write weights gamma_t[j]
   Mat<T> GB, GA;                 // (L, Lw) e^{g_t - g_wt} for wt <= t; (L, L) e^{ĝ_t - g_s} for s < t; else 0
   Mat<T> MB, MA;                 // (L, Lw) (Q Kw^T) ⊙ GB, (L, L) (E K^T) ⊙ GA
@@ -104,32 +112,33 @@ void load_chunk(Rule rule, const Schedule& s, const RuleInputs<T>& in, int64_t n
   c.eg = c.g.array().exp();
   c.egh = c.gh.array().exp();
   c.Q.resize(L, c.R), c.K.resize(L, c.R), c.V.resize(L, c.W);
-  if (rule_uses_p(rule)) c.E.resize(L, c.R);
+  if (rule_uses_p(rule)) c.P.resize(L, c.R);
   masked_rows(c.Q, in.q + n0 * d_k, d_k, c.rows, c.rows_alike);
   masked_rows(c.K, in.k + n0 * d_k, d_k, c.rows, c.rows_alike);
-  if (rule_uses_p(rule)) masked_rows(c.E, in.p + n0 * d_k, d_k, c.rows, c.rows_alike);
+  if (rule_uses_p(rule)) masked_rows(c.P, in.p + n0 * d_k, d_k, c.rows, c.rows_alike);
   masked_rows(c.V, in.v + n0 * d_v, d_v, c.cols, c.cols_alike);
-  if (erases_along_key(rule)) c.E = c.K;
+  c.e = erases_along_key(rule) ? &c.K : &c.P;
   // The writes: one per step along k_t, or a window of earlier keys under this step's mask.
   const int64_t lags = rule_uses_gamma(rule) ? in.window : 1;
   c.Lw = lags * L;
   c.wt.resize(c.Lw), c.src.resize(c.Lw), c.lag.resize(c.Lw);
   if (!rule_uses_gamma(rule)) {
     for (int64_t t = 0; t < L; ++t) c.wt[t] = t, c.src[t] = n0 + t, c.lag[t] = 0;
-    c.Kw = c.K;
+    c.kw = &c.K;
     return;
   }
-  c.Kw.resize(c.Lw, c.R), c.Vw.resize(c.Lw, c.W), c.ww.resize(c.Lw);
+  c.Kwin.resize(c.Lw, c.R), c.Vw.resize(c.Lw, c.W), c.ww.resize(c.Lw);
+  c.kw = &c.Kwin;
   for (int64_t j = 0; j < lags; ++j)
     for (int64_t t = 0; t < L; ++t) {
       const int64_t w = j * L + t, from = n0 + t - j;  // terms before the first token are left out
       c.wt[w] = t, c.src[w] = from >= 0 ? from : -1, c.lag[w] = j;
       c.ww[w] = from >= 0 ? in.gamma[(n0 + t) * in.window + j] : T(0);
       if (from >= 0) {
-        masked_row(c.Kw, w, in.k + from * d_k, c.rows[t]);
+        masked_row(c.Kwin, w, in.k + from * d_k, c.rows[t]);
         masked_row(c.Vw, w, in.v + from * d_v, c.cols[t]);  // this step's widths, not the token's
       } else {
-        c.Kw.row(w).setZero();
+        c.Kwin.row(w).setZero();
         c.Vw.row(w).setZero();
       }
     }
@@ -156,7 +165,7 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR, Mat<T>* QH = nullp
   for (int64_t t = 0; t < L; ++t)
     for (int64_t j = 1; j * L < c.Lw; ++j) c.GB.row(t).segment(j * L, t + 1) = c.GB.row(t).head(t + 1);
   c.MB.resize(L, c.Lw);
-  rows_product_transposed_b(c.MB, c.Q, c.Kw, Into::assign);
+  rows_product_transposed_b(c.MB, c.Q, c.Kw(), Into::assign);
   c.MB.array() *= c.GB.array();
   if (!erases(rule)) {
     if (rule_uses_gamma(rule))
@@ -175,11 +184,11 @@ void chunk_products(Rule rule, Chunk<T>& c, const HBlock& HR, Mat<T>* QH = nullp
   c.GA.setZero(L, L);
   for (int64_t t = 1; t < L; ++t) c.GA.row(t).head(t) = c.GB.row(t - shift).head(t);
   c.MA.resize(L, L);
-  rows_product_transposed_b(c.MA, c.E, c.K, Into::assign);
+  rows_product_transposed_b(c.MA, c.E(), c.K, Into::assign);
   c.MA.array() *= c.GA.array();
   c.IA = c.beta.asDiagonal() * c.MA;
   c.IA.diagonal().setOnes();
-  c.Ed = c.egh.asDiagonal() * c.E;
+  c.Ed = c.egh.asDiagonal() * c.E();
   if (QH) {
     c.QE.resize(2 * L, c.R);
     c.QE.topRows(L) = c.Q;
@@ -219,15 +228,35 @@ void keep_products(const Chunk<T>& c, StateCheckpoints<T>& cp) {
   cp.products_at.push_back(at);
 }
 
+// The products a chunk's backward reads, where they are: in what the forward kept, or in the chunk
+// (made again). Read in place: copied back into the chunk, the copies were two thirds of the
+// backward's own samples (perf, 2026-11-30).
 template <class T>
-void restore_products(const T* p, Chunk<T>& c) {
-  auto get = [&](Mat<T>& m, int64_t rows, int64_t cols) {
-    m = Eigen::Map<const Mat<T>>(p, rows, cols);
+struct ChunkProducts {
+  using View = Eigen::Map<const Mat<T>>;
+  View U, MB, GB, Res, MA, GA, Ainv;
+};
+
+template <class T>
+ChunkProducts<T> products_in_chunk(const Chunk<T>& c) {
+  using View = typename ChunkProducts<T>::View;
+  auto of = [](const Mat<T>& m) { return View(m.data(), m.rows(), m.cols()); };
+  return {of(c.U), of(c.MB), of(c.GB), of(c.Res), of(c.MA), of(c.GA), of(c.Ainv)};
+}
+
+// The products keep_products stored from p on, in its order; Ed is remade (a diagonal scaling).
+template <class T>
+ChunkProducts<T> restore_products(const T* p, Chunk<T>& c) {
+  using View = typename ChunkProducts<T>::View;
+  auto get = [&](int64_t rows, int64_t cols) {
+    const View m(p, rows, cols);
     p += rows * cols;
+    return m;
   };
-  get(c.U, c.Lw, c.W), get(c.MB, c.L, c.Lw), get(c.GB, c.L, c.Lw);
-  get(c.Res, c.L, c.W), get(c.MA, c.L, c.L), get(c.GA, c.L, c.L), get(c.Ainv, c.L, c.L);
-  c.Ed = c.egh.asDiagonal() * c.E;
+  c.Ed = c.egh.asDiagonal() * c.E();
+  // a braced list runs its calls left to right: U, MB, GB, Res, MA, GA, Ainv, as keep_products put them
+  return ChunkProducts<T>{get(c.Lw, c.W), get(c.L, c.Lw), get(c.L, c.Lw), get(c.L, c.W),
+                          get(c.L, c.L),  get(c.L, c.L),  get(c.L, c.L)};
 }
 
 // Window writes back to the tokens they read: a write may read a token of an earlier chunk, so
@@ -272,15 +301,16 @@ struct ChunkGrads {
 // Through the state's update H' = e^{g_L} H + Kt^T U, Kt = diag(e^{g_L - g_wt}) Kw: dU, dK (the
 // written keys'), dg; returns dL/dg_L. The caller then scales dHe by e^{g_L} in place: dH's start.
 template <class T, class Rows, class Adjoint>
-T backward_through_update(const Chunk<T>& c, const Rows& HR, const Adjoint& dHe, ChunkGrads<T>& d) {
+T backward_through_update(const Chunk<T>& c, const ChunkProducts<T>& p, const Rows& HR, const Adjoint& dHe,
+                          ChunkGrads<T>& d) {
   const T gl = c.g[c.L - 1];
   T dgl = std::exp(gl) * HR.cwiseProduct(dHe).sum();
   write_decay(c, gl, d.by_step, d.decay);
-  d.Kt = d.decay.asDiagonal() * c.Kw;
+  d.Kt = d.decay.asDiagonal() * c.Kw();
   d.dU.resize(c.Lw, c.W);
   rows_product(d.dU, d.Kt, OpA::as_is, dHe, Into::assign);
   d.dKt.resize(c.Lw, c.R);
-  rows_product_transposed_b(d.dKt, c.U, dHe, Into::assign);
+  rows_product_transposed_b(d.dKt, p.U, dHe, Into::assign);
   d.dK = d.decay.asDiagonal() * d.dKt;  // dKw until the writes are scattered (window writes)
   d.through = d.Kt.cwiseProduct(d.dKt).rowwise().sum();
   dgl += d.through.sum();
@@ -291,11 +321,11 @@ T backward_through_update(const Chunk<T>& c, const Rows& HR, const Adjoint& dHe,
 // Through the writes: U = IA^-1 W, W = diag(beta) Res, Res = V - Ed H (the erasing rules), or
 // U = diag(beta) V (one write a step): dW = IA^-T dU, dV (= dRes), dbeta.
 template <class T>
-void backward_through_writes(Rule rule, const Chunk<T>& c, ChunkGrads<T>& d) {
+void backward_through_writes(Rule rule, const Chunk<T>& c, const ChunkProducts<T>& p, ChunkGrads<T>& d) {
   if (erases(rule)) {
     d.dW.resize(c.L, c.W);
-    rows_product(d.dW, c.Ainv, OpA::transposed, d.dU, Into::assign);
-    d.dbeta += d.dW.cwiseProduct(c.Res).rowwise().sum();
+    rows_product(d.dW, p.Ainv, OpA::transposed, d.dU, Into::assign);
+    d.dbeta += d.dW.cwiseProduct(p.Res).rowwise().sum();
     d.dV = c.beta.asDiagonal() * d.dW;
   } else if (writes_once(rule)) {
     d.dV = c.beta.asDiagonal() * d.dU;
@@ -330,35 +360,35 @@ void backward_through_state_reads(Rule rule, const Chunk<T>& c, const Rows& HR, 
 // Through the pairwise products MB = (Q Kw^T) ⊙ GB and MA = (E K^T) ⊙ GA: dMB = dO U^T and, for a
 // rule that erases, dA = -dW U^T in the same product; then the decays, q, k and the erase's input.
 template <class T>
-void backward_through_pairs(Rule rule, const Chunk<T>& c, ChunkGrads<T>& d) {
+void backward_through_pairs(Rule rule, const Chunk<T>& c, const ChunkProducts<T>& p, ChunkGrads<T>& d) {
   const int64_t L = c.L;
   if (erases(rule)) d.X.bottomRows(L) = -d.dW;
   d.dM.resize(d.X.rows(), c.Lw);
-  rows_product_transposed_b(d.dM, d.X, c.U, Into::assign);  // dMB (L, Lw) over dA (L, L)
+  rows_product_transposed_b(d.dM, d.X, p.U, Into::assign);  // dMB (L, Lw) over dA (L, L)
   auto dMB = d.dM.topRows(L);
   // dMB ⊙ MB is zero where the write comes after the read, as MB is.
-  d.dg += dMB.cwiseProduct(c.MB).rowwise().sum();
-  d.by_write = dMB.cwiseProduct(c.MB).colwise().sum().transpose();
+  d.dg += dMB.cwiseProduct(p.MB).rowwise().sum();
+  d.by_write = dMB.cwiseProduct(p.MB).colwise().sum().transpose();
   for (int64_t w = 0; w < c.Lw; ++w) d.dg[c.wt[w]] -= d.by_write[w];
-  dMB.array() *= c.GB.array();  // dP_B, selected to wt <= t by GB's zeros
+  dMB.array() *= p.GB.array();  // dP_B, selected to wt <= t by GB's zeros
   if (!erases(rule)) {
-    rows_product(d.dQ, dMB, OpA::as_is, c.Kw, Into::add);
+    rows_product(d.dQ, dMB, OpA::as_is, c.Kw(), Into::add);
     rows_product(d.dK, dMB, OpA::transposed, c.Q, Into::add);
     return;
   }
   auto dA = d.dM.bottomRows(L);  // only s < t matters: MA and GA are zero elsewhere
-  d.dbeta += dA.cwiseProduct(c.MA).rowwise().sum();
+  d.dbeta += dA.cwiseProduct(p.MA).rowwise().sum();
   dA.array().colwise() *= c.beta.array();  // dMA = diag(beta) dA
-  d.dgh += dA.cwiseProduct(c.MA).rowwise().sum();
-  d.dg -= dA.cwiseProduct(c.MA).colwise().sum().transpose();
-  dA.array() *= c.GA.array();  // dP_A
+  d.dgh += dA.cwiseProduct(p.MA).rowwise().sum();
+  d.dg -= dA.cwiseProduct(p.MA).colwise().sum().transpose();
+  dA.array() *= p.GA.array();  // dP_A
   // dMB Kw over dP_A K in one product: a rule that erases writes along K (Kw is K: no window).
   d.dQE.resize(2 * L, c.R);
   rows_product(d.dQE, d.dM, OpA::as_is, c.K, Into::assign);
   d.dQ += d.dQE.topRows(L);
   d.dE += d.dQE.bottomRows(L);
   rows_product(d.dK, dMB, OpA::transposed, c.Q, Into::add);
-  rows_product(d.dK, dA, OpA::transposed, c.E, Into::add);
+  rows_product(d.dK, dA, OpA::transposed, c.E(), Into::add);
 }
 
 // The chunk's input gradients into g: the log retentions back to a (a cumulative sum), beta,
@@ -482,7 +512,7 @@ void chunked_rule_forward(Rule rule, const Schedule& schedule, const RuleInputs<
     }
     const T gl = c.g[L - 1];
     write_decay(c, gl, by_step, decay);
-    Kt = decay.asDiagonal() * c.Kw;
+    Kt = decay.asDiagonal() * c.Kw();
     auto HRend = Hend.topLeftCorner(c.R, c.W);
     // rows past R and columns past W pass through (locked: never decayed)
     Hend.bottomRows(d_k - c.R) = H.bottomRows(d_k - c.R);
@@ -523,25 +553,24 @@ void chunked_rule_backward(Rule rule, const Schedule& schedule, const RuleInputs
     load_chunk(rule, schedule, in, n0, L, c);
     const StateMap<T> Hfull(const_cast<T*>(checkpoints.S.data()) + ci * D, d_k, d_v);
     const auto HR = Hfull.topLeftCorner(c.R, c.W);
-    if (kept)
-      restore_products(checkpoints.products.data() + checkpoints.products_at[ci], c);
-    else
-      chunk_products(rule, c, HR);
+    if (!kept) chunk_products(rule, c, HR);
+    const ChunkProducts<T> p =
+        kept ? restore_products(checkpoints.products.data() + checkpoints.products_at[ci], c) : products_in_chunk(c);
     // dH's open block: the chunk end's adjoint, turned into its start's in place (rows past R,
     // columns past W pass through: locked, never decayed).
     auto dHe = dH.topLeftCorner(c.R, c.W);
     d.dg.setZero(L), d.dgh.setZero(L), d.dbeta.setZero(L);
-    const T dgl = backward_through_update(c, HR, dHe, d);
+    const T dgl = backward_through_update(c, p, HR, dHe, d);
     dHe *= std::exp(c.g[L - 1]);
     d.X.resize(erases(rule) ? 2 * L : L, c.W);
     if (dO)  // a locked column's read is 0 whatever its gradient
       masked_rows(d.X.topRows(L), dO + n0 * d_v, d_v, c.cols, c.cols_alike);
     else
       d.X.topRows(L).setZero();
-    rows_product(d.dU, c.MB, OpA::transposed, d.X.topRows(L), Into::add);  // O = diag(e^g) Q H + MB U
-    backward_through_writes(rule, c, d);
+    rows_product(d.dU, p.MB, OpA::transposed, d.X.topRows(L), Into::add);  // O = diag(e^g) Q H + MB U
+    backward_through_writes(rule, c, p, d);
     backward_through_state_reads(rule, c, HR, d, dHe);
-    backward_through_pairs(rule, c, d);
+    backward_through_pairs(rule, c, p, d);
     write_chunk_grads(rule, c, in, dgl, d, g);
     if (rule_uses_gamma(rule)) scatter_window_writes(c, d.dK, d.dU, in, g);
   }
