@@ -12,6 +12,7 @@
 
 #include "core/backend/cpu/cpu_backend.hpp"
 #include "core/common/input_error.hpp"
+#include "core/memory/checkpointed_rule.hpp"
 #include "core/memory/chunked_rule.hpp"
 #include "tests/backend/op_check.hpp"
 
@@ -261,6 +262,82 @@ TEST(CpuMemoryRuleErrors, MissingInputsAndForeignStatesAreReported) {
   MemoryRuleGrads<double> g;
   g.q = gq.data();
   EXPECT_THROW(be->memory_rule_backward(g, o.data(), other, *state), InputError);
+}
+
+// A call whose buffers fill a huge page or more keeps them in a block the backend takes again at
+// its next call (huge_page_blocks.hpp): the same bits as the rule run head by head on the heap, at
+// the first call and the second, in both forms; and a call's state may outlive its backend.
+TEST(CpuMemoryRuleBlock, BuffersInAKeptBlockGiveTheRulesBits) {
+  const int B = 1, Tn = 512, H = 4, d = 64, chunk = 16;  // about 1 MB of buffers a head
+  const Schedule s = Schedule::uniform(d * d, 1, Tn);
+  for (const Rule rule : {Rule::delta, Rule::comba})
+    for (const memory::RuleForm form : {memory::RuleForm::chunked, memory::RuleForm::recurrent}) {
+      SCOPED_TRACE(std::string(memory::rule_name(rule)) + (form == memory::RuleForm::chunked ? " chunked" : " recurrent"));
+      const Batch<float> x(rule, B, Tn, H, d, d, 600);
+      auto args = x.args(s);
+      args.form = form;
+      args.chunk = chunk;
+      const auto dO = random_vector<float>(x.rows() * d, 601);
+      struct Out {
+        std::vector<float> o, q, k, v, beta, a, p;
+      };
+      CpuBackend<float> be(2);
+      auto run = [&] {
+        Out r{std::vector<float>(x.rows() * d), std::vector<float>(x.rows() * d), std::vector<float>(x.rows() * d),
+              std::vector<float>(x.rows() * d), std::vector<float>(x.rows()), std::vector<float>(x.rows()),
+              std::vector<float>(x.rows() * d)};
+        auto state = be.memory_rule_forward(r.o.data(), args);
+        MemoryRuleGrads<float> g;
+        g.q = r.q.data(), g.k = r.k.data(), g.v = r.v.data(), g.beta = r.beta.data(), g.a = r.a.data();
+        if (memory::rule_uses_p(rule)) g.p = r.p.data();
+        be.memory_rule_backward(g, dO.data(), args, *state);
+        return r;
+      };
+      const Out first = run();
+      ASSERT_EQ(be.memory_blocks_kept(), 1u) << "the call's buffers took a block and gave it back";
+      const Out second = run();
+      EXPECT_EQ(be.memory_blocks_kept(), 1u) << "the second call took the same block again";
+      for (std::vector<float> Out::*field : {&Out::o, &Out::q, &Out::k, &Out::v, &Out::beta, &Out::a, &Out::p})
+        EXPECT_TRUE(same_bits(second.*field, first.*field));
+
+      for (int h = 0; h < H; ++h) {  // each head on the heap, by the rule itself
+        const auto q = head_of(x.q, 0, h, Tn, H, d), k = head_of(x.k, 0, h, Tn, H, d), v = head_of(x.v, 0, h, Tn, H, d);
+        const auto a = head_of(x.a, 0, h, Tn, H, 1), beta = head_of(x.beta, 0, h, Tn, H, 1), p = head_of(x.p, 0, h, Tn, H, d);
+        memory::RuleInputs<float> in;
+        in.T = Tn, in.d_k = d, in.d_v = d;
+        in.q = q.data(), in.k = k.data(), in.v = v.data(), in.a = a.data(), in.beta = beta.data();
+        in.p = p.empty() ? nullptr : p.data();
+        std::vector<float> o(Tn * d), gq(Tn * d), gk(Tn * d), gv(Tn * d), gbeta(Tn), ga(Tn), gp(Tn * d);
+        memory::RuleGrads<float> rg{gq.data(), gk.data(), gv.data(), gbeta.data(), ga.data(),
+                                    in.p ? gp.data() : nullptr, nullptr, nullptr, nullptr};
+        const auto dOh = head_of(dO, 0, h, Tn, H, d);
+        memory::StateCheckpoints<float> ck;
+        if (form == memory::RuleForm::chunked) {
+          memory::chunked_rule_forward<float>(rule, s, in, chunk, o.data(), nullptr, &ck);
+          memory::chunked_rule_backward<float>(rule, s, in, ck, dOh.data(), nullptr, rg);
+        } else {
+          memory::checkpointed_rule_forward<float>(rule, s, in, chunk, o.data(), nullptr, &ck);
+          memory::checkpointed_rule_backward<float>(rule, s, in, ck, dOh.data(), nullptr, rg);
+        }
+        SCOPED_TRACE("head " + std::to_string(h));
+        EXPECT_TRUE(same_bits(head_of(first.o, 0, h, Tn, H, d), o));
+        EXPECT_TRUE(same_bits(head_of(first.q, 0, h, Tn, H, d), gq));
+        EXPECT_TRUE(same_bits(head_of(first.k, 0, h, Tn, H, d), gk));
+        EXPECT_TRUE(same_bits(head_of(first.v, 0, h, Tn, H, d), gv));
+        EXPECT_TRUE(same_bits(head_of(first.beta, 0, h, Tn, H, 1), gbeta));
+        EXPECT_TRUE(same_bits(head_of(first.a, 0, h, Tn, H, 1), ga));
+        if (in.p) EXPECT_TRUE(same_bits(head_of(first.p, 0, h, Tn, H, d), gp));
+      }
+    }
+  // the state keeps the blocks it came from alive (a sanitizer build checks)
+  std::unique_ptr<OpState> state;
+  const Batch<float> x(Rule::delta, B, Tn, H, d, d, 602);
+  std::vector<float> o(x.rows() * d);
+  {
+    CpuBackend<float> be(1);
+    state = be.memory_rule_forward(o.data(), x.args(s));
+  }
+  state.reset();
 }
 
 TEST(CpuDeterminism, OneAndTwoThreadsGiveTheSameBits) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/backend/ops/backend.hpp"
+#include "core/backend/cpu/huge_page_blocks.hpp"
 #include "core/backend/cpu/thread_pool.hpp"
 
 namespace proteus::backend {
@@ -21,6 +22,8 @@ class CpuBackend : public Backend<T> {
 
   std::string name() const override { return "cpu"; }
   int threads() const { return threads_; }
+  // Blocks the memory rule's calls gave back, kept for the next (core/backend/cpu/huge_page_blocks.hpp).
+  size_t memory_blocks_kept() const { return blocks_->kept(); }
   bool supports(Op op, const OpShape& shape, std::string* why_not = nullptr) const override;
 
   T* alloc(size_t n) override;
@@ -100,6 +103,8 @@ class CpuBackend : public Backend<T> {
 
   int threads_;
   std::unique_ptr<ThreadPool> pool_;  // every op's loops; threads_ threads, the caller included
+  // the memory rule's per-call buffers, kept from call to call
+  std::shared_ptr<cpu::HugePageBlocks> blocks_ = std::make_shared<cpu::HugePageBlocks>();
 };
 
 // threads: 0 = all cores. Also sets the process's OpenMP and Eigen thread counts.

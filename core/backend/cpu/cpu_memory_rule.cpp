@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <vector>
 
 #include "core/backend/cpu/cpu_backend.hpp"
+#include "core/backend/cpu/huge_page_blocks.hpp"
 #include "core/backend/cpu/parallel_loops.hpp"
 #include "core/common/input_error.hpp"
 #include "core/common/uninitialized_vector.hpp"
@@ -72,6 +74,11 @@ struct CpuRuleState final : OpState {
   // args are the same in the backward); with more heads each head's rows are gathered into copies.
   bool in_place = false;
   using Head = HeadRows<T>;
+  // Where the heads' buffers live (declared before them, so they go first): a block kept by the
+  // backend from call to call, a slice of it a head (a head's thread allocates alone); a call too
+  // small for a huge page uses the heap.
+  std::unique_ptr<cpu::BlockLease> block;
+  std::vector<std::unique_ptr<std::pmr::monotonic_buffer_resource>> head_memory;  // (B, H)
   std::vector<Head> heads;  // (B, H)
 
   // Head (b, h)'s first row in a (B, T, H, width) tensor, in rows of that width.
@@ -144,6 +151,40 @@ void gather_inputs(HeadRows<T>& hd, const MemoryRuleArgs<T>& args, int b, int h,
   }
 }
 
+// Bytes of a head's buffers in its slice of the call's block: its gathered rows, its checkpoints
+// and, for the chunked form, its kept products, each with room for its alignment. A buffer that
+// does not fit comes from the heap instead (right, only slower).
+template <class T>
+size_t head_bytes(const CpuRuleState<T>& st, const MemoryRuleArgs<T>& args) {
+  auto room = [](int64_t n) { return static_cast<size_t>(n) * sizeof(T) + UninitializedAllocator<T>::kAlignment; };
+  size_t bytes = 0;
+  for (const InputRow<T>& r : kInputRows<T>)
+    if (!st.in_place && args.*r.arg && r.taken(args.rule)) bytes += room(int64_t{args.T} * r.width(args.rule, args.d_k, args.d_v, st.window));
+  const int64_t ranges = st.chunk > 0 ? memory::checkpoint_ranges(args.T, st.chunk) : 0;
+  bytes += room(ranges * args.d_k * args.d_v);
+  if (st.form == memory::RuleForm::chunked) bytes += room(ranges * memory::chunk_products_kept(args.rule, st.chunk, args.d_v));
+  return bytes;
+}
+
+// Each head's buffers allocate from its slice of a block taken from `blocks`, when the call's
+// buffers fill at least a huge page.
+template <class T>
+void place_heads(CpuRuleState<T>& st, const MemoryRuleArgs<T>& args, const std::shared_ptr<cpu::HugePageBlocks>& blocks) {
+  const size_t per_head = head_bytes(st, args), n = st.heads.size();
+  if (n == 0 || per_head * n < cpu::HugePageBlocks::kHugePage) return;
+  st.block = std::make_unique<cpu::BlockLease>(blocks, per_head * n);
+  st.head_memory.reserve(n);
+  for (size_t bh = 0; bh < n; ++bh) {
+    auto* slice = static_cast<char*>(st.block->data()) + bh * per_head;
+    st.head_memory.push_back(std::make_unique<std::pmr::monotonic_buffer_resource>(slice, per_head));
+    const UninitializedAllocator<T> alloc(st.head_memory.back().get());
+    HeadRows<T>& hd = st.heads[bh];
+    for (const InputRow<T>& r : kInputRows<T>) hd.*r.copy = UninitializedVector<T>(alloc);
+    hd.checkpoints.S = UninitializedVector<T>(alloc);
+    hd.checkpoints.products = UninitializedVector<T>(alloc);
+  }
+}
+
 template <class T>
 void check_rule_args(const MemoryRuleArgs<T>& args) {
   if (!args.schedule) throw InputError("schedule", "required");
@@ -182,6 +223,7 @@ std::unique_ptr<OpState> CpuBackend<T>::memory_rule_forward(T* o, const MemoryRu
   // At one head the gathers were copies of contiguous rows (3% of the paper-regime step, perf). At 8
   // heads the chunked form reading the interleaved rows in place measured 5-10% slower than gathering.
   state->in_place = args.H == 1;
+  place_heads(*state, args, blocks_);
   const int Tn = args.T, H = args.H, d_v = args.d_v;
   parallel_for(static_cast<int64_t>(args.B) * H, *pool_, [&](int64_t bh) {
     const int b = static_cast<int>(bh / H), h = static_cast<int>(bh % H);
